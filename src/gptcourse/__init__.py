@@ -1,0 +1,42 @@
+"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer and greedy generation."""
+
+from .counting import (
+    MIB,
+    build_on_meta,
+    config_by_name,
+    count_output_head,
+    count_parameters,
+    count_tied_parameters,
+    is_tied,
+    model_size_bytes,
+    model_size_mib,
+    parameter_breakdown,
+    parameter_summary,
+)
+from .generation import generate_text_simple
+from .model import GPT2_CONFIGS, GPT_CONFIG_124M, GPTModel, tie_weights, validate_config
+from .tokenizer import TokenizerFileError, get_tokenizer, text_to_token_ids, token_ids_to_text
+
+__all__ = [
+    "GPT2_CONFIGS",
+    "GPT_CONFIG_124M",
+    "GPTModel",
+    "MIB",
+    "TokenizerFileError",
+    "build_on_meta",
+    "config_by_name",
+    "count_output_head",
+    "count_parameters",
+    "count_tied_parameters",
+    "generate_text_simple",
+    "get_tokenizer",
+    "is_tied",
+    "model_size_bytes",
+    "model_size_mib",
+    "parameter_breakdown",
+    "parameter_summary",
+    "text_to_token_ids",
+    "tie_weights",
+    "token_ids_to_text",
+    "validate_config",
+]
