@@ -6,6 +6,7 @@ Buffers (the causal attention mask) are never counted: they are not learned.
 """
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from .model import GPT2_CONFIGS, GPTModel
 
@@ -77,11 +78,32 @@ def model_size_mib(model, bytes_per_param=BYTES_PER_FLOAT32):
     return model_size_bytes(model, bytes_per_param) / MIB
 
 
+class _ShapesOnly(TorchFunctionMode):
+    """Skip work that cannot change a shape: random initial values and the mask's triangle.
+
+    On the meta device these calls compute nothing, but torch serves them from
+    Python reference implementations whose first use costs over a second of
+    imports; skipping them keeps the first count of a process fast too.
+    """
+
+    SKIPPED = {"normal_", "uniform_", "triu"}
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if getattr(func, "__name__", None) in self.SKIPPED:
+            return args[0] if args else kwargs.get("tensor", kwargs.get("input"))
+        return func(*args, **kwargs)
+
+
 def build_on_meta(cfg):
-    """Build ``GPTModel(cfg)`` on the meta device: shapes only, no memory, no random draws."""
+    """Build ``GPTModel(cfg)`` on the meta device: every shape, no memory, no random draws.
+
+    ``cfg`` is a configuration dict or a name such as ``"gpt2-xl"``. The model
+    cannot run, but every counting helper works on it.
+    """
     if isinstance(cfg, str):
         cfg = config_by_name(cfg)
-    with torch.device("meta"):
+    with torch.device("meta"), _ShapesOnly():
         return GPTModel(cfg)
 
 
