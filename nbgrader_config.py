@@ -1,0 +1,109 @@
+"""nbgrader's configuration for this course; nbgrader reads it from the directory it runs in.
+
+Instructor notebooks live in ``solutions/``, the generated student versions in
+``exercises/`` (both tracked). Everything grading produces at run time
+(submissions, autograded copies, feedback, the gradebook, the exchange) goes
+under ``course-data/``, which git ignores.
+"""
+
+import os
+
+c = get_config()  # noqa: F821 (nbgrader defines get_config when it loads this file)
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(ROOT, "course-data")
+
+# The assignments of this course, in teaching order; each is a folder of solutions/.
+ASSIGNMENTS = ["parameters", "logits-to-text"]
+
+# --- course directory ---------------------------------------------------------
+c.CourseDirectory.course_id = "gptcourse"
+c.CourseDirectory.root = ROOT
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "exercises"
+c.CourseDirectory.submitted_directory = "course-data/submitted"
+c.CourseDirectory.autograded_directory = "course-data/autograded"
+c.CourseDirectory.feedback_directory = "course-data/feedback"
+
+# --- gradebook ------------------------------------------------------------------
+# SQLite under course-data/ unless a database URL is given; the first of these wins:
+#   1. the environment variable GPTCOURSE_DB_URL;
+#   2. the first line of gradebook-url.txt (beside this file, git-ignored since a URL
+#      can hold a password) that is neither blank nor a # comment.
+# Graders on several machines share one PostgreSQL gradebook, for example
+#   postgresql+psycopg2://grader:secret@db.example.org:5432/gptcourse
+DB_URL_VARIABLE = "GPTCOURSE_DB_URL"
+DB_URL_FILE = os.path.join(ROOT, "gradebook-url.txt")
+DEFAULT_DB_URL = "sqlite:///" + os.path.join(DATA, "gradebook.db")
+
+
+def gradebook_url(environ=os.environ, url_file=DB_URL_FILE):
+    """The gradebook's database URL: from the environment, the local file, or the default.
+
+    A malformed URL raises SystemExit naming its source: traitlets logs and skips
+    any other exception raised in a config file, and nbgrader would then quietly
+    use a gradebook of its own choosing.
+    """
+    import re
+
+    from sqlalchemy.engine import make_url
+
+    text = environ.get(DB_URL_VARIABLE, "").strip()
+    source = f"environment variable {DB_URL_VARIABLE}"
+    if not text and os.path.exists(url_file):
+        with open(url_file, encoding="utf-8") as handle:
+            lines = [(number, line.strip()) for number, line in enumerate(handle, 1)]
+        given = [(n, line) for n, line in lines if line and not line.startswith("#")]
+        if not given:
+            raise SystemExit(f"{url_file}: no database URL in it (every line is blank or "
+                             f"a # comment); write one or delete the file")
+        number, text = given[0]
+        source = f"{url_file}, line {number}"
+    if not text:
+        os.makedirs(DATA, exist_ok=True)  # SQLite creates the file, not its folder
+        return DEFAULT_DB_URL
+
+    def fail(why):
+        shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", text)  # hide a password
+        raise SystemExit(f"gradebook URL {shown!r} from {source}: {why}; expected e.g. "
+                         f"postgresql+psycopg2://user:password@host:5432/gradebook "
+                         f"or sqlite:////absolute/path/gradebook.db")
+
+    if text.startswith("postgres://"):  # the short scheme some hosts hand out
+        text = "postgresql://" + text[len("postgres://"):]
+    try:
+        url = make_url(text)
+        url.get_dialect()
+    except Exception as error:  # sqlalchemy raises several kinds for a bad URL
+        fail(f"not a database URL ({error})")
+    backend = url.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        fail(f"the gradebook supports sqlite and postgresql databases, not {backend!r}")
+    if not url.database or url.database == ":memory:":
+        fail("it names no database (an in-memory SQLite gradebook would lose every grade)")
+    if backend == "sqlite" and not os.path.isabs(url.database):
+        url = url.set(database=os.path.join(ROOT, url.database))  # relative to the course
+    return url.render_as_string(hide_password=False)
+
+
+c.CourseDirectory.db_url = gradebook_url()
+
+# --- exchange (where released, submitted and feedback files travel) -----------
+c.Exchange.root = os.path.join(DATA, "exchange")
+
+# --- execution while autograding ----------------------------------------------
+# Seconds one cell may run; the slowest cell builds the 124M model (a few seconds).
+c.Execute.timeout = 60
+
+# --- grader ---------------------------------------------------------------------
+# `python -m grader autograde` (make autograde) runs each notebook in a bubblewrap
+# sandbox: c.Execute.timeout above is its limit per cell; this is each kernel's
+# address-space limit. Its grade report goes to course-data/reports/.
+c.SandboxGrader.memory_mib = 3072
+# Feedback shows each test cell's docstring and failure message, never its code
+# (nbgrader's default feedback would reveal the hidden tests).
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "grader.feedback.HideTestCode",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

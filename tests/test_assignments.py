@@ -1,0 +1,203 @@
+"""The two nbgrader assignments: how they are built, and that they grade right.
+
+Grading runs stock nbgrader on a temporary copy of the course: every model
+student of ``assignment_students`` is autograded in one run per assignment,
+and each test cell's score is compared with what that student earned.
+"""
+
+import ast
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import nbformat
+import pytest
+
+from assignment_students import (
+    LOGITS_HIDDEN_VALUES,
+    LOGITS_POINTS,
+    LOGITS_STUDENTS,
+    PARAMETERS_HIDDEN_VALUES,
+    PARAMETERS_POINTS,
+    PARAMETERS_STUDENTS,
+)
+from grading_helpers import (
+    NOTEBOOKS,
+    REPO,
+    build_submission,
+    failure_messages,
+    grade_batch,
+    make_course,
+    nbgrader,
+)
+
+ASSIGNMENTS = {
+    "parameters": (PARAMETERS_POINTS, PARAMETERS_STUDENTS, PARAMETERS_HIDDEN_VALUES),
+    "logits-to-text": (LOGITS_POINTS, LOGITS_STUDENTS, LOGITS_HIDDEN_VALUES),
+}
+# What each notebook may take from the package: never the functions students write.
+ALLOWED_IMPORTS = {
+    "parameters": {"GPT2_CONFIGS", "GPT_CONFIG_124M", "GPTModel", "get_tokenizer", "tie_weights"},
+    "logits-to-text": {"GPT_CONFIG_124M", "GPTModel", "get_tokenizer"},
+}
+HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+SOLUTION = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def read(folder, assignment):
+    return nbformat.read(REPO / folder / assignment / NOTEBOOKS[assignment], as_version=4)
+
+
+def nbgrader_meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def graded_cells(nb):
+    return [cell for cell in nb.cells if nbgrader_meta(cell).get("grade") and cell.cell_type == "code"]
+
+
+def split_regions(source, markers):
+    """(lines outside the marked regions, lines inside them), each stripped, blank lines dropped."""
+    outside, inside, within = [], [], False
+    for line in source.split("\n"):
+        if markers[0] in line:
+            within = True
+        elif markers[1] in line:
+            within = False
+        elif line.strip():
+            (inside if within else outside).append(line.strip())
+    return outside, inside
+
+
+# --- how the notebooks are built --------------------------------------------------
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_points_of_each_test_cell_add_up_to_ten(assignment):
+    points = {nbgrader_meta(cell)["grade_id"]: nbgrader_meta(cell)["points"]
+              for cell in graded_cells(read("solutions", assignment))}
+    assert points == ASSIGNMENTS[assignment][0]
+    assert sum(points.values()) == 10
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_test_cell_starts_with_a_docstring_and_ends_in_a_statement(assignment):
+    for cell in graded_cells(read("solutions", assignment)):
+        grade_id = nbgrader_meta(cell)["grade_id"]
+        assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+", grade_id), grade_id
+        body = ast.parse(cell.source).body
+        first, last = body[0], body[-1]
+        assert isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant), grade_id
+        assert first.value.value.startswith("Check that "), grade_id
+        assert not isinstance(last, ast.Expr), f"{grade_id} ends in a bare expression (read as partial credit)"
+        assert "### BEGIN HIDDEN TESTS" in cell.source, f"{grade_id} has no hidden tests"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_cell_has_a_stored_id(assignment):
+    # a cell without an id gets a random one when read, and every regeneration
+    # of exercises/ would then differ
+    raw = json.loads((REPO / "solutions" / assignment / NOTEBOOKS[assignment]).read_text(encoding="utf-8"))
+    ids = [cell.get("id") for cell in raw["cells"]]
+    assert all(ids) and len(set(ids)) == len(ids), ids
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_notebooks_import_from_the_package_only_what_students_may_use(assignment):
+    imported = set()
+    for cell in read("solutions", assignment).cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Import):
+                assert all(not alias.name.startswith("gptcourse") for alias in node.names), cell.id
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gptcourse"):
+                assert node.module == "gptcourse", cell.id
+                imported |= {alias.name for alias in node.names}
+    assert imported == ALLOWED_IMPORTS[assignment]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_student_notebooks_hold_no_solution_code_and_no_hidden_tests(assignment):
+    solutions = {cell.id: cell for cell in read("solutions", assignment).cells}
+    exercises = read("exercises", assignment)
+    assert [cell.id for cell in exercises.cells] == list(solutions)
+    text = (REPO / "exercises" / assignment / NOTEBOOKS[assignment]).read_text(encoding="utf-8")
+    for marker in (*HIDDEN, *SOLUTION):
+        assert marker not in text
+    for hidden_values in ASSIGNMENTS[assignment][2].values():
+        for value in hidden_values:
+            assert value not in text, value
+    for cell in exercises.cells:
+        meta = nbgrader_meta(cell)
+        if not (meta.get("solution") or meta.get("grade")):
+            continue
+        markers = SOLUTION if meta.get("solution") else HIDDEN
+        outside, inside = split_regions(solutions[cell.id].source, markers)
+        secret = set(inside) - set(outside)
+        assert secret, f"{cell.id} has nothing to hide"
+        shown = {line.strip() for line in cell.source.split("\n")}
+        assert not secret & shown, f"{cell.id} shows {sorted(secret & shown)}"
+        if meta.get("solution"):
+            assert "raise NotImplementedError()" in cell.source
+
+
+def test_exercises_are_regenerated_byte_for_byte_from_solutions(tmp_path):
+    course = make_course(tmp_path / "course")
+    for assignment in ASSIGNMENTS:
+        done = nbgrader(course, "generate_assignment", assignment, "--force")
+        assert done.returncode == 0, done.stdout[-3000:]
+    committed = sorted(p.relative_to(REPO) for p in (REPO / "exercises").rglob("*") if p.is_file())
+    regenerated = sorted(p.relative_to(course) for p in (course / "exercises").rglob("*") if p.is_file())
+    assert regenerated == committed
+    for path in committed:
+        assert (course / path).read_bytes() == (REPO / path).read_bytes(), (
+            f"{path} is out of date: run `make release` and commit exercises/"
+        )
+
+
+# --- grading ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def graded(tmp_path_factory):
+    """{assignment: (course directory, {student: {grade_id: score}})}, the two assignments graded side by side."""
+
+    def grade(assignment):
+        course = make_course(tmp_path_factory.mktemp(assignment) / "course")
+        students = ASSIGNMENTS[assignment][1]
+        submissions = {name: build_submission(assignment, student.answers, student.fill_solutions)
+                       for name, student in students.items()}
+        return course, grade_batch(course, assignment, submissions)
+
+    with ThreadPoolExecutor(max_workers=len(ASSIGNMENTS)) as pool:
+        futures = {assignment: pool.submit(grade, assignment) for assignment in ASSIGNMENTS}
+        return {assignment: future.result() for assignment, future in futures.items()}
+
+
+STUDENT_CASES = [(assignment, name) for assignment, (_, students, _) in ASSIGNMENTS.items() for name in students]
+
+
+@pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
+def test_each_student_earns_exactly_the_points_of_the_checks_they_pass(graded, assignment, student):
+    points, students, _ = ASSIGNMENTS[assignment]
+    expected = students[student]
+    course, scores = graded[assignment]
+    wanted = {grade_id: 0.0 if grade_id in expected.failures else float(value)
+              for grade_id, value in points.items()}
+    assert scores[student] == wanted
+    assert sum(scores[student].values()) == expected.total
+
+
+@pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
+def test_failure_messages_name_the_mistake_and_hide_the_expected_values(graded, assignment, student):
+    _, students, hidden_values = ASSIGNMENTS[assignment]
+    expected = students[student]
+    course, _ = graded[assignment]
+    messages = failure_messages(course, assignment, student)
+    assert set(messages) == set(expected.failures)
+    for grade_id, words in expected.failures.items():
+        if words is not None:
+            assert words in messages[grade_id], messages[grade_id]
+        for value in hidden_values.get(grade_id, []):
+            assert value not in messages[grade_id], f"{grade_id} reveals {value}: {messages[grade_id]}"
