@@ -1,0 +1,256 @@
+"""Grading one student: pure computation that returns a plain result record.
+
+Nothing here writes to the gradebook or to course-data: `grade_student` reads
+the submission and the instructor's notebooks, runs the cells in sandboxed
+kernels and returns a dict. The single writer process (see `record.py`)
+records it. That split is what lets `--jobs N` grade in N worker processes.
+"""
+
+import copy
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+
+import nbformat
+
+from .notebooks import Unreadable, build_plan, read_submission, student_extra_files
+from .sandbox import Kernel, Limits, sandbox_uid, tamper_message
+
+MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
+
+
+@dataclass
+class TestResult:
+    grade_id: str
+    points: float
+    max_points: float
+    status: str  # passed | failed | timeout | died | not run
+    message: str = ""
+
+
+@dataclass
+class NotebookResult:
+    notebook: str
+    status: str  # graded | missing | unreadable
+    message: str = ""
+    notes: list = field(default_factory=list)
+    tests: list = field(default_factory=list)
+    seconds: float = 0.0
+    autograded: dict | None = None  # the notebook to write to autograded/, as JSON
+
+
+@dataclass
+class Job:
+    """Everything a worker needs to grade one student; plain data, picklable."""
+
+    student: str
+    assignment: str
+    submitted_dir: str  # submitted/<student>/<assignment>
+    instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
+    limits: Limits
+
+
+def grade_student(job):
+    """Grade every notebook of one student; returns a plain dict."""
+    expected = {name + ".ipynb" for name in job.instructor_notebooks}
+    files, folder_notes = student_extra_files(job.submitted_dir, expected)
+    results = []
+    for name, instructor_path in sorted(job.instructor_notebooks.items()):
+        path = os.path.join(job.submitted_dir, name + ".ipynb")
+        result = grade_notebook(name, instructor_path, path, job, files)
+        results.append(asdict(result))
+    missing = [r["notebook"] for r in results if r["status"] == "missing"]
+    notes = list(folder_notes)
+    for note in folder_notes:
+        if note.startswith("extra notebook") and missing:
+            notes.append(f"{missing[0]}.ipynb is missing; was it renamed? ({note})")
+    return {"student": job.student, "assignment": job.assignment, "notes": notes,
+            "notebooks": results}
+
+
+def grade_notebook(name, instructor_path, path, job, files):
+    started = time.monotonic()
+    instructor = nbformat.read(instructor_path, as_version=4)
+    try:
+        submission = read_submission(path)
+        status, message = "graded", ""
+    except FileNotFoundError:
+        submission, status, message = None, "missing", "notebook missing"
+    except Unreadable as problem:
+        submission, status, message = None, "unreadable", str(problem)
+    plan = build_plan(instructor, submission)
+    if status == "graded":
+        outcomes, run_notes = run_plan(plan, job, files)
+    else:
+        outcomes, run_notes = {}, []
+    tests = []
+    for index, cell in enumerate(plan.cells):
+        if cell.kind != "test":
+            continue
+        outcome = outcomes.get(index)
+        if status != "graded":
+            tests.append(TestResult(cell.grade_id, 0.0, cell.points, "not run", message))
+        elif outcome is None:
+            tests.append(TestResult(cell.grade_id, 0.0, cell.points, "not run",
+                                    "not run: too many kernel restarts"))
+        elif outcome.status == "passed":
+            tests.append(TestResult(cell.grade_id, cell.points, cell.points, "passed"))
+        else:
+            tests.append(TestResult(cell.grade_id, 0.0, cell.points,
+                                    outcome.status if outcome.status in ("timeout", "died")
+                                    else "failed", describe(outcome, cell)))
+    autograded = None
+    if status != "missing":
+        autograded = autograded_notebook(instructor, plan, outcomes, message)
+    return NotebookResult(name, status, message, plan.notes + run_notes,
+                          [asdict(t) for t in tests], time.monotonic() - started, autograded)
+
+
+def describe(outcome, cell):
+    """The reason a test did not pass, in plain words."""
+    where = f"in {cell.grade_id}" if cell.grade_id else ""
+    if outcome.status == "timeout":
+        return f"timed out {where} ({outcome.message})".replace("  ", " ")
+    if outcome.status == "died":
+        return f"{outcome.message} {where}".strip()
+    if outcome.status == "garbled":
+        return outcome.message
+    return outcome.message or "failed"
+
+
+def run_plan(plan, job, files):
+    """Run the plan's code cells in sandboxed kernels; {cell index: CellOutcome}, notes."""
+    workdir = tempfile.mkdtemp(prefix="grader-")
+    notes = []
+    try:
+        for relative in files:
+            target = os.path.join(workdir, relative)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            shutil.copyfile(os.path.join(job.submitted_dir, relative), target,
+                            follow_symlinks=False)
+        give_to_sandbox_user(workdir)
+        code_cells = [i for i, c in enumerate(plan.cells) if c.kind in ("setup", "solution",
+                                                                        "extra", "test")]
+        cpu_seconds = int(job.limits.cpu_seconds or job.limits.timeout * (len(code_cells) + 2) + 60)
+        outcomes, completed, tampered = {}, [], []
+        kernel, restarts = None, 0
+        for index in code_cells:
+            cell = plan.cells[index]
+            if kernel is None:
+                if restarts > MAX_RESTARTS:
+                    break
+                kernel = Kernel(workdir, job.limits)
+                kernel.start(cpu_seconds)
+                for earlier in completed:  # replay the cells that ran fine, to continue
+                    replay = kernel.run(plan.cells[earlier].kind, plan.cells[earlier].source,
+                                        plan.cells[earlier].grade_id)
+                    if replay.status not in ("ok", "error"):
+                        break
+                restarts += 1
+            if not cell.source.strip():
+                outcome = kernel.run(cell.kind, "pass", cell.grade_id)
+                if cell.kind == "test":
+                    outcome.status, outcome.message = "failed", "the test cell is empty"
+            else:
+                outcome = kernel.run(cell.kind, cell.source, cell.grade_id)
+            tampered.extend(kernel.tamper)
+            if cell.kind == "test" and outcome.status == "passed" and tampered:
+                outcome.status, outcome.message = "failed", tamper_message(tampered)
+            outcomes[index] = outcome
+            if outcome.status in ("ok", "error") and cell.kind != "test":
+                completed.append(index)
+            restart = outcome.status in ("timeout", "died", "garbled")
+            if restart:
+                kernel.kill()
+                kernel = None
+            if cell.kind != "test" and outcome.status != "ok":
+                notes.append(f"{cell_label(cell, index)}: {describe(outcome, cell)}"
+                             + ("; the kernel was restarted for the cells after it"
+                                if restart else ""))
+        if kernel is not None:
+            kernel.kill()
+        if tampered:
+            notes.append(tamper_message(tampered))
+        return outcomes, notes
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def give_to_sandbox_user(folder):
+    """The student's copy belongs to the sandbox's unprivileged user (when we may chown)."""
+    os.chmod(folder, 0o777)
+    if os.geteuid() != 0:
+        return
+    uid = sandbox_uid()
+    for directory, _, names in os.walk(folder):
+        os.chown(directory, uid, uid)
+        for name in names:
+            os.chown(os.path.join(directory, name), uid, uid, follow_symlinks=False)
+
+
+def cell_label(cell, index):
+    if cell.kind == "solution":
+        return f"answer cell '{cell.grade_id}'"
+    if cell.kind == "setup":
+        return f"set-up cell '{cell.grade_id}'" if cell.grade_id else f"set-up cell {index + 1}"
+    return f"a cell the student added (after cell {index})"
+
+
+def autograded_notebook(instructor, plan, outcomes, problem=""):
+    """The instructor's notebook with the student's answers and the outputs the driver decided."""
+    nb = copy.deepcopy(instructor)
+    cells = []
+    count = 0
+    if problem:
+        cells.append(nbformat.v4.new_markdown_cell(f"**Grading note:** {problem}. "
+                                                   "The answers below are empty."))
+    for index, cell in enumerate(plan.cells):
+        if cell.instructor_index is not None:
+            new = copy.deepcopy(instructor.cells[cell.instructor_index])
+        else:
+            new = nbformat.v4.new_code_cell()
+        new.pop("id", None)
+        if new.cell_type != "code":
+            cells.append(new)
+            continue
+        new.source = cell.source
+        new.outputs = []
+        outcome = outcomes.get(index)
+        if outcome is not None:
+            count += 1
+            new.execution_count = count
+            new.outputs = cell_outputs(cell, outcome, count)
+        else:
+            new.execution_count = None
+        cells.append(new)
+    nb.cells = cells
+    nb.metadata.pop("widgets", None)
+    for position, cell in enumerate(nb.cells, 1):  # fresh unique ids (nbformat 4.5), the
+        cell.id = f"cell-{position}"  # same in every run, so regrading gives identical files
+    return nbformat.from_dict(nb)
+
+
+def cell_outputs(cell, outcome, count):
+    if cell.kind == "test":
+        if outcome.status == "passed":
+            return []
+        return [error_output(outcome.message or outcome.status)]
+    outputs = []
+    for stream, text in (("stdout", outcome.stdout), ("stderr", outcome.stderr)):
+        if text:
+            outputs.append(nbformat.v4.new_output("stream", name=stream, text=text))
+    if outcome.result is not None:
+        outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": outcome.result},
+                                              execution_count=count))
+    if outcome.status != "ok":
+        outputs.append(error_output(outcome.message or outcome.status))
+    return outputs
+
+
+def error_output(message):
+    name, _, value = message.partition(": ")
+    if not value or " " in name:
+        name, value = "Error", message
+    return nbformat.v4.new_output("error", ename=name, evalue=value, traceback=[message])

@@ -1,0 +1,314 @@
+"""Reading submissions defensively and building the notebook that is actually run.
+
+A submitted file is only ever read, never changed. What runs is built from the
+instructor's notebook in ``solutions/``: every cell comes from there except the
+answers, which are the student's solution cells matched by nbgrader
+``grade_id`` (the first one wins when a student duplicated a cell). Edited,
+deleted, moved or markdown-ified test cells, edited points or ids and garbled
+metadata therefore change nothing; they are only reported.
+"""
+
+import ast
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+
+import nbformat
+
+MAX_NOTEBOOK_BYTES = 256 << 20  # larger files are not parsed at all
+MAX_COPIED_FILE_BYTES = 16 << 20  # the student's other files copied into the sandbox
+MAX_COPIED_TOTAL_BYTES = 64 << 20
+MAX_EXTRA_CELLS = 30  # code cells a student added that are run, in the whole notebook
+HIDDEN_BLOCK = re.compile(r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
+                          re.MULTILINE | re.DOTALL)
+
+
+@dataclass
+class PlanCell:
+    """One cell of the notebook as it will be run and written back."""
+
+    kind: str  # markdown | setup | solution | test | extra
+    source: str
+    grade_id: str | None = None
+    points: float = 0.0
+    instructor_index: int | None = None
+
+
+@dataclass
+class Plan:
+    cells: list
+    notes: list = field(default_factory=list)  # plain-words remarks for the report
+
+
+class Unreadable(Exception):
+    """The submitted file is not a notebook we can take answers from."""
+
+
+def source_text(value):
+    """A cell's source as one string, whatever shape the JSON had."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return "".join(value)
+    return ""
+
+
+def nbgrader_meta(cell):
+    """The cell's nbgrader metadata as a dict, or {} if absent or garbled."""
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def cell_kind(meta):
+    """markdown-independent role of an instructor cell from its nbgrader metadata."""
+    if meta.get("solution"):
+        return "solution"
+    if meta.get("grade"):
+        return "test"
+    return "setup"
+
+
+def read_submission(path):
+    """The submitted notebook as a JSON dict with a list of cells; raises Unreadable.
+
+    The file is opened without following symbolic links and never written.
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise
+    if stat.S_ISLNK(info.st_mode):
+        raise Unreadable("notebook could not be read: it is a symbolic link")
+    if not stat.S_ISREG(info.st_mode):
+        raise Unreadable("notebook could not be read: not a regular file")
+    if info.st_size > MAX_NOTEBOOK_BYTES:
+        raise Unreadable(f"notebook could not be read: {info.st_size / 2**20:.0f} MiB is too large")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read()
+    if not data.strip():
+        raise Unreadable("notebook could not be read: empty file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise Unreadable("notebook could not be read: not UTF-8 text") from None
+    stripped = text.lstrip()
+    if stripped[:1] == "<" or stripped[:200].lower().startswith(("<!doctype html", "<html")):
+        raise Unreadable("notebook could not be read: HTML, not a notebook "
+                         "(it was saved or downloaded as a web page)")
+    try:
+        nb = json.loads(text)
+    except RecursionError:
+        raise Unreadable("notebook could not be read: nested too deeply") from None
+    except ValueError as error:
+        position = getattr(error, "pos", 0)
+        if position >= len(text.rstrip()) - 1:
+            raise Unreadable("notebook could not be read: truncated (the file ends early)") from None
+        raise Unreadable("notebook could not be read: not JSON "
+                         f"({getattr(error, 'msg', error)} at line {getattr(error, 'lineno', '?')})") from None
+    if not isinstance(nb, dict):
+        raise Unreadable("notebook could not be read: not a notebook (no cells)")
+    major = nb.get("nbformat")
+    if isinstance(major, int) and major < 4 and "worksheets" in nb:
+        try:
+            nb = json.loads(nbformat.writes(nbformat.reads(text, as_version=4)))
+        except Exception as error:  # noqa: BLE001 (any failure of the old-format reader)
+            raise Unreadable(f"notebook could not be read: old nbformat {major} "
+                             f"that could not be converted ({error})") from None
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise Unreadable("notebook could not be read: not a notebook (no cells)")
+    nb["cells"] = [c for c in cells if isinstance(c, dict)]
+    return nb
+
+
+def released_source(source):
+    """An instructor test cell's source as students received it (hidden tests removed)."""
+    return HIDDEN_BLOCK.sub("", source)
+
+
+def _normalised(source):
+    return [line.rstrip() for line in source.strip().splitlines()]
+
+
+def build_plan(instructor, submission):
+    """The cells to run: the instructor's notebook with the student's answers put in.
+
+    `instructor` is an nbformat NotebookNode of the solutions notebook,
+    `submission` the dict from read_submission (or None: no answers at all).
+    """
+    notes = []
+    student_cells = submission["cells"] if submission else []
+    by_id, by_cell_id, seen_ids = {}, {}, {}
+    for position, cell in enumerate(student_cells):
+        meta = nbgrader_meta(cell)
+        grade_id = meta.get("grade_id")
+        if isinstance(grade_id, str) and grade_id:
+            seen_ids[grade_id] = seen_ids.get(grade_id, 0) + 1
+            by_id.setdefault(grade_id, (position, cell))
+        cell_id = cell.get("id")
+        if isinstance(cell_id, str) and cell_id:
+            by_cell_id.setdefault(cell_id, (position, cell))
+        elif submission and "nbgrader" in cell.get("metadata", {}) and not meta:
+            notes.append(f"cell {position + 1} had unreadable nbgrader metadata; it was ignored")
+    for grade_id, count in seen_ids.items():
+        if count > 1:
+            notes.append(f"cell '{grade_id}' appears {count} times; the first one was used")
+
+    instructor_ids = {nbgrader_meta(c).get("grade_id") for c in instructor.cells} - {None}
+    plan, used_positions, order = [], set(), []
+    for index, cell in enumerate(instructor.cells):
+        meta = nbgrader_meta(cell)
+        grade_id = meta.get("grade_id")
+        if cell.cell_type != "code":
+            plan.append(PlanCell("markdown" if cell.cell_type == "markdown" else "raw",
+                                 cell.source, grade_id, instructor_index=index))
+            if meta.get("solution") and grade_id in by_id:
+                used_positions.add(by_id[grade_id][0])
+            continue
+        kind = cell_kind(meta)
+        points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
+        if kind != "solution":
+            plan.append(PlanCell(kind, cell.source, grade_id, points, index))
+            if submission is not None and kind == "test":
+                notes.extend(_compare_test_cell(grade_id, cell, by_id, points))
+            found = by_id.get(grade_id) if grade_id else None
+            if found:
+                used_positions.add(found[0])
+                order.append(found[0])
+            continue
+        found = by_id.get(grade_id)
+        if found is None and getattr(cell, "id", None) in by_cell_id:
+            found = by_cell_id[cell.id]
+            notes.append(f"answer cell '{grade_id}' was found by its cell id (its grade_id was changed)")
+        if found is None:
+            if submission is not None:
+                notes.append(f"answer cell '{grade_id}' not found (deleted, or its id was changed); "
+                             "it earns nothing")
+            plan.append(PlanCell("solution", "", grade_id, points, index))
+            continue
+        position, student_cell = found
+        used_positions.add(position)
+        order.append(position)
+        if student_cell.get("cell_type") != "code":
+            notes.append(f"answer cell '{grade_id}' was turned into {student_cell.get('cell_type')}; "
+                         "its text was run as code")
+        plan.append(PlanCell("solution", source_text(student_cell.get("source")), grade_id, points,
+                             index))
+        # the student's own extra code cells that follow this answer run right after it
+        extras = _extra_cells_after(position, student_cells, instructor_ids, by_id, instructor)
+        room = MAX_EXTRA_CELLS - sum(c.kind == "extra" for c in plan)
+        if len(extras) > room:
+            notes.append(f"{len(extras) - max(room, 0)} code cells added after '{grade_id}' "
+                         f"were not run (at most {MAX_EXTRA_CELLS} added cells run)")
+        plan.extend(extras[:max(room, 0)])
+    if order != sorted(order):
+        notes.append("cells were moved; the instructor's order was used")
+    if submission is not None:
+        notes.extend(_compare_kernelspec(instructor, submission))
+    return Plan(plan, notes)
+
+
+def _extra_cells_after(position, student_cells, instructor_ids, by_id, instructor):
+    """Code cells a student added after the answer at `position`, up to the next known cell."""
+    plain_sources = {_key(c.source) for c in instructor.cells if not nbgrader_meta(c)}
+    extras = []
+    for cell in student_cells[position + 1:]:
+        grade_id = nbgrader_meta(cell).get("grade_id")
+        if grade_id in instructor_ids:
+            break
+        if cell.get("cell_type") != "code":
+            continue
+        source = source_text(cell.get("source"))
+        if not source.strip() or _key(source) in plain_sources:
+            continue
+        extras.append(PlanCell("extra", source))
+    return extras
+
+
+def _key(source):
+    return "\n".join(_normalised(source))
+
+
+def _compare_test_cell(grade_id, cell, by_id, points):
+    found = by_id.get(grade_id)
+    if found is None:
+        return [f"test cell '{grade_id}' was deleted (or its id changed) and restored"]
+    _, student_cell = found
+    notes = []
+    if student_cell.get("cell_type") != "code":
+        notes.append(f"test cell '{grade_id}' was turned into {student_cell.get('cell_type')} "
+                     "and restored")
+    elif _normalised(source_text(student_cell.get("source"))) != _normalised(
+            released_source(cell.source)):
+        notes.append(f"test cell '{grade_id}' was modified and restored")
+    student_points = nbgrader_meta(student_cell).get("points")
+    if student_points is not None and _as_float(student_points) != points:
+        notes.append(f"points of '{grade_id}' were changed to {student_points!r}; "
+                     f"the instructor's {points:g} apply")
+    schema = nbgrader_meta(student_cell).get("schema_version")
+    if schema is not None and schema != cell.metadata.get("nbgrader", {}).get("schema_version"):
+        notes.append(f"nbgrader metadata of '{grade_id}' has schema version {schema!r}; ignored")
+    return notes
+
+
+def _compare_kernelspec(instructor, submission):
+    theirs = submission.get("metadata", {}) if isinstance(submission.get("metadata"), dict) else {}
+    spec = theirs.get("kernelspec")
+    ours = instructor.metadata.get("kernelspec", {})
+    if isinstance(spec, dict) and ours and spec.get("name") != ours.get("name"):
+        return [f"kernelspec was changed to {spec.get('name')!r}; graded with the course's Python"]
+    return []
+
+
+def _as_float(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def docstring_of(source):
+    """The first string literal of a cell (its docstring), or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        match = re.match(r'\s*(?:"""|\'\'\')(.*?)(?:"""|\'\'\')', source, re.DOTALL)
+        return match.group(1).strip() if match else None
+    doc = ast.get_docstring(tree)
+    return doc.strip() if doc else None
+
+
+def student_extra_files(folder, expected_notebooks):
+    """(regular files to copy into the sandbox, notes) from a student's submitted folder.
+
+    Symbolic links are never followed: one pointing at instructor files would
+    otherwise be copied into the sandbox by the grader itself.
+    """
+    files, notes, total = [], [], 0
+    if not os.path.isdir(folder):
+        return files, notes
+    for directory, subdirs, names in os.walk(folder, followlinks=False):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        for name in sorted(names):
+            path = os.path.join(directory, name)
+            relative = os.path.relpath(path, folder)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                notes.append(f"symbolic link '{relative}' was ignored")
+                continue
+            if not stat.S_ISREG(info.st_mode) or name == "timestamp.txt":
+                continue
+            if name.endswith(".ipynb"):
+                if relative not in expected_notebooks:
+                    notes.append(f"extra notebook '{relative}' was not graded")
+                continue
+            if info.st_size > MAX_COPIED_FILE_BYTES or total + info.st_size > MAX_COPIED_TOTAL_BYTES:
+                notes.append(f"file '{relative}' is too large to be copied for grading")
+                continue
+            total += info.st_size
+            files.append(relative)
+    return files, notes

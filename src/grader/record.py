@@ -1,0 +1,190 @@
+"""The single writer: gradebook rows, autograded notebooks and the grade report.
+
+Workers only compute; this module is the one place that writes. Each
+student's grades are recorded in one database transaction, so a run that is
+interrupted (Ctrl-C, kill) leaves every student either fully recorded or as
+before, and running again overwrites cleanly.
+"""
+
+import csv
+import json
+import os
+import tempfile
+
+import nbformat
+from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, \
+    SubmittedNotebook
+from nbgrader.utils import parse_utc
+
+REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
+                 "status", "message"]
+
+
+def read_timestamp(submitted_dir):
+    """The submission time from nbgrader's timestamp.txt, or (None, note) if unusable."""
+    path = os.path.join(submitted_dir, "timestamp.txt")
+    if not os.path.isfile(path) or os.path.islink(path):
+        return None, None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read(200).strip()
+        return (parse_utc(text), None) if text else (None, None)
+    except (ValueError, OSError, OverflowError, UnicodeDecodeError):
+        return None, "timestamp.txt could not be read; the submission time is unknown"
+
+
+def record_in_gradebook(db_url, course_id, record, timestamp):
+    """Write one student's auto scores in one transaction, as nbgrader's autograde would."""
+    with Gradebook(db_url, course_id) as gb:
+        db = gb.db
+        try:
+            if db.query(Student).filter(Student.id == record["student"]).one_or_none() is None:
+                db.add(Student(id=record["student"]))
+                db.flush()
+            assignment = gb.find_assignment(record["assignment"])
+            submission = (db.query(SubmittedAssignment)
+                          .filter(SubmittedAssignment.assignment == assignment,
+                                  SubmittedAssignment.student_id == record["student"])
+                          .one_or_none())
+            if submission is None:
+                submission = SubmittedAssignment(assignment=assignment,
+                                                 student=db.get(Student, record["student"]))
+                db.add(submission)
+                db.flush()
+            submission.timestamp = timestamp
+            _complete_structure(db, assignment, submission)
+            results = {nb["notebook"]: nb for nb in record["notebooks"]}
+            for notebook in assignment.notebooks:
+                submitted = _submitted_notebook(db, notebook, submission)
+                names = {c.id: c.name for c in list(notebook.grade_cells) + list(notebook.task_cells)}
+                result = results.get(notebook.name)
+                scores = {t["grade_id"]: t["points"] for t in (result or {}).get("tests", [])}
+                graded = bool(result) and result["status"] == "graded"
+                for grade in db.query(Grade).filter(Grade.notebook_id == submitted.id):
+                    name = names.get(grade.cell_id)
+                    if name in scores:
+                        grade.auto_score = float(scores[name])
+                    else:  # a manually graded answer or task: a person grades it
+                        grade.auto_score = None if graded else 0.0
+                    grade.needs_manual_grade = (grade.manual_score is not None
+                                                or grade.auto_score is None)
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+
+
+def _submitted_notebook(db, notebook, submission):
+    return (db.query(SubmittedNotebook)
+            .filter(SubmittedNotebook.notebook_id == notebook.id,
+                    SubmittedNotebook.assignment_id == submission.id)
+            .one_or_none())
+
+
+def _complete_structure(db, assignment, submission):
+    """The rows nbgrader's add_submission creates (a notebook, grades and comments), if missing."""
+    for notebook in assignment.notebooks:
+        submitted = _submitted_notebook(db, notebook, submission)
+        if submitted is None:
+            submitted = SubmittedNotebook(notebook_id=notebook.id, assignment_id=submission.id)
+            db.add(submitted)
+            db.flush()
+        grades = {g.cell_id for g in db.query(Grade).filter(Grade.notebook_id == submitted.id)}
+        comments = {c.cell_id for c in db.query(Comment).filter(Comment.notebook_id == submitted.id)}
+        for cell in list(notebook.grade_cells) + list(notebook.task_cells):
+            if cell.id not in grades:
+                db.add(Grade(cell_id=cell.id, notebook_id=submitted.id))
+        for cell in list(notebook.solution_cells) + list(notebook.task_cells):
+            if cell.id not in comments:
+                db.add(Comment(cell_id=cell.id, notebook_id=submitted.id))
+        db.flush()
+
+
+def write_autograded(autograded_root, student, assignment, record, submitted_dir):
+    """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/."""
+    folder = os.path.join(autograded_root, student, assignment)
+    os.makedirs(folder, exist_ok=True)
+    for result in record["notebooks"]:
+        target = os.path.join(folder, result["notebook"] + ".ipynb")
+        if result.get("autograded") is None:
+            if os.path.exists(target):
+                os.remove(target)
+            continue
+        nb = nbformat.from_dict(result["autograded"])
+        _atomic_write(target, nbformat.writes(nb))
+    stamp = os.path.join(submitted_dir, "timestamp.txt")
+    if os.path.isfile(stamp) and not os.path.islink(stamp):
+        with open(stamp, encoding="utf-8", errors="replace") as handle:
+            _atomic_write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+
+
+def report_rows(record):
+    """One row per student, notebook and test cell, plus rows for notes."""
+    rows = []
+    for note in record.get("notes", []):
+        rows.append(_row(record, "", "", "", "", "", "note", note))
+    for result in record["notebooks"]:
+        for note in result["notes"]:
+            rows.append(_row(record, result["notebook"], result["status"], "", "", "", "note", note))
+        for test in result["tests"]:
+            rows.append(_row(record, result["notebook"], result["status"], test["grade_id"],
+                             test["points"], test["max_points"], test["status"], test["message"]))
+    return rows
+
+
+def _row(record, notebook, nb_status, grade_id, points, max_points, status, message):
+    return {"student": record["student"], "notebook": notebook, "notebook_status": nb_status,
+            "grade_id": grade_id, "points": points, "max_points": max_points, "status": status,
+            "message": message}
+
+
+def write_student_report(reports_root, assignment, record):
+    """reports/<assignment>/<student>.json: the part of the report for one student."""
+    folder = os.path.join(reports_root, assignment)
+    os.makedirs(folder, exist_ok=True)
+    slim = {"student": record["student"], "assignment": assignment, "notes": record["notes"],
+            "notebooks": [{k: v for k, v in nb.items() if k != "autograded"}
+                          for nb in record["notebooks"]]}
+    _atomic_write(os.path.join(folder, _safe_name(record["student"]) + ".json"),
+                  json.dumps(slim, indent=1, ensure_ascii=False, sort_keys=True))
+
+
+def write_assignment_report(reports_root, assignment):
+    """reports/<assignment>.csv and .json rebuilt from every student's part."""
+    folder = os.path.join(reports_root, assignment)
+    records = []
+    if os.path.isdir(folder):
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".json"):
+                with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                    records.append(json.load(handle))
+    records.sort(key=lambda r: r["student"])
+    rows = [row for record in records for row in report_rows(record)]
+    _atomic_write(os.path.join(reports_root, assignment + ".json"),
+                  json.dumps({"assignment": assignment, "rows": rows}, indent=1,
+                             ensure_ascii=False))
+    handle = tempfile.NamedTemporaryFile("w", delete=False, dir=reports_root, newline="",
+                                         encoding="utf-8", suffix=".tmp")
+    with handle:
+        writer = csv.DictWriter(handle, REPORT_FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(handle.name, os.path.join(reports_root, assignment + ".csv"))
+    return records
+
+
+def _safe_name(student):
+    return "".join(c if c.isalnum() or c in "-_." else f"%{ord(c):x}" for c in student)
+
+
+def _atomic_write(path, text):
+    folder = os.path.dirname(path)
+    handle = tempfile.NamedTemporaryFile("w", delete=False, dir=folder, encoding="utf-8",
+                                         suffix=".tmp")
+    with handle:
+        handle.write(text)
+    os.replace(handle.name, path)
+
+
+__all__ = ["MissingEntry", "record_in_gradebook", "write_autograded", "write_assignment_report",
+           "write_student_report", "read_timestamp"]

@@ -1,0 +1,401 @@
+"""The sandboxed kernel: one bubblewrap process per notebook, driven cell by cell.
+
+The driver (this module, running as the instructor) never executes student
+code. It starts ``runner.py`` inside bubblewrap with no network, a private
+process, IPC and user namespace (uid 65534, no capabilities), a read-only view
+of the Python environment and of the ``gptcourse`` package only, and a
+writable working directory holding a copy of the student's own files. Limits
+on address space, CPU seconds and file size are set before the sandbox starts;
+the wall-clock limit per cell is enforced here.
+"""
+
+import importlib.util
+import json
+import os
+import resource
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+RUNNER = Path(__file__).with_name("runner.py")
+SANDBOX_HOME = "/home/student"
+SANDBOX_WORK = SANDBOX_HOME + "/work"
+SANDBOX_RUNNER = "/opt/grader/runner.py"
+OUTPUT_CAP = 20_000  # bytes of stdout and of stderr kept per cell
+REPLY_CAP = 1 << 20  # a reply line longer than this is garbage
+START_TIMEOUT = 60  # seconds for Python, torch and gptcourse to import
+NOBODY = 65534  # the uid student code sees inside a user namespace
+MAX_PROCESSES = 128  # processes and threads of one sandbox's user
+
+
+@dataclass
+class Limits:
+    """Resource limits for one sandboxed kernel."""
+
+    timeout: float = 60.0  # wall-clock seconds per cell
+    memory_mib: int = 3072  # address space of the kernel
+    file_mib: int = 64  # largest file the kernel may write
+    cpu_seconds: int = 0  # CPU seconds for the whole kernel; 0: derived from the cell count
+
+
+@dataclass
+class CellOutcome:
+    """What happened to one cell, decided by the driver."""
+
+    status: str  # ok | error | passed | failed | timeout | died | garbled
+    message: str = ""
+    stdout: str = ""
+    stderr: str = ""
+    result: str | None = None
+    tamper: list = field(default_factory=list)
+
+
+def bwrap_available():
+    return shutil.which("bwrap") is not None
+
+
+def _readonly_system_binds():
+    """Bind /usr and the usual top-level links or folders read-only."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "lib", "lib32", "lib64", "sbin"):
+        path = Path("/") / name
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            args += ["--ro-bind", str(path), str(path)]
+    for name in ("ld.so.cache", "localtime", "nsswitch.conf"):
+        path = Path("/etc") / name
+        if path.exists():
+            args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def gptcourse_location():
+    """The folder of the installed gptcourse package, found without importing torch."""
+    spec = importlib.util.find_spec("gptcourse")
+    if spec is None or not spec.submodule_search_locations:
+        raise SandboxError("the gptcourse package is not installed in this environment")
+    return list(spec.submodule_search_locations)[0]
+
+
+def _with_parents(destination, made):
+    """--dir arguments creating the missing parents of `destination`, readable by anyone."""
+    args = []
+    parts = Path(destination).parts
+    for depth in range(2, len(parts)):
+        parent = str(Path(*parts[:depth]))
+        if parent not in made and not parent.startswith("/usr"):
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", parent]
+    return args
+
+
+def _python_binds():
+    """The interpreter, the environment's site-packages and the gptcourse package, read-only."""
+    args, made, seen = [], set(), set()
+
+    def bind(source, destination):
+        args.extend(_with_parents(destination, made))
+        args.extend(["--ro-bind", source, destination])
+        made.add(destination)
+
+    for prefix in (sys.base_prefix, sys.prefix):
+        real = os.path.realpath(prefix)
+        if real in seen or real.startswith("/usr/"):
+            continue
+        seen.add(real)
+        bind(real, real)
+        if prefix != real:
+            bind(real, prefix)
+    package = Path(gptcourse_location()).resolve()
+    if not any(str(package).startswith(s + os.sep) for s in seen):
+        bind(str(package), str(package))
+    return args
+
+
+def sandbox_uid():
+    """The unprivileged uid (and gid) this worker's sandboxes run as.
+
+    Each grading worker has a uid of its own, outside the range of real
+    accounts, so the process limit of one sandbox never affects another
+    student graded at the same time.
+    """
+    if privilege_mode() == "userns":
+        return NOBODY
+    return 3_000_000 + os.getpid() % 1_000_000
+
+
+def privilege_mode():
+    """How the sandbox drops privileges.
+
+    As root (the usual grader account on a course server) bubblewrap needs no
+    user namespace: the runner is started through `setpriv` as the real,
+    unprivileged uid 65534, so Linux also enforces the process limit. Any
+    other user gets a user namespace in which it appears as uid 65534.
+    """
+    if os.geteuid() == 0 and shutil.which("setpriv"):
+        return "setpriv"
+    return "userns"
+
+
+def sandbox_command(workdir, request_fd, reply_fd, python=None):
+    """The bwrap command line that runs the runner with `workdir` as the student's folder.
+
+    The runner reads requests from `request_fd` and answers on `reply_fd`,
+    two pipe ends the sandbox inherits.
+    """
+    python = python or sys.executable
+    env = {
+        "HOME": SANDBOX_HOME,
+        "USER": "student",
+        "LOGNAME": "student",
+        "PATH": os.path.dirname(python) + ":/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "MPLBACKEND": "Agg",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    mode = privilege_mode()
+    args = ["bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+            "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+            "--hostname", "jupyter", "--clearenv"]
+    if mode == "userns":
+        args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
+                 "--disable-userns", "--cap-drop", "ALL"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += _readonly_system_binds() + _python_binds()
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+             "--perms", "0755", "--tmpfs", "/home", "--perms", "1777", "--dir", SANDBOX_HOME,
+             "--bind", str(workdir), SANDBOX_WORK,
+             "--perms", "0755", "--dir", os.path.dirname(SANDBOX_RUNNER),
+             "--ro-bind", str(RUNNER), SANDBOX_RUNNER, "--chdir", SANDBOX_WORK,
+             "--remount-ro", "/"]
+    if mode == "setpriv":
+        uid = sandbox_uid()
+        args += [shutil.which("setpriv"), f"--reuid={uid}", f"--regid={uid}",
+                 "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+    # -I: ignore PYTHON* variables, the user site and the script's folder, so a
+    # planted sitecustomize.py or usercustomize.py in the working folder is never imported
+    args += [python, "-I", "-X", "utf8", SANDBOX_RUNNER, str(request_fd), str(reply_fd)]
+    return args
+
+
+class Kernel:
+    """One sandboxed runner process; `run` sends a cell and decides what happened."""
+
+    def __init__(self, workdir, limits):
+        self.limits = limits
+        self.workdir = workdir
+        self.process = None
+        self.tamper = []
+
+    def _set_limits(self, cpu_seconds):
+        memory = self.limits.memory_mib << 20
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        size = self.limits.file_mib << 20
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
+
+    def start(self, cpu_seconds):
+        request_read, self.request_write = os.pipe()
+        self.reply_read, reply_write = os.pipe()
+        self.process = subprocess.Popen(
+            sandbox_command(self.workdir, request_read, reply_write),
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            preexec_fn=lambda: self._set_limits(cpu_seconds),
+            pass_fds=(request_read, reply_write), start_new_session=True)
+        os.close(request_read)
+        os.close(reply_write)
+        self.buffers = {"reply": b""}
+        for stream in (self.process.stdout, self.process.stderr):
+            os.set_blocking(stream.fileno(), False)
+        os.set_blocking(self.reply_read, False)
+        ready = self._await_reply(None, START_TIMEOUT)
+        if ready.status != "ok":
+            self.kill()
+            raise SandboxError(f"the sandbox did not start: {ready.message} {ready.stderr[-2000:]}")
+
+    def run(self, kind, code, cell=None):
+        """Send one cell; return a CellOutcome. A test passes only on the exact reply."""
+        if self.process is None:
+            return CellOutcome("died", "the kernel was not running")
+        nonce = secrets.token_hex(16)
+        request = json.dumps({"kind": kind, "code": code, "cell": cell, "nonce": nonce}) + "\n"
+        try:
+            _write_all(self.request_write, request.encode())
+        except (BrokenPipeError, OSError):
+            return CellOutcome("died", self._death_reason())
+        outcome = self._await_reply(nonce, self.limits.timeout, cell)
+        if kind == "test" and outcome.status == "passed" and self.tamper:
+            outcome.status = "failed"
+            outcome.message = tamper_message(self.tamper)
+        return outcome
+
+    def _await_reply(self, nonce, timeout, cell=None):
+        out, err = bytearray(), bytearray()
+        dropped = [0, 0]
+        deadline = time.monotonic() + timeout
+        streams = {self.process.stdout.fileno(): (out, 0), self.process.stderr.fileno(): (err, 1)}
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                return CellOutcome("timeout", f"timed out after {timeout:g} seconds",
+                                   _text(out, dropped[0]), _text(err, dropped[1]))
+            fds = [self.reply_read] + list(streams)
+            readable, _, _ = select.select(fds, [], [], min(remaining, 1.0))
+            for fd in readable:
+                if fd in streams:
+                    _drain(fd, *streams[fd], dropped)
+                    continue
+                chunk = _read(fd)
+                if chunk is None:
+                    continue
+                if chunk == b"":  # the runner closed its reply pipe: it is gone
+                    self._drain_all(streams, dropped)
+                    reason = self._death_reason()
+                    self.kill()
+                    return CellOutcome("died", reason, _text(out, dropped[0]),
+                                       _text(err, dropped[1]))
+                self.buffers["reply"] += chunk
+                if len(self.buffers["reply"]) > REPLY_CAP and b"\n" not in self.buffers["reply"]:
+                    self.kill()
+                    return CellOutcome("garbled", "the kernel sent an oversized reply")
+                while b"\n" in self.buffers["reply"]:
+                    line, self.buffers["reply"] = self.buffers["reply"].split(b"\n", 1)
+                    try:
+                        message = json.loads(line)
+                    except ValueError:
+                        message = None
+                    if isinstance(message, dict) and set(message) == {"tamper"}:
+                        self.tamper.append(str(message["tamper"])[:100])
+                        continue
+                    self._drain_all(streams, dropped)
+                    return self._judge(message, nonce, cell, out, err, dropped)
+
+    def _judge(self, message, nonce, cell, out, err, dropped):
+        stdout, stderr = _text(out, dropped[0]), _text(err, dropped[1])
+        if nonce is None:  # start-up handshake
+            ok = isinstance(message, dict) and message.get("ready") is True
+            return CellOutcome("ok" if ok else "garbled", "" if ok else "bad handshake",
+                               stdout, stderr)
+        if (not isinstance(message, dict) or message.get("nonce") != nonce
+                or message.get("cell") != cell):
+            # not the answer to this request: something else wrote on the reply pipe
+            self.kill()
+            return CellOutcome("garbled", "the kernel's reply was not the grader's "
+                               "(something wrote on the grader's channel)", stdout, stderr)
+        status = message.get("status")
+        if status not in ("ok", "error", "passed", "failed"):
+            self.kill()
+            return CellOutcome("garbled", "the kernel sent an unknown status", stdout, stderr)
+        result = message.get("result")
+        return CellOutcome(status, str(message.get("error") or "")[:2000], stdout, stderr,
+                           result if isinstance(result, str) else None)
+
+    def _drain_all(self, streams, dropped):
+        for fd, (buffer, index) in streams.items():
+            _drain(fd, buffer, index, dropped)
+
+    def _death_reason(self):
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "the kernel stopped answering"
+        return death_reason(code, self.limits)
+
+    def kill(self):
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for fd in (self.request_write, self.reply_read):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
+        self.process = None
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself could not be started: an instructor-side problem."""
+
+
+def tamper_message(events):
+    return ("not counted: the submission inspected the grader's own internals "
+            f"({', '.join(sorted(set(events)))})")
+
+
+def death_reason(code, limits):
+    """Plain words for how a kernel process ended."""
+    # bwrap passes on the child's exit status; a signal shows as 128 + number
+    if code is None:
+        return "the kernel stopped answering"
+    number = -code if code < 0 else code - 128 if code > 128 else 0
+    if number == signal.SIGKILL:
+        return ("kernel died (killed: by its own code, or by the memory limit of "
+                f"{limits.memory_mib} MiB)")
+    if number == signal.SIGSEGV:
+        return "kernel died (segmentation fault)"
+    if number == signal.SIGXCPU:
+        return "kernel died (CPU time limit)"
+    if number == signal.SIGXFSZ:
+        return f"kernel died (wrote a file over {limits.file_mib} MiB)"
+    if number == signal.SIGABRT:
+        return "kernel died (aborted; often out of memory)"
+    if number:
+        return f"kernel died (signal {signal.Signals(number).name})"
+    return f"kernel exited (exit status {code}): the code ended the process"
+
+
+def _read(fd):
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+def _drain(fd, buffer, index, dropped):
+    while True:
+        chunk = _read(fd)
+        if not chunk:
+            return
+        room = OUTPUT_CAP - len(buffer)
+        if room > 0:
+            buffer += chunk[:room]
+        dropped[index] += max(0, len(chunk) - max(room, 0))
+
+
+def _text(buffer, dropped):
+    text = bytes(buffer).decode("utf-8", "replace")
+    if dropped:
+        text += f"\n[... {dropped:,} more bytes of output dropped]\n"
+    return text
+
+
+def _write_all(fd, data):
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]

@@ -1,0 +1,180 @@
+"""Generated batches of submissions, for the scaling tests and the grading benchmark.
+
+Each submission is built from an assignment's two notebooks: the student version
+(``exercises/``) with some of its answer cells replaced by the instructor's answers
+from ``solutions/`` (the ``### BEGIN SOLUTION`` markers removed). The kinds cycle
+in a fixed order, so a batch of any size is the same every time:
+
+    correct   every answer cell filled in
+    partial   every other answer cell filled in, the rest left as handed out
+    empty     the student version untouched
+    crashing  every answer filled in, but the first one raises an error
+    unreadable  the notebook file cut off half way (not JSON)
+
+Files are written where ``nbgrader collect`` puts them:
+``<submitted>/<student>/<assignment>/<notebook>.ipynb`` plus ``timestamp.txt``.
+``make_course`` sets up a course folder of its own for such a batch, and
+``gradebook_rows`` reads back what grading it left in the gradebook.
+"""
+
+import json
+import os
+import shutil
+
+KINDS = ("correct", "partial", "empty", "crashing", "unreadable")
+TIMESTAMP = "2026-01-15 12:00:00.000000 UTC"
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def student_ids(count, prefix="s"):
+    """['s001', 's002', ...]: ids that sort in the order they were made."""
+    return [f"{prefix}{number:03d}" for number in range(1, count + 1)]
+
+
+def kind_of(index):
+    """The kind of the index-th (0-based) submission of a batch."""
+    return KINDS[index % len(KINDS)]
+
+
+def answer_source(source):
+    """A solution cell's source with its BEGIN/END SOLUTION marker lines removed."""
+    lines = source.splitlines(keepends=True)
+    return "".join(line for line in lines if line.strip() not in SOLUTION_MARKERS)
+
+
+def _source(cell):
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def _grade_id(cell):
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _is_answer(cell):
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.get("cell_type") == "code" and meta.get("solution", False)
+
+
+def answers(solution_path):
+    """{grade_id: answer source} for every answer (solution) code cell of a notebook."""
+    with open(solution_path, encoding="utf-8") as handle:
+        notebook = json.load(handle)
+    found = {}
+    for cell in notebook["cells"]:
+        if _is_answer(cell):
+            found[_grade_id(cell)] = answer_source(_source(cell))
+    if not found:
+        raise ValueError(f"{solution_path}: no answer cells (nbgrader 'solution' code cells)")
+    return found
+
+
+def submission_text(kind, release_path, solution_path):
+    """The text of one submitted notebook of the given kind."""
+    with open(release_path, encoding="utf-8") as handle:
+        notebook = json.load(handle)
+    solved = answers(solution_path)
+    answer_cells = [cell for cell in notebook["cells"] if _is_answer(cell)]
+    missing = [_grade_id(cell) for cell in answer_cells if _grade_id(cell) not in solved]
+    if missing:
+        raise ValueError(f"{release_path}: answer cells {missing} have no solution in "
+                         f"{solution_path}; regenerate the student version")
+    if kind in ("correct", "partial", "crashing", "unreadable"):
+        for position, cell in enumerate(answer_cells):
+            if kind == "partial" and position % 2 == 1:
+                continue
+            answer = solved[_grade_id(cell)]
+            if kind == "crashing" and position == 0:
+                answer = 'raise RuntimeError("a mistake in the first answer")\n' + answer
+            cell["source"] = answer
+    elif kind != "empty":
+        raise ValueError(f"unknown submission kind {kind!r}; known: {', '.join(KINDS)}")
+    text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    if kind == "unreadable":
+        text = text[: len(text) // 2]
+    return text
+
+
+def write_batch(course_root, submitted_dir, assignment, students, notebooks=None):
+    """Writes one submission per student; returns {student: kind}.
+
+    ``notebooks`` are the assignment's notebook names (without .ipynb); by default
+    every notebook of ``exercises/<assignment>/``. Student i gets kind_of(i).
+    """
+    release_dir = os.path.join(course_root, "exercises", assignment)
+    solution_dir = os.path.join(course_root, "solutions", assignment)
+    if notebooks is None:
+        notebooks = sorted(name[:-len(".ipynb")] for name in os.listdir(release_dir)
+                           if name.endswith(".ipynb"))
+    texts = {kind: {name: submission_text(kind, os.path.join(release_dir, name + ".ipynb"),
+                                          os.path.join(solution_dir, name + ".ipynb"))
+                    for name in notebooks}
+             for kind in KINDS}
+    kinds = {}
+    for index, student in enumerate(students):
+        kind = kind_of(index)
+        folder = os.path.join(submitted_dir, student, assignment)
+        os.makedirs(folder, exist_ok=True)
+        for name, text in texts[kind].items():
+            with open(os.path.join(folder, name + ".ipynb"), "w", encoding="utf-8") as handle:
+                handle.write(text)
+        with open(os.path.join(folder, "timestamp.txt"), "w") as handle:
+            handle.write(TIMESTAMP + "\n")
+        kinds[student] = kind
+    return kinds
+
+
+def make_course(source_root, dest, assignment, students):
+    """A course folder at ``dest``: nbgrader_config.py, solutions/ and exercises/ copied
+    from ``source_root``, one generated submission per student. Returns {student: kind}."""
+    os.makedirs(dest, exist_ok=True)
+    shutil.copy(os.path.join(source_root, "nbgrader_config.py"),
+                os.path.join(dest, "nbgrader_config.py"))
+    for folder in ("solutions", "exercises"):
+        shutil.copytree(os.path.join(source_root, folder), os.path.join(dest, folder))
+    return write_batch(dest, os.path.join(dest, "course-data", "submitted"), assignment, students)
+
+
+def gradebook_rows(db_url, assignment):
+    """What the gradebook holds for ``assignment``, read with plain SQL.
+
+    {"submissions": [(student, rows)], "notebooks": [(student, notebook, rows)],
+    "grades": {(student, notebook, grade_id): (auto_score, max_score)},
+    "grade_rows": number of grade rows}: a student graded twice shows up as a
+    count above 1 or as more grade rows than cells.
+    """
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(db_url)
+    try:
+        with engine.connect() as db:
+            submissions = db.execute(text(
+                "SELECT s.student_id, count(*) FROM submitted_assignment s"
+                " JOIN assignment a ON a.id = s.assignment_id WHERE a.name = :a"
+                " GROUP BY s.student_id ORDER BY s.student_id"), {"a": assignment}).all()
+            notebooks = db.execute(text(
+                "SELECT s.student_id, n.name, count(*) FROM submitted_notebook sn"
+                " JOIN submitted_assignment s ON s.id = sn.assignment_id"
+                " JOIN assignment a ON a.id = s.assignment_id"
+                " JOIN notebook n ON n.id = sn.notebook_id WHERE a.name = :a"
+                " GROUP BY s.student_id, n.name ORDER BY s.student_id, n.name"),
+                {"a": assignment}).all()
+            grades = db.execute(text(
+                "SELECT s.student_id, n.name, c.name, g.auto_score,"
+                " coalesce(gc.max_score, tc.max_score) FROM grade g"
+                " JOIN submitted_notebook sn ON sn.id = g.notebook_id"
+                " JOIN submitted_assignment s ON s.id = sn.assignment_id"
+                " JOIN assignment a ON a.id = s.assignment_id"
+                " JOIN notebook n ON n.id = sn.notebook_id"
+                " JOIN base_cell c ON c.id = g.cell_id"
+                " LEFT JOIN grade_cells gc ON gc.id = c.id"
+                " LEFT JOIN task_cells tc ON tc.id = c.id WHERE a.name = :a"),
+                {"a": assignment}).all()
+    finally:
+        engine.dispose()
+    return {
+        "submissions": [tuple(row) for row in submissions],
+        "notebooks": [tuple(row) for row in notebooks],
+        "grades": {(s, nb, cell): (score, top) for s, nb, cell, score, top in grades},
+        "grade_rows": len(grades),
+    }

@@ -1,0 +1,447 @@
+"""Generators of hostile and broken submissions for the `tiny` test assignment.
+
+Each case builds the files one student hands in from the released notebook,
+and says what honest work in it earns (points per test cell) and which words
+the grade report must use. Student ids are the case names, so a report row
+points straight back here. `grader_fixtures.py` describes the assignment.
+"""
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+
+from grader_fixtures import ANSWERS, POINTS, correct, fill, grade_id
+
+
+@dataclass
+class Case:
+    name: str
+    build: object  # (released notebook JSON, course root) -> {file name: bytes | dict}
+    earns: dict  # grade_id -> points that the honest work in the submission earns
+    reason: str = ""  # words the report must contain for this student ("" : none needed)
+    note: str = ""  # words one of the student's notes must contain
+    host_checks: list = field(default_factory=list)  # names of extra checks in the test
+
+
+def earns(double=True, ones=True, answer=True):
+    return {"double_visible": POINTS["double_visible"] * double,
+            "double_hidden": POINTS["double_hidden"] * double,
+            "ones_values": POINTS["ones_values"] * ones,
+            "answer_value": POINTS["answer_value"] * answer}
+
+
+ALL = earns()
+NONE = earns(False, False, False)
+
+
+def nb_file(nb):
+    return {"tiny.ipynb": nb}
+
+
+def _raw(nb):
+    return json.dumps(nb, indent=1).encode()
+
+
+def _tests(nb):
+    return [c for c in nb["cells"] if grade_id(c) in POINTS]
+
+
+def _edit_tests(nb, edit):
+    nb = copy.deepcopy(nb)
+    for cell in _tests(nb):
+        edit(cell)
+    return nb
+
+
+def _set_source(text):
+    def edit(cell):
+        cell["source"] = text
+    return edit
+
+
+def _to_markdown(cell):
+    cell["cell_type"] = "markdown"
+    cell.pop("outputs", None)
+    cell.pop("execution_count", None)
+
+
+def _points_100(cell):
+    cell["metadata"]["nbgrader"]["points"] = 100
+
+
+def _garble(cell):
+    cell["metadata"]["nbgrader"] = "garbage"
+
+
+def _rename_ids(nb):
+    nb = copy.deepcopy(nb)
+    for cell in nb["cells"]:
+        meta = cell["metadata"].get("nbgrader")
+        if meta and meta.get("grade_id") in POINTS:
+            meta["grade_id"] = meta["grade_id"] + "_mine"
+    return nb
+
+
+def _move_tests_up(nb):
+    nb = copy.deepcopy(nb)
+    tests = _tests(nb)
+    rest = [c for c in nb["cells"] if c not in tests]
+    nb["cells"] = rest[:2] + tests + rest[2:]
+    return nb
+
+
+def _duplicate_answer(nb):
+    nb = fill(nb, ANSWERS)
+    cells = nb["cells"]
+    index = next(i for i, c in enumerate(cells) if grade_id(c) == "double_answer")
+    wrong = copy.deepcopy(cells[index])
+    wrong["source"] = "def double(x):\n    return 0\n"
+    cells.insert(index, wrong)  # the wrong copy comes first: the first one counts
+    return nb
+
+
+def _ids(nb, how):
+    nb = copy.deepcopy(nb)
+    for number, cell in enumerate(nb["cells"]):
+        if how == "none":
+            cell.pop("id", None)
+        elif how == "null":
+            cell["id"] = None
+        elif how == "duplicate":
+            cell["id"] = "same-id"
+        elif how == "fresh":
+            cell["id"] = f"cell-{number}"
+    nb["nbformat_minor"] = {"none": 4, "null": 5, "duplicate": 5, "fresh": 5, "old": 0}[how]
+    if how == "old":
+        for cell in nb["cells"]:
+            cell.pop("id", None)
+    return nb
+
+
+def _huge_outputs(nb):
+    nb = fill(nb, ANSWERS)
+    for cell in nb["cells"]:
+        if grade_id(cell) == "answer_answer":
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout",
+                                "text": "x" * (40 << 20)}]
+            cell["execution_count"] = 1
+    return nb
+
+
+def _non_ascii(nb):
+    return fill(nb, {
+        "double_answer": "def double(x):\n    # Verdoppeln: ümlaut, 日本語, emoji 🤖\n"
+                         "    return 2 * x\n",
+        "ones_answer": "def ones(n):\n    texte = 'données'\n    return torch.ones(n)\n",
+        "answer_answer": "réponse = 'quarante-deux ✓'\nanswer = 42\n",
+    })
+
+
+def _added_cells(nb):
+    """Answers that call functions defined in code cells the student added."""
+    nb = fill(nb, {**ANSWERS, "double_answer": "def double(x):\n    return twice(x)\n"})
+    index = next(i for i, c in enumerate(nb["cells"]) if grade_id(c) == "double_answer")
+    added = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": "def twice(x):\n    return x + x\n"}
+    nb["cells"].insert(index + 1, added)
+    return nb
+
+
+def _with(nb, **answers):
+    return nb_file(correct(nb, **answers))
+
+
+def _outside_probe(root):
+    """An answer cell that looks for instructor files and prints what it saw."""
+    return (
+        "import glob, os\n"
+        f"targets = [{root + '/source/tiny/tiny.ipynb'!r}, {root + '/course-data/gradebook.db'!r},\n"
+        f"           {root + '/nbgrader_config.py'!r}, {root + '/release/tiny/tiny.ipynb'!r}]\n"
+        "seen = [p for p in targets if os.path.exists(p)]\n"
+        "found = []\n"
+        f"for top in ('/home', '/tmp', '/opt', {os.path.dirname(root)!r}, {_source_root()!r}):\n"
+        "    found += glob.glob(top + '/**/*.ipynb', recursive=True)\n"
+        "    found += glob.glob(top + '/**/*.db', recursive=True)\n"
+        "print('VISIBLE', seen, found)\n"
+        "answer = 42 if not seen else 0\n"
+    )
+
+
+def _source_root():
+    """The folder holding the gptcourse package (the repository's src/)."""
+    import gptcourse
+
+    return os.path.dirname(os.path.dirname(gptcourse.__file__))
+
+
+def outside_targets(root):
+    """Host paths the write-outside case tries: (existing files, files it tries to create)."""
+    import gptcourse
+    import site
+
+    package = os.path.dirname(gptcourse.__file__)
+    site_dir = site.getsitepackages()[0]
+    existing = [package + "/__init__.py", root + "/nbgrader_config.py"]
+    new = [root + "/planted.txt", root + "/course-data/submitted/planted.txt",
+           package + "/planted.py", site_dir + "/sitecustomize.py", site_dir + "/planted.pth",
+           "/usr/planted.txt"]
+    return existing, new
+
+
+def _writes_outside(root):
+    existing, new = outside_targets(root)
+    # existing files are opened for appending but nothing is written, so even a
+    # broken sandbox could not damage them; new files are really written
+    return (
+        "results = {}\n"
+        f"for path in {existing!r}:\n"
+        "    try:\n"
+        "        open(path, 'a').close()\n"
+        "        results[path] = 'OPENED FOR WRITING'\n"
+        "    except OSError as error:\n"
+        "        results[path] = type(error).__name__\n"
+        f"for path in {new!r}:\n"
+        "    try:\n"
+        "        with open(path, 'w') as handle:\n"
+        "            handle.write('import builtins; builtins.PLANTED = True\\n')\n"
+        "        results[path] = 'WROTE'\n"
+        "    except OSError as error:\n"
+        "        results[path] = type(error).__name__\n"
+        "print('WRITES', results)\n"
+        "with open('conftest.py', 'w') as handle:\n"
+        "    handle.write('import builtins; builtins.PLANTED = True\\n')\n"
+        "answer = 42\n"
+    )
+
+
+def _network(port):
+    return (
+        "import socket\n"
+        "outcome = []\n"
+        f"for host in ('127.0.0.1', '10.0.0.1', 'example.org'):\n"
+        "    try:\n"
+        f"        socket.create_connection((host, {port}), timeout=1).close()\n"
+        "        outcome.append('CONNECTED ' + host)\n"
+        "    except OSError as error:\n"
+        "        outcome.append(type(error).__name__)\n"
+        "print('NETWORK', outcome)\n"
+        "answer = 42\n"
+    )
+
+
+# A sitecustomize.py, usercustomize.py, a .pth file and conftest.py planted
+# next to the notebook, each trying to make every torch.equal call return True.
+PLANTED = "import torch\ntorch.equal = lambda *args, **kwargs: True\nprint('PLANTED RAN')\n"
+
+WRONG_ONES = "def ones(n):\n    return torch.zeros(n)\n"
+WRONG_DOUBLE = "def double(x):\n    return x + 1\n"
+
+
+def cases(root, port):
+    """Every case, for a course at `root`; `port` is a host port nobody may reach."""
+    files = [
+        Case("not-json", lambda nb: {"tiny.ipynb": b"this is { not json"}, NONE, "not JSON"),
+        Case("empty-file", lambda nb: {"tiny.ipynb": b""}, NONE, "empty file"),
+        Case("truncated", lambda nb: {"tiny.ipynb": _raw(correct(nb))[:1500]}, NONE, "truncated"),
+        Case("saved-as-html", lambda nb: {"tiny.ipynb": b"<!DOCTYPE html>\n<html><body>"
+                                          b"<pre>def double(x): return 2*x</pre></body></html>"},
+             NONE, "HTML, not a notebook"),
+        Case("missing-notebook", lambda nb: {"notes.txt": b"I forgot the notebook"}, NONE,
+             "notebook missing"),
+        Case("renamed-notebook", lambda nb: {"tiny-Copy1.ipynb": correct(nb)}, NONE,
+             "notebook missing", note="tiny-Copy1.ipynb"),
+        Case("extra-notebook", lambda nb: {"tiny.ipynb": correct(nb), "scratch.ipynb": nb}, ALL,
+             note="extra notebook 'scratch.ipynb' was not graded"),
+        Case("huge-outputs", lambda nb: nb_file(_huge_outputs(nb)), ALL),
+        Case("non-ascii-ünïcödé", lambda nb: {"tiny.ipynb": _non_ascii(nb),
+                                              "données-ü.txt": "é".encode()}, ALL),
+        Case("ids-fresh", lambda nb: nb_file(_ids(correct(nb), "fresh")), ALL),
+        Case("ids-missing", lambda nb: nb_file(_ids(correct(nb), "none")), ALL),
+        Case("ids-null", lambda nb: nb_file(_ids(correct(nb), "null")), ALL),
+        Case("ids-duplicate", lambda nb: nb_file(_ids(correct(nb), "duplicate")), ALL),
+        Case("nbformat-4-0", lambda nb: nb_file(_ids(correct(nb), "old")), ALL),
+        Case("own-functions-in-added-cells", lambda nb: nb_file(_added_cells(nb)), ALL),
+        Case("symlink-to-solutions", lambda nb: {"tiny.ipynb": ("link", f"{root}/source/tiny/tiny.ipynb")},
+             NONE, "symbolic link"),
+    ]
+    execution = [
+        Case("infinite-loop", lambda nb: _with(nb, double_answer="def double(x):\n    while True:\n"
+                                                                   "        pass\n"),
+             earns(double=False), "timed out in double_visible"),
+        Case("loop-eats-memory", lambda nb: _with(nb, ones_answer="def ones(n):\n    hoard = []\n"
+                                                                    "    while True:\n"
+                                                                    "        hoard.append(' ' * 10**7)\n"),
+             earns(ones=False), "MemoryError"),
+        Case("huge-allocation", lambda nb: _with(nb, answer_answer="big = torch.empty(10**12)\n"
+                                                                     "answer = 42\n"),
+             earns(answer=False), "can't allocate memory"),
+        Case("infinite-recursion", lambda nb: _with(nb, double_answer="def double(x):\n"
+                                                                        "    return double(x)\n"),
+             earns(double=False), "RecursionError"),
+        Case("stack-overflow", lambda nb: _with(
+            nb, double_answer="import sys\nsys.setrecursionlimit(10**8)\n"
+                              "def double(x):\n"
+                              "    return list(map(double, [x]))[0]  # C frames: the C stack\n"),
+             earns(double=False), "kernel died"),
+        Case("million-lines", lambda nb: _with(
+            nb, answer_answer="print('\\n'.join(f'line {i}' for i in range(3_000_000)))\n"
+                              "for i in range(100_000):\n    print('line', i)\n"
+                              "answer = 42\n"), ALL),
+        Case("sys-exit", lambda nb: _with(nb, answer_answer="answer = 42\nimport sys\nsys.exit()\n"),
+             ALL, note="sys.exit"),
+        Case("raise-systemexit", lambda nb: _with(nb, ones_answer="def ones(n):\n"
+                                                                    "    raise SystemExit(0)\n"),
+             earns(ones=False), "sys.exit(0)"),
+        Case("os-exit", lambda nb: _with(nb, double_answer="def double(x):\n    import os\n"
+                                                             "    os._exit(0)\n"),
+             earns(double=False), "kernel exited"),
+        Case("kill-own-kernel", lambda nb: _with(nb, ones_answer="def ones(n):\n"
+                                                                   "    import os, signal\n"
+                                                                   "    os.kill(os.getpid(), signal.SIGKILL)\n"),
+             earns(ones=False), "kernel died"),
+        Case("segfault", lambda nb: _with(nb, answer_answer="import ctypes\nctypes.string_at(0)\n"
+                                                              "answer = 42\n"),
+             earns(answer=False), "segmentation fault"),
+        Case("fork-bomb", lambda nb: _with(nb, ones_answer="import os, time\ndef ones(n):\n"
+                                                            "    while True:\n"
+                                                            "        if os.fork() == 0:\n"
+                                                            "            time.sleep(30)\n"
+                                                            "            os._exit(0)\n"),
+             earns(ones=False), "Resource temporarily unavailable"),
+        Case("stderr-from-correct-answer", lambda nb: _with(
+            nb, double_answer="import sys, warnings\ndef double(x):\n"
+                              "    warnings.warn('this is deprecated', DeprecationWarning)\n"
+                              "    print('noise on stderr', file=sys.stderr)\n    return 2 * x\n",
+            ones_answer="import warnings\ndef ones(n):\n    warnings.warn('a user warning')\n"
+                        "    return torch.ones(n)\n"), ALL),
+    ]
+    tampering = [
+        Case("test-cells-edited", lambda nb: nb_file(_edit_tests(correct(nb, double_answer=WRONG_DOUBLE),
+                                                                 _set_source("pass"))),
+             earns(double=False), note="was modified and restored"),
+        Case("test-cells-emptied", lambda nb: nb_file(_edit_tests(nb, _set_source(""))), NONE,
+             note="was modified and restored"),
+        Case("test-cells-deleted", lambda nb: nb_file(
+            {**correct(nb), "cells": [c for c in correct(nb)["cells"] if grade_id(c) not in POINTS]}),
+             ALL, note="was deleted"),
+        Case("test-cells-markdown", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
+                                                                   _to_markdown)),
+             earns(ones=False), note="turned into markdown"),
+        Case("test-cells-moved-up", lambda nb: nb_file(_move_tests_up(correct(nb))), ALL,
+             note="cells were moved"),
+        Case("points-edited", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
+                                                             _points_100)),
+             earns(ones=False), note="points of"),
+        Case("grade-ids-edited", lambda nb: nb_file(_rename_ids(correct(nb, ones_answer=WRONG_ONES))),
+             earns(ones=False), note="was deleted (or its id changed) and restored"),
+        Case("metadata-garbled", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
+                                                                _garble)),
+             earns(ones=False)),
+        Case("metadata-newer-schema", lambda nb: nb_file(_edit_tests(
+            correct(nb), lambda c: c["metadata"]["nbgrader"].update(schema_version=99))), ALL,
+             note="schema version 99"),
+        Case("answer-duplicated", lambda nb: nb_file(_duplicate_answer(nb)), earns(double=False),
+             note="appears 2 times"),
+        Case("kernelspec-changed", lambda nb: nb_file(
+            {**correct(nb), "metadata": {"kernelspec": {"name": "ir", "display_name": "R",
+                                                        "language": "R"}}}), ALL,
+             note="kernelspec was changed"),
+    ]
+    cheating = [
+        Case("patch-torch-equal", lambda nb: _with(
+            nb, ones_answer="def ones(n):\n    return torch.zeros(n)\n"
+                            "torch.equal = lambda *args, **kwargs: True\n"
+                            "torch.allclose = lambda *args, **kwargs: True\n"
+                            "torch.Tensor.__eq__ = lambda self, other: True\n"), earns(ones=False)),
+        Case("patch-builtins", lambda nb: _with(
+            nb, double_answer="import builtins\ndef double(x):\n    return str(2 * x)\n"
+                              "builtins.isinstance = lambda *args: True\n"
+                              "builtins.sum = lambda *args: 3\n"
+                              "builtins.type = lambda *args: int\n"
+                              "isinstance = lambda *args: True\ntype = lambda *args: int\n"),
+             earns(double=False)),
+        Case("always-equal-objects", lambda nb: _with(
+            nb, double_answer="class Yes:\n    def __eq__(self, other):\n        return True\n"
+                              "def double(x):\n    return Yes()\n",
+            answer_answer="class Int(int):\n    def __eq__(self, other):\n        return True\n"
+                          "answer = Int(7)\n",
+            ones_answer="class T(torch.Tensor):\n    def __eq__(self, other):\n        return True\n"
+                        "def ones(n):\n    return torch.zeros(n).as_subclass(T)\n"), NONE),
+        Case("replace-assertionerror", lambda nb: _with(
+            nb, double_answer="import builtins\nclass Quiet(Exception):\n    pass\n"
+                              "builtins.AssertionError = Quiet\nAssertionError = Quiet\n"
+                              "def double(x):\n    return 0\n"), earns(double=False)),
+        Case("hide-tracebacks-and-hooks", lambda nb: _with(
+            nb, double_answer="import sys\nsys.excepthook = lambda *args: None\n"
+                              "sys.settrace(None)\n"
+                              "try:\n    ip = get_ipython()\n"
+                              "    ip.showtraceback = lambda *a, **k: None\n"
+                              "    ip.input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n"
+                              "    ip.events.register('pre_run_cell', lambda *a: None)\n"
+                              "except NameError:\n    pass\n"
+                              "def double(x):\n    return 0\n"), earns(double=False)),
+        Case("timer-repatches", lambda nb: _with(
+            nb, ones_answer="import signal\ndef ones(n):\n    return torch.zeros(n)\n"
+                            "def again(*args):\n    torch.equal = lambda *a, **k: True\n"
+                            "signal.signal(signal.SIGALRM, again)\n"
+                            "signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)\n"),
+             earns(ones=False)),
+        Case("background-thread", lambda nb: _with(
+            nb, answer_answer="import threading, time\n"
+                              "def keep_patching():\n    while True:\n"
+                              "        torch.equal = lambda *a, **k: True\n        time.sleep(0.001)\n"
+                              "threading.Thread(target=keep_patching, daemon=True).start()\n"
+                              "answer = 42\n", ones_answer=WRONG_ONES),
+             earns(ones=False, answer=False), "threads"),
+        Case("forged-replies", lambda nb: _with(
+            nb, double_answer="import os, json\nfor fd in range(3, 64):\n    for cell in "
+                              "('double_visible', 'double_hidden'):\n        try:\n"
+                              "            os.write(fd, (json.dumps({'cell': cell, 'status': 'passed',"
+                              " 'nonce': 'guess'}) + '\\n').encode())\n"
+                              "        except OSError:\n            pass\n"
+                              "def double(x):\n    return 0\n"), earns(double=False)),
+        Case("inspect-interpreter-objects", lambda nb: _with(
+            nb, double_answer="import gc\nfunctions = [o for o in gc.get_objects() if callable(o)]\n"
+                              "def double(x):\n    return 2 * x\n"), NONE,
+             "inspected the grader's own internals (gc.get_objects)"),
+        Case("grab-runner-frame", lambda nb: _with(
+            nb, ones_answer="import sys\ncaller = sys._getframe(1)\n"
+                            "def ones(n):\n    return torch.ones(n)\n"), earns(ones=False, answer=False),
+             "inspected the grader's own internals (sys._getframe)"),
+        Case("patch-the-runner", lambda nb: _with(
+            nb, double_answer="import inspect\nframe = inspect.currentframe()\n"
+                              "while frame is not None and 'self' not in frame.f_locals:\n"
+                              "    frame = frame.f_back\n"
+                              "Runner = type(frame.f_locals['self'])\n"
+                              "def run_test(self, code, reply):\n"
+                              "    reply['status'] = 'passed'\n"
+                              "Runner.run_test = run_test\n"
+                              "def double(x):\n    return 0\n"), NONE, "changing the runner"),
+        Case("trace-function-during-a-test", lambda nb: _with(
+            nb, double_answer="import sys\ndef double(x):\n"
+                              "    sys.settrace(lambda *args: None)\n    return 2 * x\n"),
+             earns(double=False, ones=False, answer=False), "a trace function"),
+        Case("trace-function-in-an-answer", lambda nb: _with(
+            nb, ones_answer="import sys\nsys.settrace(lambda *args: None)\n"
+                            "sys.setprofile(lambda *args: None)\n"
+                            "def ones(n):\n    return torch.ones(n)\n"), ALL),
+        Case("detect-grader-environment", lambda nb: _with(
+            nb, answer_answer="import os, socket, sys\n"
+                              "print('ENV', sorted(os.environ))\n"
+                              "graded = any(k.startswith(('NBGRADER', 'GRADER')) for k in os.environ)\n"
+                              "answer = 42\n"), ALL, host_checks=["environment"]),
+    ]
+    outside = [
+        Case("read-instructor-files", lambda nb: _with(nb, answer_answer=_outside_probe(root)), ALL,
+             host_checks=["nothing visible"]),
+        Case("write-outside", lambda nb: _with(nb, answer_answer=_writes_outside(root)), ALL,
+             host_checks=["nothing written"]),
+        Case("planted-startup-files", lambda nb: {
+            "tiny.ipynb": correct(nb, ones_answer=WRONG_ONES), "sitecustomize.py": PLANTED,
+            "usercustomize.py": PLANTED, "planted.pth": "import sitecustomize\n",
+            "conftest.py": PLANTED}, earns(ones=False), host_checks=["planted not run"]),
+        Case("network", lambda nb: _with(nb, answer_answer=_network(port)), ALL,
+             host_checks=["no connection"]),
+    ]
+    return files + execution + tampering + cheating + outside

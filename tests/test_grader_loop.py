@@ -1,0 +1,225 @@
+"""The instructor's whole loop on the real assignments, with nbgrader's own commands.
+
+generate -> release to a temporary exchange -> four students fetch (each with
+a HOME of their own) -> fill answers programmatically -> submit -> collect ->
+autograde (sandboxed, two workers) -> feedback -> export grades -> summary.
+"""
+
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from grader_fixtures import nbgrader_env
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NOTEBOOKS = {"parameters": "parameters", "logits-to-text": "logits_to_text"}
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
+           "logits-to-text": ["next_token_ids_answer"]}
+PARTIAL_SCORE = {"parameters": 3.0, "logits-to-text": 3.0}
+TYPED = {
+    "parameters": {
+        "output_shape_answer": "output_shape = (2, 4, 50257)\n",
+        "count_parameters_answer": "def count_parameters(model):\n    return 163009536\n",
+        "values_answer": "total_params = 163009536\nout_head_params = 38597376\n"
+                         "tied_params = 124412160\n",
+        "count_tied_parameters_answer": "def count_tied_parameters(model):\n    return 124412160\n",
+        "model_size_mib_answer": "def model_size_mib(model):\n    return 621.83\n",
+        "gpt2_totals_answer": "gpt2_totals = {'gpt2-medium': 406212608, 'gpt2-large': 838220800,"
+                              " 'gpt2-xl': 1637792000}\n",
+    },
+    "logits-to-text": {
+        "next_token_ids_answer": "def next_token_ids(logits):\n"
+                                 "    return torch.tensor([[257]])\n",
+        "text_to_token_ids_answer": "def text_to_token_ids(text, tokenizer):\n"
+                                    "    return torch.tensor([[15496, 11, 314, 716]])\n",
+        "generated_text_answer": "generated_text = 'Hello, I am Featureiman Byeswickattribute argue'\n",
+    },
+}
+# grade cells that check functions on inputs a typed-in value cannot know
+FUNCTION_TESTS = {
+    "parameters": ["count_parameters_unseen_configs", "count_parameters_shared_once",
+                   "count_tied_parameters_unseen_configs", "count_tied_parameters_tied_models",
+                   "model_size_mib_any_model"],
+    "logits-to-text": ["next_token_ids_known_argmax", "text_to_token_ids_any_text",
+                       "generate_text_simple_batches", "generate_text_simple_greedy_values",
+                       "generate_text_simple_crops_context"],
+}
+TYPED_VALUE_POINTS = {"parameters": 5.0, "logits-to-text": 2.0}
+
+
+def nbgrader(*args, cwd, env=None):
+    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd,
+                            env=env or nbgrader_env(), capture_output=True, text=True)
+    assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stderr[-3000:]}"
+    return result
+
+
+def solution_answers(assignment):
+    path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
+    with open(path, encoding="utf-8") as handle:
+        nb = json.load(handle)
+    answers = {}
+    for cell in nb["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if meta.get("solution"):
+            lines = "".join(cell["source"]).splitlines(keepends=True)
+            answers[meta["grade_id"]] = "".join(l for l in lines if l.strip() not in MARKERS)
+    return answers
+
+
+def hidden_lines(assignment):
+    """Distinctive lines of the instructor's hidden tests."""
+    path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
+    with open(path, encoding="utf-8") as handle:
+        nb = json.load(handle)
+    lines = []
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        for block in re.findall(r"BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, re.S):
+            lines += [l.strip() for l in block.splitlines() if len(l.strip()) > 25]
+    return lines
+
+
+STUDENT_SCRIPT = """
+import json, sys
+from nbgrader.apps import FetchAssignmentApp, SubmitApp
+
+exchange, student, work = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+common = ["--course", "gptcourse", "--Exchange.root=" + exchange]
+fetched = {}
+for assignment, spec in work.items():
+    app = FetchAssignmentApp()
+    app.initialize([assignment] + common)
+    app.start()
+    path = assignment + "/" + spec["notebook"] + ".ipynb"
+    with open(path, encoding="utf-8") as handle:
+        fetched[assignment] = handle.read()
+    nb = json.loads(fetched[assignment])
+    for cell in nb["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+        if grade_id in spec["answers"]:
+            cell["source"] = spec["answers"][grade_id]
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(nb, handle)
+    app = SubmitApp()
+    app.initialize([assignment, "--student", student] + common)
+    app.start()
+with open("fetched.json", "w", encoding="utf-8") as handle:
+    json.dump(fetched, handle)
+"""
+
+
+@pytest.fixture(scope="module")
+def loop(tmp_path_factory):
+    course = str(tmp_path_factory.mktemp("loop") / "course")
+    os.makedirs(course)
+    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), course)
+    for folder in ("solutions", "exercises"):
+        shutil.copytree(os.path.join(ROOT, folder), os.path.join(course, folder))
+    exchange = os.path.join(course, "course-data", "exchange")
+    students = {"alice": "correct", "bob": "untouched", "carol": "partial", "dave": "typed"}
+    for assignment in NOTEBOOKS:
+        nbgrader("generate_assignment", assignment, "--force", cwd=course)
+        nbgrader("release_assignment", assignment, "--force", cwd=course)
+    fetched = {}
+    for student, kind in students.items():
+        home = os.path.join(course, "homes", student)
+        os.makedirs(home)
+        work = {}
+        for assignment in NOTEBOOKS:
+            answers = solution_answers(assignment)
+            work[assignment] = {
+                "notebook": NOTEBOOKS[assignment],
+                "answers": {"correct": answers, "untouched": {},
+                            "partial": {k: answers[k] for k in PARTIAL[assignment]},
+                            "typed": TYPED[assignment]}[kind]}
+        # the student's side, with nbgrader's own fetch and submit, in one process
+        result = subprocess.run([sys.executable, "-c", STUDENT_SCRIPT, exchange, student,
+                                 json.dumps(work)], cwd=home,
+                                env={**nbgrader_env(), "HOME": home}, capture_output=True,
+                                text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        with open(os.path.join(home, "fetched.json"), encoding="utf-8") as handle:
+            fetched.update({(student, a): t for a, t in json.load(handle).items()})
+    for assignment in NOTEBOOKS:
+        nbgrader("collect", assignment, cwd=course)
+    runs = {}
+    for assignment in NOTEBOOKS:
+        runs[assignment] = subprocess.run(
+            [sys.executable, "-m", "grader", "autograde", assignment, "--jobs", "2"],
+            cwd=course, env=nbgrader_env(), capture_output=True, text=True)
+        nbgrader("generate_feedback", assignment, "--force", cwd=course)
+    nbgrader("export", "--to", "course-data/grades.csv", cwd=course)
+    summary = subprocess.run([sys.executable, "-m", "grader", "summary"], cwd=course,
+                             env=nbgrader_env(), capture_output=True, text=True)
+    return {"course": course, "runs": runs, "fetched": fetched, "summary": summary,
+            "students": students}
+
+
+def grades(loop):
+    with open(os.path.join(loop["course"], "course-data", "grades.csv"), encoding="utf-8") as f:
+        return {(r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader(f)}
+
+
+def report(loop, assignment):
+    path = os.path.join(loop["course"], "course-data", "reports", assignment + ".json")
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)["rows"]
+
+
+def test_autograde_exits_zero_for_every_assignment(loop):
+    for assignment, run in loop["runs"].items():
+        assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_fetched_notebooks_hold_no_solutions_or_hidden_tests(loop):
+    for (student, assignment), text in loop["fetched"].items():
+        assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+        for line in hidden_lines(assignment):
+            assert line not in text
+
+
+def test_exported_grades_are_exact(loop):
+    scores = grades(loop)
+    for assignment in NOTEBOOKS:
+        assert scores[("alice", assignment)] == 10.0
+        assert scores[("bob", assignment)] == 0.0
+        assert scores[("carol", assignment)] == PARTIAL_SCORE[assignment]
+        assert scores[("dave", assignment)] <= TYPED_VALUE_POINTS[assignment]
+
+
+def test_typed_in_numbers_earn_nothing_on_function_tests(loop):
+    for assignment, tests in FUNCTION_TESTS.items():
+        rows = {r["grade_id"]: r for r in report(loop, assignment) if r["student"] == "dave"}
+        for grade_id in tests:
+            assert rows[grade_id]["points"] == 0.0, rows[grade_id]
+            assert rows[grade_id]["status"] == "failed"
+
+
+def test_feedback_holds_no_hidden_test_code(loop):
+    for assignment, notebook in NOTEBOOKS.items():
+        lines = hidden_lines(assignment)
+        assert lines, "the assignment has hidden tests"
+        for student in loop["students"]:
+            path = os.path.join(loop["course"], "course-data", "feedback", student, assignment,
+                                notebook + ".html")
+            with open(path, encoding="utf-8") as handle:
+                page = handle.read()
+            assert "Check that" in page  # the docstrings are there
+            for line in lines:
+                assert line not in page, (student, line)
+
+
+def test_summary_reports_status_and_pass_rates(loop):
+    assert loop["summary"].returncode == 0, loop["summary"].stderr
+    text = loop["summary"].stdout
+    assert "alice\tparameters\tgraded\t10/10" in text
+    assert "bob\tlogits_to_text\tgraded\t0/10" in text
+    assert "parameters/output_shape\t3/4 (75%)" in text

@@ -1,0 +1,208 @@
+"""Does the hardened autograder survive every broken, hostile or cheating submission?
+
+One session-scoped batch: every case in bad_submissions/cases.py plus honest
+students, handed in to the tiny course and graded in ONE run with two workers
+and a 3-second cell timeout. Each test then checks one thing about that run.
+"""
+
+import json
+import os
+import socket
+import threading
+
+import pytest
+
+import grader_fixtures as fx
+from bad_submissions.cases import ALL, NONE, cases, outside_targets
+
+HONEST = {"honest-1": ALL, "honest-2": ALL, "untouched": NONE}
+RERUN = ["honest-1", "infinite-loop", "os-exit", "patch-torch-equal", "not-json",
+         "test-cells-moved-up"]
+
+
+class Listener:
+    """A TCP port on the host's loopback that counts connections."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen()
+        self.sock.settimeout(0.5)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        self.sock.close()
+
+
+def package_hashes():
+    import gptcourse
+
+    return fx.tree_hashes(os.path.dirname(gptcourse.__file__))
+
+
+@pytest.fixture(scope="session")
+def batch(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("hostile") / "course")
+    fx.make_course(root)
+    released = fx.released(root)
+    listener = Listener()
+    all_cases = cases(root, listener.port)
+    for case in all_cases:
+        fx.hand_in(root, case.name, case.build(released))
+    fx.hand_in(root, "honest-1", {"tiny.ipynb": fx.correct(released)})
+    fx.hand_in(root, "honest-2", {"tiny.ipynb": fx.correct(released)})
+    fx.hand_in(root, "untouched", {"tiny.ipynb": released})
+    submitted = os.path.join(root, "course-data", "submitted")
+    before, package_before = fx.tree_hashes(submitted), package_hashes()
+    result = fx.run_grader(root, "--jobs", "2", "--timeout", "3", "--memory-mib", "1536")
+    listener.close()
+    yield {
+        "root": root, "cases": {c.name: c for c in all_cases}, "result": result,
+        "scores": fx.gradebook_scores(root), "report": fx.report(root),
+        "before": before, "after": fx.tree_hashes(submitted),
+        "package_before": package_before, "package_after": package_hashes(),
+        "connections": listener.connections,
+    }
+
+
+def autograded(batch, student):
+    path = os.path.join(batch["root"], "course-data", "autograded", student, "tiny", "tiny.ipynb")
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def printed(batch, student):
+    nb = autograded(batch, student)
+    return "".join("".join(o.get("text", "")) for c in nb["cells"] for o in c.get("outputs", []))
+
+
+def report_text(batch, student):
+    return " | ".join(str(row["message"]) for row in batch["report"][student])
+
+
+def test_the_whole_batch_is_processed_and_exits_zero(batch):
+    assert batch["result"].returncode == 0, batch["result"].stderr[-3000:]
+    expected = set(batch["cases"]) | set(HONEST)
+    assert set(batch["scores"]) == expected
+    assert set(batch["report"]) == expected
+
+
+def test_honest_students_in_the_same_run_get_exactly_what_they_earned(batch):
+    for student, earned in HONEST.items():
+        assert batch["scores"][student] == earned, student
+
+
+CASE_NAMES = [c.name for c in cases("/course", 1)]
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_each_case_earns_exactly_its_honest_work_and_is_explained(batch, name):
+    case = batch["cases"][name]
+    scores = batch["scores"][name]
+    assert scores == case.earns, report_text(batch, name)
+    assert sum(scores.values()) <= sum(ALL.values())
+    text = report_text(batch, name)
+    if case.reason:
+        assert case.reason in text, text
+    if case.note:
+        notes = [r["message"] for r in batch["report"][name] if r["status"] == "note"]
+        assert any(case.note in n for n in notes), notes
+
+
+def test_report_rows_agree_with_the_gradebook(batch):
+    for student, rows in batch["report"].items():
+        for row in rows:
+            if row["status"] != "note":
+                assert batch["scores"][student][row["grade_id"]] == row["points"], (student, row)
+
+
+def test_submitted_files_are_kept_byte_for_byte(batch):
+    assert batch["after"] == batch["before"]
+
+
+def test_huge_output_never_reaches_the_autograded_notebook_or_report(batch):
+    for student in ("million-lines", "huge-outputs"):
+        path = os.path.join(batch["root"], "course-data", "autograded", student, "tiny",
+                            "tiny.ipynb")
+        assert os.path.getsize(path) < 200_000, student
+    assert "more bytes of output dropped" in printed(batch, "million-lines")
+
+
+def test_instructor_files_are_invisible_in_the_sandbox(batch):
+    output = printed(batch, "read-instructor-files")
+    line = next(x for x in output.splitlines() if x.startswith("VISIBLE"))
+    assert line == "VISIBLE [] []", line
+
+
+def test_nothing_outside_the_sandbox_can_be_written(batch):
+    existing, new = outside_targets(batch["root"])
+    output = printed(batch, "write-outside")
+    assert "WROTE" not in output and "OPENED FOR WRITING" not in output, output
+    for path in new:
+        assert not os.path.exists(path), path
+    assert batch["package_after"] == batch["package_before"]
+
+
+def test_planted_startup_files_never_run(batch):
+    assert "PLANTED RAN" not in printed(batch, "planted-startup-files")
+
+
+def test_the_sandbox_has_no_network(batch):
+    output = printed(batch, "network")
+    assert "NETWORK" in output and "CONNECTED" not in output, output
+    assert batch["connections"] == 0
+
+
+def test_the_environment_does_not_reveal_the_grader(batch):
+    line = next(x for x in printed(batch, "detect-grader-environment").splitlines()
+                if x.startswith("ENV"))
+    names = eval(line[4:])  # a printed sorted list of names
+    assert not [n for n in names if "GRADER" in n.upper() or "NBGRADER" in n.upper()]
+    assert "HOME" in names and "PATH" in names
+
+
+def test_grading_again_gives_identical_scores_and_reports(batch):
+    result = fx.run_grader(batch["root"], "--jobs", "2", "--timeout", "3", "--memory-mib", "1536",
+                           "--students", ",".join(RERUN))
+    assert result.returncode == 0, result.stderr[-3000:]
+    scores, report = fx.gradebook_scores(batch["root"]), fx.report(batch["root"])
+    assert scores == batch["scores"]
+    for student in RERUN:
+        assert report[student] == batch["report"][student], student
+
+
+def test_feedback_shows_messages_but_no_hidden_test_code(batch):
+    import subprocess
+    import sys
+
+    root = batch["root"]
+    for student in ("honest-1", "patch-torch-equal", "infinite-loop"):
+        subprocess.run([sys.executable, "-m", "nbgrader", "generate_feedback", "tiny",
+                        "--student", student, "--force"], cwd=root, env=fx.nbgrader_env(),
+                       check=True, capture_output=True)
+    def html(student):
+        path = os.path.join(root, "course-data", "feedback", student, "tiny", "tiny.html")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    for student in ("honest-1", "patch-torch-equal", "infinite-loop"):
+        page = html(student)
+        assert fx.HIDDEN_MARK not in page
+        assert "for value in (21, -7, 0)" not in page
+        assert "Check that double doubles numbers it has not seen" in page
+    assert "ones(n) should hold n ones" in html("patch-torch-equal")
+    assert "timed out after 3 seconds" in html("infinite-loop")

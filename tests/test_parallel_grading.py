@@ -1,0 +1,110 @@
+"""Grading a batch with several workers gives what grading it with one gives.
+
+The batch (see scaling_helpers) mixes correct, partial, empty, crashing and
+unreadable submissions; the serial run into SQLite is the reference.
+"""
+
+import os
+import signal
+import time
+
+import pytest
+
+from scaling_helpers import (STUDENTS, finish, gradebook_rows, make_course, output_files,
+                              run_grader, sqlite_url, start_grader)
+
+pytest_plugins = ["scaling_fixtures"]
+
+
+def total_scores(rows):
+    """{student: (score, max score)} over every graded cell of the assignment."""
+    totals = {}
+    for (student, _, _), (score, top) in rows["grades"].items():
+        got, most = totals.get(student, (0.0, 0.0))
+        totals[student] = (got + (score or 0.0), most + top)
+    return totals
+
+
+def test_serial_run_grades_every_student_once_with_the_expected_totals(serial_sqlite_run):
+    rows, kinds = serial_sqlite_run.rows, serial_sqlite_run.kinds
+    assert [student for student, _ in rows["submissions"]] == STUDENTS
+    assert all(count == 1 for _, count in rows["submissions"])
+    totals = total_scores(rows)
+    by_kind = {}
+    for student, kind in kinds.items():
+        by_kind.setdefault(kind, set()).add(totals[student])
+    assert by_kind["correct"] == {(10.0, 10.0)}  # the instructor's answers: full marks
+    assert by_kind["empty"] == {(0.0, 10.0)}  # the untouched student version
+    assert by_kind["unreadable"] == {(0.0, 10.0)}
+    partial, = by_kind["partial"]
+    crashing, = by_kind["crashing"]
+    assert 0.0 < partial[0] < 10.0
+    assert 0.0 <= crashing[0] < 10.0
+
+
+def test_two_workers_give_the_same_grades_reports_and_autograded_files(
+        serial_sqlite_run, released_sqlite_gradebook, tmp_path):
+    course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    run_grader(course, "--jobs", "2")
+    assert gradebook_rows(sqlite_url(course)) == serial_sqlite_run.rows
+    files = output_files(course)
+    assert sorted(files) == sorted(serial_sqlite_run.files)
+    different = [path for path in files if files[path] != serial_sqlite_run.files[path]]
+    assert different == []
+
+
+def wait_for_recorded(db_url, count, process, timeout=300):
+    """Waits until ``count`` students are in the gradebook while ``process`` runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the grader finished before it could be killed"
+        try:
+            if len(gradebook_rows(db_url)["submissions"]) >= count:
+                return
+        except Exception:  # the gradebook may not exist yet, or be mid-creation
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"fewer than {count} students were recorded within {timeout} s")
+
+
+def test_run_killed_half_way_then_run_again_ends_consistent(
+        serial_sqlite_run, released_sqlite_gradebook, tmp_path):
+    course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    db_url = sqlite_url(course)
+    first = start_grader(course, "--jobs", "2")
+    wait_for_recorded(db_url, len(STUDENTS) // 2, first)
+    os.kill(first.pid, signal.SIGKILL)  # the grader's main process, without warning
+    code, _ = finish(first)
+    assert code == -signal.SIGKILL
+    leftover = processes_in_group(first.pid, wait=10)
+    if leftover:
+        os.killpg(first.pid, signal.SIGKILL)  # tidy up before failing
+    assert leftover == [], "the killed grader's workers kept running"
+    recorded = gradebook_rows(db_url)["submissions"]
+    assert len(STUDENTS) // 2 <= len(recorded) < len(STUDENTS)  # killed half way
+    assert all(count == 1 for _, count in recorded)
+
+    run_grader(course, "--jobs", "2")
+    rows = gradebook_rows(db_url)
+    assert rows["submissions"] == [(student, 1) for student in STUDENTS]
+    assert rows == serial_sqlite_run.rows
+    assert output_files(course) == serial_sqlite_run.files
+
+
+def processes_in_group(group, wait):
+    """Ids of processes still in process group ``group`` after up to ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        alive = []
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/stat") as handle:
+                        fields = handle.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[2]) == group and fields[0] != "Z":  # pgrp, not a zombie
+                    alive.append(int(name))
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.2)
