@@ -34,8 +34,9 @@ system:
 
 setup: $(STAMP) system
 
+# .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook
 test: setup
-	$(BIN)/python -m pytest
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).
@@ -70,8 +71,11 @@ book: $(STAMP) $(MATHJAX)
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key
 	touch $(BOOK_BUILD)/html/.build-ok
 
+# meta-device counting and the book build take a minute or two; grading.py (40
+# submissions, four configurations) takes several minutes and is run on its own.
 benchmark: setup
 	$(BIN)/python benchmarks/meta_device_counting.py
+	$(BIN)/python benchmarks/book_build.py
 
 # Homework: the student versions in exercises/ are generated from solutions/ by
 # nbgrader (solution regions become stubs, hidden tests are removed). Run it after
