@@ -73,9 +73,10 @@ def instructor_notebook():
             "### BEGIN HIDDEN TESTS\n"
             f"# {HIDDEN_MARK}\n"
             "for value in (21, -7, 0):\n"
+            "    expected = 2 * value\n"
             "    result = double(value)\n"
             '    assert type(result) is int, "double should return an int"\n'
-            '    assert result == 2 * value, "double gave a wrong value"\n'
+            '    assert result == expected, "double gave a wrong value"\n'
             "### END HIDDEN TESTS",
             metadata=_meta("double_hidden", grade=True, locked=True, points=2)),
         nbformat.v4.new_code_cell(

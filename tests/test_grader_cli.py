@@ -1,8 +1,9 @@
 """Does `python -m grader` tell the instructor's mistakes (exit 2) from students' (exit 0)?
 
 Also unit checks of the pieces that need no sandbox: reading broken files,
-building the notebook to run from the instructor's copy, the runner's
-snapshot, the feedback preprocessor and the one-transaction gradebook writer.
+building the notebook to run from the instructor's copy, how answers travel
+from the kernel to the checker, the feedback preprocessor and the
+one-transaction gradebook writer.
 """
 
 import json
@@ -183,3 +184,210 @@ def test_cells_a_student_added_run_after_their_answer_up_to_a_limit():
     assert kinds[start:start + MAX_EXTRA_CELLS] == [("extra", None)] * MAX_EXTRA_CELLS
     assert kinds[start + MAX_EXTRA_CELLS] == ("test", "ones_values")
     assert any("5 code cells added after 'ones_answer' were not run" in n for n in plan.notes)
+
+
+def roundtrip(value):
+    """A value as the kernel encodes it and the checker decodes it."""
+    import json
+
+    from grader.checker import decode
+    from grader.runner import Encoder
+
+    return decode(json.loads(json.dumps(Encoder().encode(value))))
+
+
+def test_answers_come_back_as_the_same_plain_types():
+    import math
+
+    import numpy
+    import torch
+
+    for value in [None, True, 3, -2**70, 2.5, "naïve 東京", [1, [2.0]], (1, "a"), {"k": (1, 2)},
+                  {3: [True]}]:
+        back = roundtrip(value)
+        assert back == value and type(back) is type(value)
+    assert math.isnan(roundtrip(float("nan"))) and roundtrip([float("-inf")]) == [float("-inf")]
+    size = roundtrip(torch.Size([2, 4]))
+    assert type(size) is torch.Size and size == (2, 4)
+    for tensor in [torch.tensor([[1, 2]]), torch.ones(3), torch.tensor(True), torch.zeros(0, 5),
+                   torch.tensor([1.5, float("inf")], dtype=torch.float64)]:
+        back = roundtrip(tensor)
+        assert type(back) is torch.Tensor and back.dtype == tensor.dtype
+        assert back.shape == tensor.shape and torch.equal(back, tensor)
+    array = roundtrip(numpy.arange(6, dtype=numpy.int32).reshape(2, 3))
+    assert array.dtype == numpy.int32 and array.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert type(roundtrip(numpy.float64(0.5))) is numpy.float64
+
+
+def test_lookalike_answers_come_back_as_opaque_objects():
+    import torch
+
+    class Int(int):
+        def __eq__(self, other):
+            return True
+
+    class T(torch.Tensor):
+        pass
+
+    for value, name in [(Int(7), "Int"), (torch.zeros(2).as_subclass(T), "T"),
+                        (object(), "object"), (torch.nn.Linear(2, 2), "Linear")]:
+        back = roundtrip(value)
+        assert type(back).__name__ == name
+        assert type(back) not in (int, torch.Tensor) and back != 7 and back != back.__class__()
+
+
+def test_malformed_or_huge_answers_are_refused():
+    from grader.checker import decode
+    from grader.runner import Encoder, TooLarge
+
+    for data in [{"$type": "torch.Tensor", "dtype": "torch.float32", "shape": [3], "data": [1, 2]},
+                 {"$type": "torch.Tensor", "dtype": "os.system", "shape": [], "data": 1},
+                 {"$type": "float", "repr": "__import__('os')"}, {"$type": "nope"},
+                 {"$type": "torch.Size", "items": [-1]}]:
+        with pytest.raises(ValueError):
+            decode(data)
+    nested = []
+    for _ in range(200):
+        nested = [nested]
+    with pytest.raises(TooLarge, match="nested too deeply"):
+        Encoder().encode(nested)
+    with pytest.raises(TooLarge, match="too large"):
+        Encoder().encode(["x" * (1 << 20)] * 40)
+
+
+def test_answer_names_are_the_top_level_names_of_the_solution_cells():
+    from grader.checker import answer_names
+
+    names = answer_names(["def f(x):\n    inner = 1\n    return x\n",
+                          "with open('a') as h:\n    total = 3\nfor name in []:\n    pass\n",
+                          "import numpy as np\nclass C:\n    attr = 1\n", "%matplotlib inline\nz = 1"])
+    assert names == {"f", "h", "total", "name", "C", "z"}  # imports are not answers
+
+
+class FakeKernel:
+    """Stands in for the sandboxed kernel: answers from a dict, records every request."""
+
+    def __init__(self, answers, calls=None):
+        from grader.sandbox import CellOutcome
+
+        self.outcome, self.answers, self.calls = CellOutcome, answers, calls or {}
+        self.requests, self.process = [], object()
+
+    def request(self, message, timeout):
+        import json
+
+        self.requests.append(message)
+        ok = self.outcome("ok")
+        if message["op"] == "describe":
+            return {"names": {n: {"callable": n in self.calls, "module": "__main__",
+                                  "qualname": n} for n in message["names"]
+                              if n in self.answers or n in self.calls}}, ok
+        if message["op"] == "get":
+            return {"value": json.loads(json.dumps(self.answers[message["name"]]))}, ok
+        reply = self.calls[message["name"]]
+        if reply == "timeout":
+            self.process = None
+            return None, self.outcome("timeout", "timed out after 1 seconds")
+        return reply, ok
+
+    def kill(self):
+        self.process = None
+
+
+def check(kernel, code, setup=("import torch",), solutions=("def double(x):\n    pass\n",
+                                                            "answer = 1\n")):
+    import time
+
+    from grader.checker import Checker
+
+    return Checker(list(setup), list(solutions)).check(code, kernel, time.monotonic() + 5, 5)
+
+
+def test_the_checker_runs_the_test_here_with_the_kernels_answers():
+    kernel = FakeKernel({"answer": 42}, {"double": {"value": 4}})
+    assert check(kernel, "secret = 7\nassert answer == 42 and double(2) == 4\nprint('ok')") == (
+        "passed", "", "ok\n")
+    sent = " ".join(str(r) for r in kernel.requests)
+    assert "secret" not in sent and "assert" not in sent  # only names and arguments travel
+    assert [r["op"] for r in kernel.requests] == ["describe", "get", "call"]
+    status, message, _ = check(FakeKernel({"answer": 41}), "assert answer == 42, 'not 42'")
+    assert (status, message) == ("failed", "AssertionError: not 42")
+
+
+def test_a_students_exception_is_a_builtin_one_named_after_the_function():
+    kernel = FakeKernel({}, {"double": {"exception": "ValueError", "message": "bad \udce9"}})
+    code = "try:\n    double(1)\nexcept ValueError as error:\n    assert 'in double: bad' in str(error)"
+    assert check(kernel, code)[0] == "passed"
+    kernel = FakeKernel({}, {"double": {"exception": "MyOwnError", "message": "x"}})
+    assert check(kernel, "double(1)")[1] == "RuntimeError: in double: x"
+
+
+def test_a_timeout_fails_the_test_even_if_the_test_catches_everything():
+    kernel = FakeKernel({}, {"double": "timeout"})
+    code = "try:\n    double(1)\nexcept BaseException:\n    pass"
+    assert check(kernel, code)[:2] == ("timeout", "in double: timed out after 5 seconds")
+
+
+def test_the_course_packages_own_function_earns_nothing():
+    kernel = FakeKernel({}, {"count_parameters": {"value": 336}})
+    kernel.request_original = kernel.request
+
+    def request(message, timeout):
+        reply, outcome = kernel.request_original(message, timeout)
+        if message["op"] == "describe":
+            reply["names"]["count_parameters"].update(module="gptcourse.counting")
+        return reply, outcome
+
+    kernel.request = request
+    status, message, _ = check(kernel, "assert count_parameters(None) == 336",
+                               solutions=("def count_parameters(model):\n    pass\n",))
+    assert status == "failed"
+    assert message == "count_parameters is the course package's own function; write your own"
+
+
+def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
+    import base64
+    import pickle
+
+    kernel = FakeKernel({}, {"double": {"value": 0}})
+    check(kernel, "double(model, torch.ones(2), tokenizer)",
+          setup=("import torch\nfrom gptcourse import GPTModel, get_tokenizer\n"
+                 "model = GPTModel({'vocab_size': 10, 'context_length': 4, 'emb_dim': 4,"
+                 " 'n_heads': 2, 'n_layers': 1, 'drop_rate': 0.0, 'qkv_bias': False})\n"
+                 "tokenizer = get_tokenizer()",))
+    data = base64.b64decode(kernel.requests[-1]["args"])
+    refs = []
+
+    class Loader(pickle.Unpickler):
+        def persistent_load(self, ref):
+            refs.append(ref)
+            return ref
+
+    import io
+
+    (args, _) = Loader(io.BytesIO(data)).load()
+    assert refs == [("setup", "model"), ("setup", "tokenizer")]
+    assert args[0] == ("setup", "model") and args[1].tolist() == [1.0, 1.0]
+
+
+def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
+    from grader.grade import Job, grade_student
+
+    slow = "import time\ntime.sleep(2.5)\n"
+    nb = fx.correct(fx.released(course), double_answer=slow + fx.ANSWERS["double_answer"],
+                    ones_answer=slow + fx.ANSWERS["ones_answer"],
+                    answer_answer=slow + fx.ANSWERS["answer_answer"])
+    folder = tmp_path / "submitted" / "slow" / "tiny"
+    folder.mkdir(parents=True)
+    (folder / "tiny.ipynb").write_text(json.dumps(nb))
+    job = Job("slow", "tiny", str(folder),
+              {"tiny": os.path.join(course, "source", "tiny", "tiny.ipynb")},
+              Limits(timeout=3, memory_mib=1536), notebook_timeout=6)
+    record = grade_student(job)
+    notebook = record["notebooks"][0]
+    tests = {t["grade_id"]: t for t in notebook["tests"]}
+    assert tests["double_visible"]["status"] == "passed"
+    assert tests["answer_value"]["message"] == "notebook took too long"
+    assert tests["answer_value"]["points"] == 0
+    assert any(n.startswith("notebook took too long (more than 6 seconds") for n in notebook["notes"])
+    assert notebook["seconds"] < 15

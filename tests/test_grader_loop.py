@@ -52,6 +52,48 @@ FUNCTION_TESTS = {
                        "generate_text_simple_crops_context"],
 }
 TYPED_VALUE_POINTS = {"parameters": 5.0, "logits-to-text": 2.0}
+# Answers written against a grader that ran the checks in the student's process:
+# reading the check's expected values from its frame, leaking the hidden check's
+# source through an exception, borrowing a helper function a hidden check defined.
+ORACLE = {
+    "parameters": {
+        "count_parameters_answer": (
+            "import sys\nimport torch\n\n"
+            "def count_parameters(model):\n"
+            "    frame = sys._getframe(1)\n"
+            "    while frame is not None:\n"
+            "        if frame.f_globals.get('unseen_cfg') == getattr(model, 'cfg', None):\n"
+            "            return frame.f_globals['unseen_count']\n"
+            "        frame = frame.f_back\n"
+            "    if isinstance(model, torch.nn.Sequential):\n"
+            "        return 38\n"
+            "    return 296 if model.out_head.weight is model.tok_emb.weight else 336\n"),
+        "count_tied_parameters_answer": (
+            "import sys\n\n"
+            "def count_tied_parameters(model):\n"
+            "    found = []\n"
+            "    frame = sys._getframe(1)\n"
+            "    while frame is not None:\n"
+            "        for scope in (frame.f_locals, frame.f_globals):\n"
+            "            found += [v for v in list(scope.values())\n"
+            "                      if isinstance(v, str) and 'HIDDEN' in v]\n"
+            "        frame = frame.f_back\n"
+            "    raise AssertionError(' '.join(found)[:590] or 'nothing found')\n"),
+    },
+    "logits-to-text": {
+        "generate_text_simple_answer": (
+            "def generate_text_simple(model, idx, max_new_tokens, context_size):\n"
+            "    helper = globals().get('greedy_reference')\n"
+            "    if helper is not None:\n"
+            "        return torch.tensor(helper(model, idx, max_new_tokens, context_size))\n"
+            "    zeros = torch.zeros(idx.shape[0], max_new_tokens, dtype=torch.long)\n"
+            "    return torch.cat([idx, zeros], dim=1)\n"),
+    },
+}
+# what the honest rest of those notebooks earns: parameters keeps output_shape and
+# out_head_params; logits-to-text keeps next_token_ids (3), the two text
+# functions (2) and the shape check of generate_text_simple (1)
+ORACLE_SCORE = {"parameters": 2.0, "logits-to-text": 6.0}
 
 
 def nbgrader(*args, cwd, env=None):
@@ -124,7 +166,8 @@ def loop(tmp_path_factory):
     for folder in ("solutions", "exercises"):
         shutil.copytree(os.path.join(ROOT, folder), os.path.join(course, folder))
     exchange = os.path.join(course, "course-data", "exchange")
-    students = {"alice": "correct", "bob": "untouched", "carol": "partial", "dave": "typed"}
+    students = {"alice": "correct", "bob": "untouched", "carol": "partial", "dave": "typed",
+                "eve": "oracle"}
     for assignment in NOTEBOOKS:
         nbgrader("generate_assignment", assignment, "--force", cwd=course)
         nbgrader("release_assignment", assignment, "--force", cwd=course)
@@ -139,7 +182,8 @@ def loop(tmp_path_factory):
                 "notebook": NOTEBOOKS[assignment],
                 "answers": {"correct": answers, "untouched": {},
                             "partial": {k: answers[k] for k in PARTIAL[assignment]},
-                            "typed": TYPED[assignment]}[kind]}
+                            "typed": TYPED[assignment],
+                            "oracle": {**answers, **ORACLE[assignment]}}[kind]}
         # the student's side, with nbgrader's own fetch and submit, in one process
         result = subprocess.run([sys.executable, "-c", STUDENT_SCRIPT, exchange, student,
                                  json.dumps(work)], cwd=home,
@@ -193,6 +237,20 @@ def test_exported_grades_are_exact(loop):
         assert scores[("bob", assignment)] == 0.0
         assert scores[("carol", assignment)] == PARTIAL_SCORE[assignment]
         assert scores[("dave", assignment)] <= TYPED_VALUE_POINTS[assignment]
+        assert scores[("eve", assignment)] == ORACLE_SCORE[assignment]
+
+
+def test_answers_written_against_the_grader_see_no_hidden_check(loop):
+    for assignment, notebook in NOTEBOOKS.items():
+        rows = [r for r in report(loop, assignment) if r["student"] == "eve"]
+        path = os.path.join(loop["course"], "course-data", "autograded", "eve", assignment,
+                            notebook + ".ipynb")
+        with open(path, encoding="utf-8") as handle:
+            outputs = json.dumps([c.get("outputs", []) for c in json.load(handle)["cells"]])
+        for text in [str(r["message"]) for r in rows] + [outputs]:
+            assert "HIDDEN" not in text
+            for line in hidden_lines(assignment):
+                assert line not in text
 
 
 def test_typed_in_numbers_earn_nothing_on_function_tests(loop):
@@ -222,4 +280,4 @@ def test_summary_reports_status_and_pass_rates(loop):
     text = loop["summary"].stdout
     assert "alice\tparameters\tgraded\t10/10" in text
     assert "bob\tlogits_to_text\tgraded\t0/10" in text
-    assert "parameters/output_shape\t3/4 (75%)" in text
+    assert "parameters/output_shape\t4/5 (80%)" in text

@@ -13,11 +13,11 @@ import threading
 import pytest
 
 import grader_fixtures as fx
-from bad_submissions.cases import ALL, NONE, cases, outside_targets
+from bad_submissions.cases import ALL, NONE, RED_TEAM, cases, outside_targets
 
 HONEST = {"honest-1": ALL, "honest-2": ALL, "untouched": NONE}
 RERUN = ["honest-1", "infinite-loop", "os-exit", "patch-torch-equal", "not-json",
-         "test-cells-moved-up"]
+         "test-cells-moved-up", "protocol-hijack-thread", "frame-expected-values"]
 
 
 class Listener:
@@ -206,3 +206,32 @@ def test_feedback_shows_messages_but_no_hidden_test_code(batch):
         assert "Check that double doubles numbers it has not seen" in page
     assert "ones(n) should hold n ones" in html("patch-torch-equal")
     assert "timed out after 3 seconds" in html("infinite-loop")
+
+
+def every_output(batch, student):
+    """All text the autograded notebook's cells show: printed output, results and errors."""
+    nb = autograded(batch, student)
+    parts = []
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            parts.append("".join(output.get("text", "")))
+            parts.append(str(output.get("data", "")))
+            parts += [str(output.get("evalue", ""))] + list(output.get("traceback", []))
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("name", RED_TEAM)
+def test_red_team_attacks_see_no_hidden_test(batch, name):
+    for text in (every_output(batch, name), report_text(batch, name)):
+        assert fx.HIDDEN_MARK not in text
+        assert "for value in (21, -7, 0)" not in text and "expected = 2 * value" not in text
+
+
+def test_names_a_check_defines_never_reach_the_kernel(batch):
+    assert "LEAKED []" in printed(batch, "hidden-test-names-copied-back")
+
+
+def test_a_hijacked_channel_sees_only_requests_for_answers(batch):
+    output = printed(batch, "protocol-hijack-thread")
+    assert '"op": "describe"' in output  # the hijacker printed what it was asked
+    assert "assert" not in output and "double(value)" not in output

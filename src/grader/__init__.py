@@ -1,8 +1,9 @@
 """A hardened autograder for nbgrader assignments.
 
 Student code runs cell by cell in a bubblewrap sandbox (``sandbox.py`` and the
-in-sandbox ``runner.py``); a trusted driver decides each test's outcome
-(``grade.py``) and one writer records it in nbgrader's gradebook
-(``record.py``). ``feedback.py`` keeps hidden tests out of student feedback.
-Run ``python -m grader --help``.
+in-sandbox ``runner.py``), which then only answers questions about what it
+defined; the test cells run in the grader's own process against those answers
+(``checker.py``), driven by ``grade.py``; one writer records the results in
+nbgrader's gradebook (``record.py``). ``feedback.py`` keeps hidden tests out of
+student feedback. Run ``python -m grader --help``.
 """

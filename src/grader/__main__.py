@@ -1,14 +1,17 @@
 """Command line: ``python -m grader autograde ASSIGNMENT`` and ``python -m grader summary``.
 
     python -m grader autograde ASSIGNMENT [--jobs N] [--students a,b,...] [--shard K/N]
-        [--db-url URL] [--timeout SECONDS] [--memory-mib MIB] [--course DIR]
+        [--db-url URL] [--timeout SECONDS] [--memory-mib MIB] [--tmpfs-mib MIB]
+        [--course DIR]
 
 Grades every submission of ASSIGNMENT under the course's submitted/ folder in
 sandboxed kernels, N students at a time, records the scores in nbgrader's
 gradebook, writes autograded notebooks and the grade report
 (reports/ASSIGNMENT.csv and .json beside the gradebook's other run-time data).
 Exit status: 0 when every submission was processed, whatever the students
-handed in; 1 if the grader itself failed on a submission; 2 for the
+handed in (a submission that cannot be graded is reported, not fatal);
+1 if the grader itself failed on a submission (reported for that student,
+the others are still graded); 2 for the
 instructor's own errors (bad configuration, unknown assignment, unreadable
 course files, no sandbox).
 """
@@ -21,11 +24,15 @@ import signal
 import sys
 import time
 
+import nbformat
+
 from . import course
 from .grade import Job, grade_student
-from .record import (read_timestamp, record_in_gradebook, write_assignment_report,
-                     write_autograded, write_student_report)
-from .sandbox import Limits, SandboxError, bwrap_available
+from .notebooks import build_plan, clean_name, clean_text, submission_link_problem
+from .record import (StagedFiles, clean_record, read_timestamp, record_in_gradebook,
+                     write_assignment_report, write_autograded, write_student_report)
+from .sandbox import (Limits, SandboxError, bwrap_available, private_work_root,
+                      remove_stale_work_roots)
 from .summary import write_summary
 
 
@@ -57,6 +64,9 @@ def build_parser():
                       help="seconds one cell may run (default: c.Execute.timeout)")
     auto.add_argument("--memory-mib", type=int, default=None,
                       help="address-space limit of each kernel in MiB (default 3072)")
+    auto.add_argument("--tmpfs-mib", type=int, default=None,
+                      help="size in MiB of each writable in-memory folder of a sandbox "
+                           "(/tmp, /home, /dev/shm and the working folder; default 128)")
     auto.add_argument("--course", default=".", help="course folder with nbgrader_config.py")
     summary = commands.add_parser("summary", help="per-student status and per-question pass rates")
     summary.add_argument("assignments", nargs="*", help="assignments (default: all configured)")
@@ -100,13 +110,24 @@ def autograde(args):
         k, n = args.shard
         students = [s for i, s in enumerate(students) if i % n == k - 1]
     limits = Limits(timeout=args.timeout or settings.timeout,
-                    memory_mib=args.memory_mib or settings.memory_mib)
+                    memory_mib=args.memory_mib or settings.memory_mib,
+                    tmpfs_mib=args.tmpfs_mib or settings.tmpfs_mib)
     jobs = [Job(student, args.assignment,
                 os.path.join(settings.submitted, student, args.assignment), notebooks, limits)
             for student in students]
     print(f"autograding {args.assignment}: {len(jobs)} submission(s), {args.jobs} at a time",
           file=sys.stderr)
-    failures = run_jobs(jobs, max(1, args.jobs), settings)
+    failures = []
+    gradable = []
+    for job in jobs:
+        reason = refusal(settings, job)
+        if reason:
+            record_one(job, refused_record(job, reason), settings, failures)
+        else:
+            gradable.append(job)
+    remove_stale_work_roots()
+    with private_work_root():
+        failures += run_jobs(gradable, max(1, args.jobs), settings)
     write_assignment_report(settings.reports, args.assignment)
     if any(sandbox for _, sandbox in failures):
         raise InstructorError("the sandbox could not be started (see the messages above): "
@@ -131,7 +152,13 @@ def run_jobs(jobs, workers, settings):
                                                 initargs=(os.getpid(),)) as pool:
         futures = {pool.submit(_safe_grade, job): job for job in jobs}
         for future in concurrent.futures.as_completed(futures):
-            record_one(futures[future], future.result(), settings, failures)
+            job = futures[future]
+            try:
+                result = future.result()
+            except Exception as error:  # noqa: BLE001 (a worker process died: this student only)
+                result = {"student": job.student, "assignment": job.assignment,
+                          "error": f"the grading worker process failed ({error!r})"}
+            record_one(job, result, settings, failures)
     return failures
 
 
@@ -159,22 +186,86 @@ def _safe_grade(job):
     return record
 
 
+def refusal(settings, job):
+    """Why a submission is not graded at all (its folder is a link, ...), or None."""
+    if clean_name(job.student) != job.student:
+        return "the student folder's name is not valid UTF-8 text; not graded"
+    return submission_link_problem(settings.submitted, job.student, job.assignment)
+
+
+def refused_record(job, reason):
+    """The record of a submission that was not run: every test 0 points, with `reason`."""
+    notebooks = []
+    for name, path in sorted(job.instructor_notebooks.items()):
+        plan = build_plan(nbformat.read(path, as_version=4), None)
+        tests = [{"grade_id": cell.grade_id, "points": 0.0, "max_points": cell.points,
+                  "status": "not run", "message": reason}
+                 for cell in plan.cells if cell.kind == "test"]
+        notebooks.append({"notebook": name, "status": "unreadable", "message": reason,
+                          "notes": [], "tests": tests, "seconds": 0.0, "autograded": None})
+    return {"student": job.student, "assignment": job.assignment, "notes": [reason],
+            "notebooks": notebooks, "seconds": 0.0, "refused": True}
+
+
 def record_one(job, record, settings, failures):
+    """Record one student's result; a failure is reported for that student and the run goes on.
+
+    The student's autograded notebooks and report are staged before the
+    gradebook transaction and put in place after it commits, so the gradebook
+    never holds scores whose files are missing.
+    """
+    student = clean_name(job.student)
     if "error" in record:
-        failures.append((job.student, bool(record.get("sandbox"))))
-        print(f"error grading {job.student}: {record['error']}", file=sys.stderr)
+        failures.append((student, bool(record.get("sandbox"))))
+        print(f"error grading {student}: {clean_text(record['error'])}", file=sys.stderr)
+        _report_only(settings, job, f"not graded: the grader failed on this submission "
+                                    f"({record['error']})")
         return
-    timestamp, note = read_timestamp(job.submitted_dir)
-    if note:
-        record["notes"].append(note)
-    record_in_gradebook(settings.db_url, settings.course_id, record, timestamp)
-    write_autograded(settings.autograded, job.student, job.assignment, record, job.submitted_dir)
-    write_student_report(settings.reports, job.assignment, record)
+    record = clean_record(record)
+    staged = StagedFiles()
+    # a refused folder is not read at all (it may be a link to someone else's files)
+    submitted_dir = None if record.get("refused") else job.submitted_dir
+    try:
+        timestamp, note = read_timestamp(submitted_dir) if submitted_dir else (None, None)
+        if note:
+            record["notes"].append(note)
+        if student != job.student:  # an id the gradebook cannot store
+            record["student"] = student
+            write_student_report(settings.reports, job.assignment, record, staged)
+            staged.publish()
+            return
+        write_autograded(settings.autograded, job.student, job.assignment, record,
+                         submitted_dir, staged)
+        write_student_report(settings.reports, job.assignment, record, staged)
+        record_in_gradebook(settings.db_url, settings.course_id, record, timestamp)
+        staged.publish()
+    except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
+        staged.discard()
+        failures.append((student, False))
+        message = clean_text(f"{type(error).__name__}: {error}")
+        print(f"error recording {student}: {message}", file=sys.stderr)
+        _report_only(settings, job, f"not recorded: the grader failed while recording "
+                                    f"this submission ({message})")
+        return
+    except BaseException:
+        staged.discard()
+        raise
     scores = sum(t["points"] for nb in record["notebooks"] for t in nb["tests"])
     total = sum(t["max_points"] for nb in record["notebooks"] for t in nb["tests"])
     states = ", ".join(f"{nb['notebook']}: {nb['status']}" for nb in record["notebooks"])
-    print(f"{job.student}: {scores:g}/{total:g} ({states}) in {record['seconds']:.1f} s",
+    print(f"{student}: {scores:g}/{total:g} ({states}) in {record['seconds']:.1f} s",
           file=sys.stderr)
+
+
+def _report_only(settings, job, note):
+    """A report entry saying why a student has no new result (best effort)."""
+    try:
+        write_student_report(settings.reports, job.assignment,
+                             {"student": clean_name(job.student), "notes": [note],
+                              "notebooks": []})
+    except Exception as error:  # noqa: BLE001 (already failing; say so and go on)
+        print(f"error reporting on {clean_name(job.student)}: {clean_text(repr(error))}",
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

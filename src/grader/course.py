@@ -7,6 +7,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 DEFAULT_MEMORY_MIB = 3072
 DEFAULT_TIMEOUT = 60.0
+DEFAULT_TMPFS_MIB = 128
 
 
 class CourseError(Exception):
@@ -25,6 +26,7 @@ class Settings:
     db_url: str
     timeout: float
     memory_mib: int
+    tmpfs_mib: int = DEFAULT_TMPFS_MIB
 
     @property
     def assignments(self):
@@ -55,12 +57,15 @@ class Settings:
         return names
 
     def students(self, assignment):
-        """Students with a submitted/<student>/<assignment> folder, sorted."""
+        """Students with a submitted/<student>/<assignment> entry, sorted.
+
+        Symbolic links are listed too (the grader refuses and reports them),
+        so that no submission silently disappears from the report.
+        """
         if not os.path.isdir(self.submitted):
             return []
         return sorted(s for s in os.listdir(self.submitted)
-                      if os.path.isdir(os.path.join(self.submitted, s, assignment))
-                      and not os.path.islink(os.path.join(self.submitted, s)))
+                      if os.path.lexists(os.path.join(self.submitted, s, assignment)))
 
 
 def load(course_dir=".", db_url=None):
@@ -95,6 +100,7 @@ def load(course_dir=".", db_url=None):
         db_url=url,
         timeout=float(config.get("Execute", {}).get("timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT),
         memory_mib=int(grader.get("memory_mib", DEFAULT_MEMORY_MIB)),
+        tmpfs_mib=int(grader.get("tmpfs_mib", DEFAULT_TMPFS_MIB)),
     )
 
 

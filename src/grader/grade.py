@@ -16,9 +16,11 @@ from dataclasses import asdict, dataclass, field
 import nbformat
 
 from .notebooks import Unreadable, build_plan, read_submission, student_extra_files
-from .sandbox import Kernel, Limits, sandbox_uid, tamper_message
+from .checker import Checker, ServingKernel
+from .sandbox import CellOutcome, Limits, sandbox_uid
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
+NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
 
 
 @dataclass
@@ -50,6 +52,7 @@ class Job:
     submitted_dir: str  # submitted/<student>/<assignment>
     instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
     limits: Limits
+    notebook_timeout: float = 0.0  # seconds for one notebook in all; 0: derived
 
 
 def grade_student(job):
@@ -82,7 +85,7 @@ def grade_notebook(name, instructor_path, path, job, files):
         submission, status, message = None, "unreadable", str(problem)
     plan = build_plan(instructor, submission)
     if status == "graded":
-        outcomes, run_notes = run_plan(plan, job, files)
+        outcomes, run_notes = run_plan(plan, job, files, instructor)
     else:
         outcomes, run_notes = {}, []
     tests = []
@@ -120,10 +123,14 @@ def describe(outcome, cell):
     return outcome.message or "failed"
 
 
-def run_plan(plan, job, files):
-    """Run the plan's code cells in sandboxed kernels; {cell index: CellOutcome}, notes."""
+def run_plan(plan, job, files, instructor=None):
+    """Run the plan: answer cells in sandboxed kernels, test cells in a Checker here.
+
+    Returns ({cell index: CellOutcome}, notes).
+    """
     workdir = tempfile.mkdtemp(prefix="grader-")
     notes = []
+    kernel = None
     try:
         for relative in files:
             target = os.path.join(workdir, relative)
@@ -133,35 +140,53 @@ def run_plan(plan, job, files):
         give_to_sandbox_user(workdir)
         code_cells = [i for i, c in enumerate(plan.cells) if c.kind in ("setup", "solution",
                                                                         "extra", "test")]
-        cpu_seconds = int(job.limits.cpu_seconds or job.limits.timeout * (len(code_cells) + 2) + 60)
-        outcomes, completed, tampered = {}, [], []
-        kernel, restarts = None, 0
+        timeout = job.limits.timeout
+        cpu_seconds = int(job.limits.cpu_seconds or timeout * (len(code_cells) + 2) + 60)
+        budget = job.notebook_timeout or NOTEBOOK_BUDGET_FACTOR * timeout * max(len(code_cells), 1)
+        deadline = time.monotonic() + budget
+        outcomes, completed = {}, []
+        checker, restarts, over_budget = None, 0, False
         for index in code_cells:
             cell = plan.cells[index]
+            if time.monotonic() >= deadline:
+                if not over_budget:
+                    over_budget = True
+                    notes.append(f"notebook took too long (more than {budget:g} seconds in all, "
+                                 "restarts included); the cells after that were not run")
+                if cell.kind == "test":
+                    outcomes[index] = CellOutcome("failed", "notebook took too long")
+                continue
             if kernel is None:
                 if restarts > MAX_RESTARTS:
                     break
-                kernel = Kernel(workdir, job.limits)
+                kernel = ServingKernel(workdir, job.limits)
                 kernel.start(cpu_seconds)
                 for earlier in completed:  # replay the cells that ran fine, to continue
-                    replay = kernel.run(plan.cells[earlier].kind, plan.cells[earlier].source,
-                                        plan.cells[earlier].grade_id)
-                    if replay.status not in ("ok", "error"):
+                    left = min(timeout, deadline - time.monotonic())
+                    if left <= 0 or kernel.run_cell(plan.cells[earlier].kind,
+                                                    plan.cells[earlier].source,
+                                                    left).status not in ("ok", "error"):
                         break
                 restarts += 1
-            if not cell.source.strip():
-                outcome = kernel.run(cell.kind, "pass", cell.grade_id)
-                if cell.kind == "test":
-                    outcome.status, outcome.message = "failed", "the test cell is empty"
+            left = min(timeout, deadline - time.monotonic())
+            if cell.kind == "test":
+                if not cell.source.strip():
+                    outcome = CellOutcome("failed", "the test cell is empty")
+                else:
+                    if checker is None:
+                        checker = make_checker(plan, instructor)
+                    status, message, output = checker.check(cell.source, kernel,
+                                                            time.monotonic() + left, timeout)
+                    outcome = CellOutcome(status, message, output)
             else:
-                outcome = kernel.run(cell.kind, cell.source, cell.grade_id)
-            tampered.extend(kernel.tamper)
-            if cell.kind == "test" and outcome.status == "passed" and tampered:
-                outcome.status, outcome.message = "failed", tamper_message(tampered)
+                outcome = kernel.run_cell(cell.kind, cell.source if cell.source.strip() else "pass",
+                                          left)
+                if outcome.status == "timeout":
+                    outcome.message = f"timed out after {timeout:g} seconds"
             outcomes[index] = outcome
             if outcome.status in ("ok", "error") and cell.kind != "test":
                 completed.append(index)
-            restart = outcome.status in ("timeout", "died", "garbled")
+            restart = kernel.process is None or outcome.status in ("timeout", "died", "garbled")
             if restart:
                 kernel.kill()
                 kernel = None
@@ -169,13 +194,31 @@ def run_plan(plan, job, files):
                 notes.append(f"{cell_label(cell, index)}: {describe(outcome, cell)}"
                              + ("; the kernel was restarted for the cells after it"
                                 if restart else ""))
-        if kernel is not None:
-            kernel.kill()
-        if tampered:
-            notes.append(tamper_message(tampered))
         return outcomes, notes
     finally:
+        if kernel is not None:
+            kernel.kill()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+_CHECKERS = {}  # one per instructor notebook in this worker: set-up cells run once
+
+
+def make_checker(plan, instructor):
+    """A Checker with the instructor's set-up cells run and the answer names known.
+
+    Its set-up namespace is only read by the instructor's tests (a submission gets
+    copies of the objects it is passed), so one is reused for every student.
+    """
+    setup = [c.source for c in plan.cells if c.kind == "setup"]
+    solutions = [instructor.cells[c.instructor_index].source for c in plan.cells
+                 if c.kind == "solution" and c.instructor_index is not None and instructor]
+    key = (tuple(setup), tuple(solutions))
+    if key not in _CHECKERS:
+        if len(_CHECKERS) >= 4:
+            _CHECKERS.clear()
+        _CHECKERS[key] = Checker(setup, solutions)
+    return _CHECKERS[key]
 
 
 def give_to_sandbox_user(folder):
@@ -233,10 +276,13 @@ def autograded_notebook(instructor, plan, outcomes, problem=""):
 
 
 def cell_outputs(cell, outcome, count):
-    if cell.kind == "test":
-        if outcome.status == "passed":
-            return []
-        return [error_output(outcome.message or outcome.status)]
+    if cell.kind == "test":  # the checker's own printing and the short reason only
+        outputs = []
+        if outcome.stdout:
+            outputs.append(nbformat.v4.new_output("stream", name="stdout", text=outcome.stdout))
+        if outcome.status != "passed":
+            outputs.append(error_output(outcome.message or outcome.status))
+        return outputs
     outputs = []
     for stream, text in (("stdout", outcome.stdout), ("stderr", outcome.stderr)):
         if text:

@@ -20,6 +20,7 @@ import nbformat
 MAX_NOTEBOOK_BYTES = 256 << 20  # larger files are not parsed at all
 MAX_COPIED_FILE_BYTES = 16 << 20  # the student's other files copied into the sandbox
 MAX_COPIED_TOTAL_BYTES = 64 << 20
+MAX_COPIED_FILES = 200  # each is one open file handed to the sandbox
 MAX_EXTRA_CELLS = 30  # code cells a student added that are run, in the whole notebook
 HIDDEN_BLOCK = re.compile(r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
                           re.MULTILINE | re.DOTALL)
@@ -121,8 +122,77 @@ def read_submission(path):
     cells = nb.get("cells")
     if not isinstance(cells, list):
         raise Unreadable("notebook could not be read: not a notebook (no cells)")
-    nb["cells"] = [c for c in cells if isinstance(c, dict)]
+    nb["cells"], nb[NOTES_KEY] = normalised_cells(cells)
     return nb
+
+
+NOTES_KEY = "grader:notes"  # where read_submission leaves its remarks for build_plan
+
+
+def clean_text(text):
+    """`text` that can always be written as UTF-8: lone surrogates become \\udXXX escapes."""
+    if not isinstance(text, str):
+        text = str(text)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def clean_name(name):
+    """A file name from os.listdir (bytes or surrogate-escaped str) as printable UTF-8 text."""
+    return clean_text(os.fsdecode(name))
+
+
+def normalised_cells(cells):
+    """(cells, notes): every cell a dict with a text cell_type, source and dict metadata.
+
+    Whatever a submission's JSON holds in place of a cell, its metadata, its
+    nbgrader metadata, grade_id, id or source, the result has the shapes the
+    rest of the grader reads, and each repair is described in `notes`.
+    Sources are made writable as UTF-8 (a lone surrogate is escaped).
+    """
+    clean, notes = [], []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            notes.append(f"cell {number} is not a notebook cell ({type(cell).__name__}); ignored")
+            continue
+        cell = dict(cell)
+        kind = cell.get("cell_type")
+        if not isinstance(kind, str):
+            notes.append(f"cell {number} has no readable cell type; it was treated as markdown")
+            kind = "markdown"
+        cell["cell_type"] = kind
+        if "id" in cell and not isinstance(cell["id"], str):
+            cell.pop("id")
+        metadata = cell.get("metadata", {})
+        if not isinstance(metadata, dict):
+            notes.append(f"cell {number} had unreadable metadata; it was ignored")
+            metadata = {}
+        metadata = dict(metadata)
+        if "nbgrader" in metadata:
+            meta = metadata["nbgrader"]
+            if not isinstance(meta, dict):
+                notes.append(f"cell {number} had unreadable nbgrader metadata; it was ignored")
+                metadata.pop("nbgrader")
+            else:
+                meta = dict(meta)
+                if "grade_id" in meta and not (isinstance(meta["grade_id"], str)
+                                               and meta["grade_id"]):
+                    notes.append(f"cell {number} had an unreadable grade_id "
+                                 f"({_shown(meta['grade_id'])}); it was ignored")
+                    meta.pop("grade_id")
+                metadata["nbgrader"] = meta
+        cell["metadata"] = metadata
+        source = cell.get("source", "")
+        text = source_text(source)
+        if text == "" and source not in ("", [], None):
+            notes.append(f"cell {number}'s source is not text; it was treated as empty")
+        cell["source"] = clean_text(text)
+        clean.append(cell)
+    return clean, notes
+
+
+def _shown(value, limit=60):
+    text = clean_text(repr(value))
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def released_source(source):
@@ -140,7 +210,12 @@ def build_plan(instructor, submission):
     `instructor` is an nbformat NotebookNode of the solutions notebook,
     `submission` the dict from read_submission (or None: no answers at all).
     """
-    notes = []
+    if submission is not None and NOTES_KEY not in submission:  # not from read_submission
+        submission = dict(submission)
+        cells = submission.get("cells")
+        submission["cells"], submission[NOTES_KEY] = normalised_cells(
+            cells if isinstance(cells, list) else [])
+    notes = list(submission[NOTES_KEY]) if submission else []
     student_cells = submission["cells"] if submission else []
     by_id, by_cell_id, seen_ids = {}, {}, {}
     for position, cell in enumerate(student_cells):
@@ -152,8 +227,6 @@ def build_plan(instructor, submission):
         cell_id = cell.get("id")
         if isinstance(cell_id, str) and cell_id:
             by_cell_id.setdefault(cell_id, (position, cell))
-        elif submission and "nbgrader" in cell.get("metadata", {}) and not meta:
-            notes.append(f"cell {position + 1} had unreadable nbgrader metadata; it was ignored")
     for grade_id, count in seen_ids.items():
         if count > 1:
             notes.append(f"cell '{grade_id}' appears {count} times; the first one was used")
@@ -247,11 +320,12 @@ def _compare_test_cell(grade_id, cell, by_id, points):
         notes.append(f"test cell '{grade_id}' was modified and restored")
     student_points = nbgrader_meta(student_cell).get("points")
     if student_points is not None and _as_float(student_points) != points:
-        notes.append(f"points of '{grade_id}' were changed to {student_points!r}; "
+        notes.append(f"points of '{grade_id}' were changed to {_shown(student_points)}; "
                      f"the instructor's {points:g} apply")
     schema = nbgrader_meta(student_cell).get("schema_version")
     if schema is not None and schema != cell.metadata.get("nbgrader", {}).get("schema_version"):
-        notes.append(f"nbgrader metadata of '{grade_id}' has schema version {schema!r}; ignored")
+        notes.append(f"nbgrader metadata of '{grade_id}' has schema version {_shown(schema)}; "
+                     "ignored")
     return notes
 
 
@@ -260,14 +334,15 @@ def _compare_kernelspec(instructor, submission):
     spec = theirs.get("kernelspec")
     ours = instructor.metadata.get("kernelspec", {})
     if isinstance(spec, dict) and ours and spec.get("name") != ours.get("name"):
-        return [f"kernelspec was changed to {spec.get('name')!r}; graded with the course's Python"]
+        return [f"kernelspec was changed to {_shown(spec.get('name'))}; "
+                "graded with the course's Python"]
     return []
 
 
 def _as_float(value):
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
@@ -286,29 +361,60 @@ def student_extra_files(folder, expected_notebooks):
     """(regular files to copy into the sandbox, notes) from a student's submitted folder.
 
     Symbolic links are never followed: one pointing at instructor files would
-    otherwise be copied into the sandbox by the grader itself.
+    otherwise be copied into the sandbox by the grader itself. File names that
+    are not valid UTF-8 are kept as they are for copying and escaped in notes.
     """
     files, notes, total = [], [], 0
-    if not os.path.isdir(folder):
+    if not os.path.isdir(folder) or os.path.islink(folder):
         return files, notes
     for directory, subdirs, names in os.walk(folder, followlinks=False):
-        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        for name in sorted(subdirs):
+            if os.path.islink(os.path.join(directory, name)):
+                relative = os.path.relpath(os.path.join(directory, name), folder)
+                notes.append(f"symbolic link '{clean_name(relative)}' was ignored")
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith(".")
+                            and not os.path.islink(os.path.join(directory, d)))
         for name in sorted(names):
             path = os.path.join(directory, name)
             relative = os.path.relpath(path, folder)
+            shown = clean_name(relative)
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode):
-                notes.append(f"symbolic link '{relative}' was ignored")
+                notes.append(f"symbolic link '{shown}' was ignored")
                 continue
             if not stat.S_ISREG(info.st_mode) or name == "timestamp.txt":
                 continue
             if name.endswith(".ipynb"):
                 if relative not in expected_notebooks:
-                    notes.append(f"extra notebook '{relative}' was not graded")
+                    notes.append(f"extra notebook '{shown}' was not graded")
                 continue
-            if info.st_size > MAX_COPIED_FILE_BYTES or total + info.st_size > MAX_COPIED_TOTAL_BYTES:
-                notes.append(f"file '{relative}' is too large to be copied for grading")
+            if (len(files) >= MAX_COPIED_FILES or info.st_size > MAX_COPIED_FILE_BYTES
+                    or total + info.st_size > MAX_COPIED_TOTAL_BYTES):
+                notes.append(f"file '{shown}' was not copied for grading (at most "
+                             f"{MAX_COPIED_FILES} files, {MAX_COPIED_FILE_BYTES >> 20} MiB each, "
+                             f"{MAX_COPIED_TOTAL_BYTES >> 20} MiB in all)")
                 continue
             total += info.st_size
             files.append(relative)
     return files, notes
+
+
+def submission_link_problem(submitted_root, student, assignment):
+    """A reason to refuse submitted/<student>/<assignment>, or None.
+
+    Every path component below `submitted_root` is checked with lstat: a
+    student or assignment folder that is a symbolic link (which could point
+    at the instructor's solutions) is never graded.
+    """
+    path = submitted_root
+    for part in (student, assignment):
+        path = os.path.join(path, part)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return "submission folder could not be read; not graded"
+        if stat.S_ISLNK(info.st_mode):
+            return "submission folder is a symbolic link; not graded"
+        if not stat.S_ISDIR(info.st_mode):
+            return "submission folder is not a folder; not graded"
+    return None

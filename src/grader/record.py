@@ -7,15 +7,20 @@ before, and running again overwrites cleanly.
 """
 
 import csv
+import io
 import json
 import os
 import tempfile
+import time
 
 import nbformat
 from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, \
     SubmittedNotebook
 from nbgrader.utils import parse_utc
 
+from .notebooks import clean_text
+
+STALE_SECONDS = 600  # a temporary file this old was left by a writer that was killed
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
                  "status", "message"]
 
@@ -100,22 +105,82 @@ def _complete_structure(db, assignment, submission):
         db.flush()
 
 
-def write_autograded(autograded_root, student, assignment, record, submitted_dir):
-    """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/."""
+class StagedFiles:
+    """Files written to temporary names beside their targets, put in place together.
+
+    The writer stages a student's autograded notebooks and report, commits the
+    gradebook, then publishes: a failure before the commit discards the
+    temporary files, so the gradebook is never committed without them and no
+    temporary file is left behind.
+    """
+
+    def __init__(self):
+        self.pending = []  # (temporary path, target path)
+        self.removals = []
+
+    def write(self, path, text):
+        self.pending.append((_write_temporary(path, text), path))
+
+    def remove(self, path):
+        self.removals.append(path)
+
+    def publish(self):
+        for temporary, target in self.pending:
+            os.replace(temporary, target)
+        for path in self.removals:
+            if os.path.lexists(path):
+                os.remove(path)
+        self.pending, self.removals = [], []
+
+    def discard(self):
+        for temporary, _ in self.pending:
+            try:
+                os.remove(temporary)
+            except OSError:
+                pass
+        self.pending, self.removals = [], []
+
+
+def clean_record(value):
+    """`value` with every string writable as UTF-8 (lone surrogates escaped), recursively."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, dict):
+        return {clean_record(k): clean_record(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_record(v) for v in value]
+    return value
+
+
+def write_autograded(autograded_root, student, assignment, record, submitted_dir, staged=None):
+    """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/.
+
+    With `staged` (a StagedFiles) the files are only staged; the caller publishes.
+    """
+    own = staged is None
+    staged = StagedFiles() if own else staged
+    record = clean_record(record)
     folder = os.path.join(autograded_root, student, assignment)
     os.makedirs(folder, exist_ok=True)
-    for result in record["notebooks"]:
-        target = os.path.join(folder, result["notebook"] + ".ipynb")
-        if result.get("autograded") is None:
-            if os.path.exists(target):
-                os.remove(target)
-            continue
-        nb = nbformat.from_dict(result["autograded"])
-        _atomic_write(target, nbformat.writes(nb))
-    stamp = os.path.join(submitted_dir, "timestamp.txt")
-    if os.path.isfile(stamp) and not os.path.islink(stamp):
-        with open(stamp, encoding="utf-8", errors="replace") as handle:
-            _atomic_write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+    try:
+        for result in record["notebooks"]:
+            target = os.path.join(folder, result["notebook"] + ".ipynb")
+            if result.get("autograded") is None:
+                staged.remove(target)
+                continue
+            nb = nbformat.from_dict(result["autograded"])
+            staged.write(target, nbformat.writes(nb))
+        stamp = os.path.join(submitted_dir, "timestamp.txt") if submitted_dir else None
+        if stamp is None:  # no usable submission folder: no timestamp either
+            staged.remove(os.path.join(folder, "timestamp.txt"))
+        elif os.path.isfile(stamp) and not os.path.islink(stamp):
+            with open(stamp, encoding="utf-8", errors="replace") as handle:
+                staged.write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+    except BaseException:
+        staged.discard()
+        raise
+    if own:
+        staged.publish()
 
 
 def report_rows(record):
@@ -138,15 +203,23 @@ def _row(record, notebook, nb_status, grade_id, points, max_points, status, mess
             "message": message}
 
 
-def write_student_report(reports_root, assignment, record):
-    """reports/<assignment>/<student>.json: the part of the report for one student."""
+def write_student_report(reports_root, assignment, record, staged=None):
+    """reports/<assignment>/<student>.json: the part of the report for one student.
+
+    With `staged` (a StagedFiles) the file is only staged; the caller publishes.
+    """
+    record = clean_record(record)
     folder = os.path.join(reports_root, assignment)
     os.makedirs(folder, exist_ok=True)
     slim = {"student": record["student"], "assignment": assignment, "notes": record["notes"],
             "notebooks": [{k: v for k, v in nb.items() if k != "autograded"}
                           for nb in record["notebooks"]]}
-    _atomic_write(os.path.join(folder, _safe_name(record["student"]) + ".json"),
-                  json.dumps(slim, indent=1, ensure_ascii=False, sort_keys=True))
+    target = os.path.join(folder, _safe_name(record["student"]) + ".json")
+    text = json.dumps(slim, indent=1, ensure_ascii=False, sort_keys=True)
+    if staged is None:
+        _atomic_write(target, text)
+    else:
+        staged.write(target, text)
 
 
 def write_assignment_report(reports_root, assignment):
@@ -163,13 +236,11 @@ def write_assignment_report(reports_root, assignment):
     _atomic_write(os.path.join(reports_root, assignment + ".json"),
                   json.dumps({"assignment": assignment, "rows": rows}, indent=1,
                              ensure_ascii=False))
-    handle = tempfile.NamedTemporaryFile("w", delete=False, dir=reports_root, newline="",
-                                         encoding="utf-8", suffix=".tmp")
-    with handle:
-        writer = csv.DictWriter(handle, REPORT_FIELDS)
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(handle.name, os.path.join(reports_root, assignment + ".csv"))
+    text = io.StringIO(newline="")
+    writer = csv.DictWriter(text, REPORT_FIELDS)
+    writer.writeheader()
+    writer.writerows(rows)
+    _atomic_write(os.path.join(reports_root, assignment + ".csv"), text.getvalue())
     return records
 
 
@@ -177,14 +248,43 @@ def _safe_name(student):
     return "".join(c if c.isalnum() or c in "-_." else f"%{ord(c):x}" for c in student)
 
 
-def _atomic_write(path, text):
-    folder = os.path.dirname(path)
-    handle = tempfile.NamedTemporaryFile("w", delete=False, dir=folder, encoding="utf-8",
+def _write_temporary(path, text):
+    """`text` written to a new temporary file beside `path` (removed again if writing fails).
+
+    The temporary name starts with '.' and the target's name, so leftovers of
+    a killed writer for the same target are recognised and removed (once they
+    are old enough that no other grader can still be writing them).
+    """
+    folder, name = os.path.split(path)
+    prefix = f".{name}."
+    for old in os.listdir(folder):
+        if old.startswith(prefix) and old.endswith(".tmp"):
+            try:
+                leftover = os.path.join(folder, old)
+                if time.time() - os.lstat(leftover).st_mtime > STALE_SECONDS:
+                    os.remove(leftover)
+            except OSError:
+                pass
+    handle = tempfile.NamedTemporaryFile("wb", delete=False, dir=folder, prefix=prefix,
                                          suffix=".tmp")
-    with handle:
-        handle.write(text)
-    os.replace(handle.name, path)
+    try:
+        with handle:
+            handle.write(clean_text(text).encode("utf-8"))
+    except BaseException:
+        os.remove(handle.name)
+        raise
+    return handle.name
 
 
-__all__ = ["MissingEntry", "record_in_gradebook", "write_autograded", "write_assignment_report",
-           "write_student_report", "read_timestamp"]
+def _atomic_write(path, text):
+    temporary = _write_temporary(path, text)
+    try:
+        os.replace(temporary, path)
+    except BaseException:
+        os.remove(temporary)
+        raise
+
+
+__all__ = ["MissingEntry", "StagedFiles", "clean_record", "record_in_gradebook",
+           "write_autograded", "write_assignment_report", "write_student_report",
+           "read_timestamp"]

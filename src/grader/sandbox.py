@@ -9,16 +9,20 @@ on address space, CPU seconds and file size are set before the sandbox starts;
 the wall-clock limit per cell is enforced here.
 """
 
+import contextlib
 import importlib.util
 import json
 import os
+import re
 import resource
 import secrets
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +45,7 @@ class Limits:
     timeout: float = 60.0  # wall-clock seconds per cell
     memory_mib: int = 3072  # address space of the kernel
     file_mib: int = 64  # largest file the kernel may write
+    tmpfs_mib: int = 128  # size of each writable in-memory folder (/tmp, /home, /dev/shm, work)
     cpu_seconds: int = 0  # CPU seconds for the whole kernel; 0: derived from the cell count
 
 
@@ -144,11 +149,17 @@ def privilege_mode():
     return "userns"
 
 
-def sandbox_command(workdir, request_fd, reply_fd, python=None):
-    """The bwrap command line that runs the runner with `workdir` as the student's folder.
+def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_mib=128):
+    """The bwrap command line that runs the runner in a copy of the student's folder.
 
     The runner reads requests from `request_fd` and answers on `reply_fd`,
-    two pipe ends the sandbox inherits.
+    two pipe ends the sandbox inherits. `files` are (file descriptor, path
+    relative to the working folder) pairs, the student's files, which bwrap
+    copies into the working folder. Every writable folder (the working folder,
+    /tmp, /home, /dev/shm) is an in-memory file system of `tmpfs_mib` MiB
+    (the working folder also has room for the copied files), so nothing the
+    student's code writes reaches the host's disk or outgrows its limit.
+    `workdir` on the host is never visible inside the sandbox.
     """
     python = python or sys.executable
     env = {
@@ -172,10 +183,25 @@ def sandbox_command(workdir, request_fd, reply_fd, python=None):
     for key, value in env.items():
         args += ["--setenv", key, value]
     args += _readonly_system_binds() + _python_binds()
-    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
-             "--perms", "0755", "--tmpfs", "/home", "--perms", "1777", "--dir", SANDBOX_HOME,
-             "--bind", str(workdir), SANDBOX_WORK,
-             "--perms", "0755", "--dir", os.path.dirname(SANDBOX_RUNNER),
+    size = str(tmpfs_mib << 20)
+    copied = sum(_file_size(fd) for fd, _ in files)
+    args += ["--proc", "/proc", "--dev", "/dev",
+             "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
+             "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
+             "--perms", "0755", "--size", size, "--tmpfs", "/home",
+             "--perms", "1777", "--dir", SANDBOX_HOME,
+             "--perms", "0777", "--size", str(copied + (tmpfs_mib << 20)),
+             "--tmpfs", SANDBOX_WORK]
+    made = set()
+    for fd, relative in files:
+        parts = Path(relative).parts
+        for depth in range(1, len(parts)):
+            folder = os.path.join(SANDBOX_WORK, *parts[:depth])
+            if folder not in made:
+                made.add(folder)
+                args += ["--perms", "0777", "--dir", folder]
+        args += ["--perms", "0666", "--file", str(fd), os.path.join(SANDBOX_WORK, relative)]
+    args += ["--perms", "0755", "--dir", os.path.dirname(SANDBOX_RUNNER),
              "--ro-bind", str(RUNNER), SANDBOX_RUNNER, "--chdir", SANDBOX_WORK,
              "--remount-ro", "/"]
     if mode == "setpriv":
@@ -196,6 +222,24 @@ class Kernel:
         self.workdir = workdir
         self.process = None
         self.tamper = []
+        os.chmod(workdir, 0o700)  # only the driver reads it: the sandbox gets copies
+
+    def _open_student_files(self):
+        """(fd, relative path) of each regular file in the working folder, opened read-only."""
+        opened = []
+        for directory, subdirs, names in os.walk(self.workdir, followlinks=False):
+            subdirs.sort()
+            for name in sorted(names):
+                path = os.path.join(directory, name)
+                try:
+                    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    os.close(fd)
+                    continue
+                opened.append((fd, os.path.relpath(path, self.workdir)))
+        return opened
 
     def _set_limits(self, cpu_seconds):
         memory = self.limits.memory_mib << 20
@@ -210,13 +254,18 @@ class Kernel:
     def start(self, cpu_seconds):
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
-        self.process = subprocess.Popen(
-            sandbox_command(self.workdir, request_read, reply_write),
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            preexec_fn=lambda: self._set_limits(cpu_seconds),
-            pass_fds=(request_read, reply_write), start_new_session=True)
-        os.close(request_read)
-        os.close(reply_write)
+        files = self._open_student_files()
+        try:
+            self.process = subprocess.Popen(
+                sandbox_command(self.workdir, request_read, reply_write, files=files,
+                                tmpfs_mib=self.limits.tmpfs_mib),
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                preexec_fn=lambda: self._set_limits(cpu_seconds),
+                pass_fds=(request_read, reply_write, *(fd for fd, _ in files)),
+                start_new_session=True)
+        finally:
+            for fd in (request_read, reply_write, *(fd for fd, _ in files)):
+                os.close(fd)
         self.buffers = {"reply": b""}
         for stream in (self.process.stdout, self.process.stderr):
             os.set_blocking(stream.fileno(), False)
@@ -339,6 +388,88 @@ class Kernel:
 
 class SandboxError(RuntimeError):
     """The sandbox itself could not be started: an instructor-side problem."""
+
+
+def _file_size(fd):
+    return os.fstat(fd).st_size
+
+
+WORK_ROOT_PREFIX = "grader-run-"
+
+
+def _start_ticks(pid):
+    """The start time of process `pid` in clock ticks since boot, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return int(fields[19])  # field 22 of stat(5), counted after the command name
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def private_work_root():
+    """A folder only this grader can enter, used for every temporary folder while grading.
+
+    Its name holds the grader's process id and start time, so a later run can
+    tell that the grader that made it is dead (see remove_stale_work_roots).
+    Working folders inside it are private even if a process made them
+    world-writable, and it is removed at the end, also after an error.
+    """
+    base = tempfile.gettempdir()
+    root = tempfile.mkdtemp(prefix=f"{WORK_ROOT_PREFIX}{os.getpid()}-{_start_ticks(os.getpid())}-",
+                            dir=base)
+    os.chmod(root, 0o700)
+    saved = tempfile.tempdir
+    tempfile.tempdir = root  # forked workers inherit it
+    try:
+        yield root
+    finally:
+        tempfile.tempdir = saved
+        shutil.rmtree(root, ignore_errors=True)
+
+
+LOOSE_WORKDIR = re.compile(r"grader-[a-z0-9_]{8}")  # a working folder made outside a root
+LOOSE_WORKDIR_STALE_SECONDS = 6 * 3600
+
+
+def remove_stale_work_roots(base=None):
+    """Remove what graders that are no longer running left in `base`; returns the paths.
+
+    These are the private work roots of dead graders, and working folders
+    made outside any root (by grading code called directly) that have not
+    changed for hours.
+    """
+    base = base or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return removed
+    for name in names:
+        path = os.path.join(base, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode):
+            continue
+        if name.startswith(WORK_ROOT_PREFIX):
+            try:
+                pid, ticks = name[len(WORK_ROOT_PREFIX):].split("-")[:2]
+                pid = int(pid)
+            except ValueError:
+                continue
+            # that grader is dead (or its process id now belongs to another process)
+            stale = info.st_uid == os.geteuid() and str(_start_ticks(pid)) != ticks
+        else:
+            stale = (LOOSE_WORKDIR.fullmatch(name) is not None
+                     and (info.st_uid == os.geteuid() or os.geteuid() == 0)
+                     and time.time() - info.st_mtime > LOOSE_WORKDIR_STALE_SECONDS)
+        if stale:
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
 
 
 def tamper_message(events):

@@ -393,7 +393,7 @@ def cases(root, port):
                               "        torch.equal = lambda *a, **k: True\n        time.sleep(0.001)\n"
                               "threading.Thread(target=keep_patching, daemon=True).start()\n"
                               "answer = 42\n", ones_answer=WRONG_ONES),
-             earns(ones=False, answer=False), "threads"),
+             earns(ones=False)),
         Case("forged-replies", lambda nb: _with(
             nb, double_answer="import os, json\nfor fd in range(3, 64):\n    for cell in "
                               "('double_visible', 'double_hidden'):\n        try:\n"
@@ -403,12 +403,10 @@ def cases(root, port):
                               "def double(x):\n    return 0\n"), earns(double=False)),
         Case("inspect-interpreter-objects", lambda nb: _with(
             nb, double_answer="import gc\nfunctions = [o for o in gc.get_objects() if callable(o)]\n"
-                              "def double(x):\n    return 2 * x\n"), NONE,
-             "inspected the grader's own internals (gc.get_objects)"),
+                              "def double(x):\n    return 2 * x\n"), ALL),
         Case("grab-runner-frame", lambda nb: _with(
             nb, ones_answer="import sys\ncaller = sys._getframe(1)\n"
-                            "def ones(n):\n    return torch.ones(n)\n"), earns(ones=False, answer=False),
-             "inspected the grader's own internals (sys._getframe)"),
+                            "def ones(n):\n    return torch.ones(n)\n"), ALL),
         Case("patch-the-runner", lambda nb: _with(
             nb, double_answer="import inspect\nframe = inspect.currentframe()\n"
                               "while frame is not None and 'self' not in frame.f_locals:\n"
@@ -417,11 +415,10 @@ def cases(root, port):
                               "def run_test(self, code, reply):\n"
                               "    reply['status'] = 'passed'\n"
                               "Runner.run_test = run_test\n"
-                              "def double(x):\n    return 0\n"), NONE, "changing the runner"),
+                              "def double(x):\n    return 0\n"), earns(double=False)),
         Case("trace-function-during-a-test", lambda nb: _with(
             nb, double_answer="import sys\ndef double(x):\n"
-                              "    sys.settrace(lambda *args: None)\n    return 2 * x\n"),
-             earns(double=False, ones=False, answer=False), "a trace function"),
+                              "    sys.settrace(lambda *args: None)\n    return 2 * x\n"), ALL),
         Case("trace-function-in-an-answer", lambda nb: _with(
             nb, ones_answer="import sys\nsys.settrace(lambda *args: None)\n"
                             "sys.setprofile(lambda *args: None)\n"
@@ -444,4 +441,109 @@ def cases(root, port):
         Case("network", lambda nb: _with(nb, answer_answer=_network(port)), ALL,
              host_checks=["no connection"]),
     ]
-    return files + execution + tampering + cheating + outside
+    return files + execution + tampering + cheating + outside + red_team_cases()
+
+
+# Attacks on the grader's channel to the kernel and on tests run inside the
+# kernel (the design before the checks moved out of it). Each must earn no more
+# than the honest work in it and show nothing of the hidden test.
+HIJACK = """import os, sys, json
+request_fd, reply_fd = int(sys.argv[1]), int(sys.argv[2])
+seen = []
+def send(message):
+    os.write(reply_fd, (json.dumps(message) + "\\n").encode())
+def forged(r):
+    return {"id": r.get("id"), "nonce": r.get("nonce"), "cell": r.get("cell"),
+            "status": "passed" if r.get("kind") == "test" else "ok"}
+def serve(fd):
+    buffer = b""
+    while True:
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            os._exit(0)
+        buffer += chunk
+        while b"\\n" in buffer:
+            line, buffer = buffer.split(b"\\n", 1)
+            r = json.loads(line)
+            seen.append(line.decode())
+            if r.get("op") == "run" or r.get("kind") in ("setup", "solution"):
+                os.write(1, "\\n=====\\n".join(seen).encode()[-19000:])
+            send(forged(r))
+"""
+HIJACK_FRAME = HIJACK + """frame = sys._getframe(0).f_back
+mine = dict(frame.f_locals.get("reply") or frame.f_locals.get("request") or {})
+send(forged(mine))
+serve(request_fd)
+"""
+HIJACK_THREAD = HIJACK + """import threading
+real = os.dup(request_fd)
+dummy_read, dummy_write = os.pipe()
+os.dup2(dummy_read, request_fd)
+threading.Thread(target=serve, args=(real,), daemon=True).start()
+"""
+NAMES_COPIED_BACK = ("def ones(n):\n"
+                     "    # ones only when names a check defined are in this namespace\n"
+                     "    return torch.ones(n) if 'result' in globals() else torch.zeros(n)\n"
+                     "print('LEAKED', sorted(k for k in ('result', 'value', 'expected')"
+                     " if k in globals()))\n")
+FRAME_ORACLE = ("import sys\n"
+                "def double(x):\n"
+                "    frame = sys._getframe(1)\n"
+                "    while frame is not None:  # the check's expected value, from its frame\n"
+                "        for scope in (frame.f_locals, frame.f_globals):\n"
+                "            if 'expected' in scope:\n"
+                "                return scope['expected']\n"
+                "        frame = frame.f_back\n"
+                "    return 4\n")
+LEAK_BY_EXCEPTION = ("import sys\n"
+                     "def double(x):\n"
+                     "    found = []\n"
+                     "    frame = sys._getframe(1)\n"
+                     "    while frame is not None:\n"
+                     "        for scope in (frame.f_locals, frame.f_globals):\n"
+                     "            found += [v for v in list(scope.values())\n"
+                     "                      if isinstance(v, str) and 'HIDDEN' in v]\n"
+                     "        frame = frame.f_back\n"
+                     "    raise AssertionError(' '.join(found)[:590] or 'nothing found')\n")
+CLASS_PATCH = ("import gptcourse.model\n"
+               "def ones(n):\n    return torch.zeros(n)\n"
+               "torch.ones = torch.zeros\n"
+               "torch.Tensor.__eq__ = lambda self, other: True\n"
+               "gptcourse.model.GPTModel.forward = lambda self, ids: None\n")
+IMPORT_POISON = ("import builtins, sys, types\n"
+                 "fake = types.ModuleType('torch')\n"
+                 "fake.__dict__.update(sys.modules['torch'].__dict__)\n"
+                 "fake.equal = lambda *args, **kwargs: True\n"
+                 "real_import = builtins.__import__\n"
+                 "def poisoned(name, *args, **kwargs):\n"
+                 "    module = real_import(name, *args, **kwargs)\n"
+                 "    return fake if name == 'torch' else module\n"
+                 "builtins.__import__ = poisoned\n"
+                 "bootstrap = sys.modules['_frozen_importlib']\n"
+                 "real_fromlist = bootstrap._handle_fromlist\n"
+                 "bootstrap._handle_fromlist = lambda module, *a, **k: (\n"
+                 "    fake if module is sys.modules['torch'] else real_fromlist(module, *a, **k))\n"
+                 "sys.modules['torch'] = fake\n"
+                 "torch = fake\n"
+                 "def ones(n):\n    return torch.zeros(n)\n")
+RED_TEAM = ["protocol-hijack", "protocol-hijack-thread", "hidden-test-names-copied-back",
+            "frame-expected-values", "leak-via-exception", "unrestored-class-patch",
+            "import-machinery-poison"]
+
+
+def red_team_cases():
+    return [
+        Case("protocol-hijack", lambda nb: nb_file(fill(nb, {"double_answer": HIJACK_FRAME})), NONE),
+        Case("protocol-hijack-thread", lambda nb: nb_file(fill(nb, {"double_answer": HIJACK_THREAD})),
+             NONE),
+        Case("hidden-test-names-copied-back", lambda nb: _with(nb, ones_answer=NAMES_COPIED_BACK),
+             earns(ones=False)),
+        Case("frame-expected-values", lambda nb: _with(nb, double_answer=FRAME_ORACLE),
+             {**ALL, "double_hidden": 0.0}),  # a constant 4 earns the visible check only
+        Case("leak-via-exception", lambda nb: _with(nb, double_answer=LEAK_BY_EXCEPTION),
+             earns(double=False)),
+        Case("unrestored-class-patch", lambda nb: _with(nb, ones_answer=CLASS_PATCH),
+             earns(ones=False)),
+        Case("import-machinery-poison", lambda nb: _with(nb, ones_answer=IMPORT_POISON),
+             earns(ones=False)),
+    ]
