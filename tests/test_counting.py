@@ -1,8 +1,6 @@
-import time
 import tracemalloc
 
 import pytest
-import torch
 
 from gptcourse import (
     GPT_CONFIG_124M,

@@ -117,8 +117,8 @@ def test_each_case_earns_exactly_its_honest_work_and_is_explained(batch, name):
     assert scores == case.earns, report_text(batch, name)
     assert sum(scores.values()) <= sum(ALL.values())
     text = report_text(batch, name)
-    if case.reason:
-        assert case.reason in text, text
+    if case.reason:  # "a|b": either wording (a memory eater on a loaded machine may time out first)
+        assert any(reason in text for reason in case.reason.split("|")), text
     if case.note:
         notes = [r["message"] for r in batch["report"][name] if r["status"] == "note"]
         assert any(case.note in n for n in notes), notes

@@ -11,12 +11,9 @@ the wall-clock limit per cell is enforced here.
 
 import contextlib
 import importlib.util
-import json
 import os
 import re
 import resource
-import secrets
-import select
 import shutil
 import signal
 import stat
@@ -24,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -32,7 +29,6 @@ SANDBOX_HOME = "/home/student"
 SANDBOX_WORK = SANDBOX_HOME + "/work"
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 OUTPUT_CAP = 20_000  # bytes of stdout and of stderr kept per cell
-REPLY_CAP = 1 << 20  # a reply line longer than this is garbage
 START_TIMEOUT = 60  # seconds for Python, torch and gptcourse to import
 NOBODY = 65534  # the uid student code sees inside a user namespace
 MAX_PROCESSES = 128  # processes and threads of one sandbox's user
@@ -58,7 +54,6 @@ class CellOutcome:
     stdout: str = ""
     stderr: str = ""
     result: str | None = None
-    tamper: list = field(default_factory=list)
 
 
 def bwrap_available():
@@ -182,14 +177,16 @@ def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_
                  "--disable-userns", "--cap-drop", "ALL"]
     for key, value in env.items():
         args += ["--setenv", key, value]
-    args += _readonly_system_binds() + _python_binds()
     size = str(tmpfs_mib << 20)
     copied = sum(_file_size(fd) for fd, _ in files)
+    # the empty in-memory folders first, so that an environment or package that
+    # lives below /tmp or /home on the host is bound on top of them, not hidden
     args += ["--proc", "/proc", "--dev", "/dev",
              "--perms", "1777", "--size", size, "--tmpfs", "/dev/shm",
              "--perms", "1777", "--size", size, "--tmpfs", "/tmp",
-             "--perms", "0755", "--size", size, "--tmpfs", "/home",
-             "--perms", "1777", "--dir", SANDBOX_HOME,
+             "--perms", "0755", "--size", size, "--tmpfs", "/home"]
+    args += _readonly_system_binds() + _python_binds()
+    args += ["--perms", "1777", "--dir", SANDBOX_HOME,
              "--perms", "0777", "--size", str(copied + (tmpfs_mib << 20)),
              "--tmpfs", SANDBOX_WORK]
     made = set()
@@ -221,7 +218,6 @@ class Kernel:
         self.limits = limits
         self.workdir = workdir
         self.process = None
-        self.tamper = []
         os.chmod(workdir, 0o700)  # only the driver reads it: the sandbox gets copies
 
     def _open_student_files(self):
@@ -270,88 +266,10 @@ class Kernel:
         for stream in (self.process.stdout, self.process.stderr):
             os.set_blocking(stream.fileno(), False)
         os.set_blocking(self.reply_read, False)
-        ready = self._await_reply(None, START_TIMEOUT)
+        ready = self._await_reply(None, START_TIMEOUT)  # the handshake (checker.ServingKernel)
         if ready.status != "ok":
             self.kill()
             raise SandboxError(f"the sandbox did not start: {ready.message} {ready.stderr[-2000:]}")
-
-    def run(self, kind, code, cell=None):
-        """Send one cell; return a CellOutcome. A test passes only on the exact reply."""
-        if self.process is None:
-            return CellOutcome("died", "the kernel was not running")
-        nonce = secrets.token_hex(16)
-        request = json.dumps({"kind": kind, "code": code, "cell": cell, "nonce": nonce}) + "\n"
-        try:
-            _write_all(self.request_write, request.encode())
-        except (BrokenPipeError, OSError):
-            return CellOutcome("died", self._death_reason())
-        outcome = self._await_reply(nonce, self.limits.timeout, cell)
-        if kind == "test" and outcome.status == "passed" and self.tamper:
-            outcome.status = "failed"
-            outcome.message = tamper_message(self.tamper)
-        return outcome
-
-    def _await_reply(self, nonce, timeout, cell=None):
-        out, err = bytearray(), bytearray()
-        dropped = [0, 0]
-        deadline = time.monotonic() + timeout
-        streams = {self.process.stdout.fileno(): (out, 0), self.process.stderr.fileno(): (err, 1)}
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.kill()
-                return CellOutcome("timeout", f"timed out after {timeout:g} seconds",
-                                   _text(out, dropped[0]), _text(err, dropped[1]))
-            fds = [self.reply_read] + list(streams)
-            readable, _, _ = select.select(fds, [], [], min(remaining, 1.0))
-            for fd in readable:
-                if fd in streams:
-                    _drain(fd, *streams[fd], dropped)
-                    continue
-                chunk = _read(fd)
-                if chunk is None:
-                    continue
-                if chunk == b"":  # the runner closed its reply pipe: it is gone
-                    self._drain_all(streams, dropped)
-                    reason = self._death_reason()
-                    self.kill()
-                    return CellOutcome("died", reason, _text(out, dropped[0]),
-                                       _text(err, dropped[1]))
-                self.buffers["reply"] += chunk
-                if len(self.buffers["reply"]) > REPLY_CAP and b"\n" not in self.buffers["reply"]:
-                    self.kill()
-                    return CellOutcome("garbled", "the kernel sent an oversized reply")
-                while b"\n" in self.buffers["reply"]:
-                    line, self.buffers["reply"] = self.buffers["reply"].split(b"\n", 1)
-                    try:
-                        message = json.loads(line)
-                    except ValueError:
-                        message = None
-                    if isinstance(message, dict) and set(message) == {"tamper"}:
-                        self.tamper.append(str(message["tamper"])[:100])
-                        continue
-                    self._drain_all(streams, dropped)
-                    return self._judge(message, nonce, cell, out, err, dropped)
-
-    def _judge(self, message, nonce, cell, out, err, dropped):
-        stdout, stderr = _text(out, dropped[0]), _text(err, dropped[1])
-        if nonce is None:  # start-up handshake
-            ok = isinstance(message, dict) and message.get("ready") is True
-            return CellOutcome("ok" if ok else "garbled", "" if ok else "bad handshake",
-                               stdout, stderr)
-        if (not isinstance(message, dict) or message.get("nonce") != nonce
-                or message.get("cell") != cell):
-            # not the answer to this request: something else wrote on the reply pipe
-            self.kill()
-            return CellOutcome("garbled", "the kernel's reply was not the grader's "
-                               "(something wrote on the grader's channel)", stdout, stderr)
-        status = message.get("status")
-        if status not in ("ok", "error", "passed", "failed"):
-            self.kill()
-            return CellOutcome("garbled", "the kernel sent an unknown status", stdout, stderr)
-        result = message.get("result")
-        return CellOutcome(status, str(message.get("error") or "")[:2000], stdout, stderr,
-                           result if isinstance(result, str) else None)
 
     def _drain_all(self, streams, dropped):
         for fd, (buffer, index) in streams.items():
@@ -470,11 +388,6 @@ def remove_stale_work_roots(base=None):
             shutil.rmtree(path, ignore_errors=True)
             removed.append(path)
     return removed
-
-
-def tamper_message(events):
-    return ("not counted: the submission inspected the grader's own internals "
-            f"({', '.join(sorted(set(events)))})")
 
 
 def death_reason(code, limits):
