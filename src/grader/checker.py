@@ -132,7 +132,7 @@ class ServingKernel(Kernel):
                                              stdout, stderr)
                 return message, CellOutcome("ok", "", stdout, stderr)
 
-    def _await_reply(self, nonce, timeout, cell=None):
+    def _handshake(self, timeout):
         """The start-up handshake of Kernel.start: a CellOutcome."""
         return self._receive(None, timeout)[1]
 

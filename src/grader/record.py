@@ -222,8 +222,8 @@ def write_student_report(reports_root, assignment, record, staged=None):
         staged.write(target, text)
 
 
-def write_assignment_report(reports_root, assignment):
-    """reports/<assignment>.csv and .json rebuilt from every student's part."""
+def read_student_parts(reports_root, assignment):
+    """Every student's part of an assignment's report (reports/<assignment>/*.json), by student."""
     folder = os.path.join(reports_root, assignment)
     records = []
     if os.path.isdir(folder):
@@ -231,7 +231,12 @@ def write_assignment_report(reports_root, assignment):
             if name.endswith(".json"):
                 with open(os.path.join(folder, name), encoding="utf-8") as handle:
                     records.append(json.load(handle))
-    records.sort(key=lambda r: r["student"])
+    return sorted(records, key=lambda r: r["student"])
+
+
+def write_assignment_report(reports_root, assignment):
+    """reports/<assignment>.csv and .json rebuilt from every student's part."""
+    records = read_student_parts(reports_root, assignment)
     rows = [row for record in records for row in report_rows(record)]
     _atomic_write(os.path.join(reports_root, assignment + ".json"),
                   json.dumps({"assignment": assignment, "rows": rows}, indent=1,

@@ -266,7 +266,7 @@ class Kernel:
         for stream in (self.process.stdout, self.process.stderr):
             os.set_blocking(stream.fileno(), False)
         os.set_blocking(self.reply_read, False)
-        ready = self._await_reply(None, START_TIMEOUT)  # the handshake (checker.ServingKernel)
+        ready = self._handshake(START_TIMEOUT)  # defined by checker.ServingKernel
         if ready.status != "ok":
             self.kill()
             raise SandboxError(f"the sandbox did not start: {ready.message} {ready.stderr[-2000:]}")

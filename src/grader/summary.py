@@ -1,18 +1,12 @@
 """The short grade report: per student and notebook what happened, per question who passed."""
 
-import json
 import os
+
+from .record import read_student_parts
 
 
 def load_records(settings, assignment):
-    folder = os.path.join(settings.reports, assignment)
-    records = []
-    if os.path.isdir(folder):
-        for name in sorted(os.listdir(folder)):
-            if name.endswith(".json"):
-                with open(os.path.join(folder, name), encoding="utf-8") as handle:
-                    records.append(json.load(handle))
-    return sorted(records, key=lambda r: r["student"])
+    return read_student_parts(settings.reports, assignment)
 
 
 def notebook_state(result):
