@@ -419,3 +419,52 @@ def test_a_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
         record_module.write_autograded(str(tmp_path), "s", "a", record,
                                        str(tmp_path / "none"), staged)
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def _leftover(folder, target, tag):
+    """A temporary as the writer names it, for `target`, left by the process `tag`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f".{target}.{tag}.abc123.tmp"
+    path.write_text("{")
+    return path
+
+
+def test_what_a_killed_writer_left_is_removed_and_a_running_writer_is_left_alone(tmp_path):
+    host = record_module.writer_tag().rpartition("-")[0]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        reports = tmp_path / "reports"
+        autograded = tmp_path / "autograded"
+        killed = [_leftover(reports / "a", "s1.json", f"{host}-{gone}"),
+                  _leftover(reports, "a.json", f"{host}-{gone}"),
+                  _leftover(autograded / "s1" / "a", "tiny.ipynb", f"{host}-{gone}")]
+        alive = _leftover(reports / "a", "s2.json", f"{host}-{running.pid}")
+        elsewhere = _leftover(reports / "a", "s3.json", f"{host}x-{gone}")
+        old = _leftover(reports / "a", "s4.json", f"{host}x-{gone}")
+        stale = time.time() - record_module.STALE_SECONDS - 60
+        os.utime(old, (stale, stale))
+        other_assignment = _leftover(autograded / "s1" / "b", "tiny.ipynb", f"{host}-{gone}")
+
+        removed = record_module.remove_assignment_leftovers(str(reports), str(autograded), "a")
+
+        assert removed == 4
+        assert [p.exists() for p in killed] == [False, False, False]
+        assert not old.exists()
+        assert alive.exists()  # its writer still runs
+        assert elsewhere.exists()  # another machine's writer may still be writing it
+        assert other_assignment.exists()  # not this run's to tidy
+    finally:
+        running.kill()
+        running.wait()
+
+
+def test_a_new_write_removes_the_leftover_of_its_killed_writer(tmp_path):
+    host = record_module.writer_tag().rpartition("-")[0]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    leftover = _leftover(tmp_path, "s1.json", f"{host}-{gone}")
+    record_module._atomic_write(str(tmp_path / "s1.json"), "{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s1.json"]
+    assert not leftover.exists()

@@ -30,7 +30,8 @@ from . import course
 from .grade import Job, grade_student
 from .notebooks import build_plan, clean_name, clean_text, submission_link_problem
 from .record import (StagedFiles, clean_record, read_timestamp, record_in_gradebook,
-                     write_assignment_report, write_autograded, write_student_report)
+                     remove_assignment_leftovers, write_assignment_report, write_autograded,
+                     write_student_report)
 from .sandbox import (Limits, SandboxError, bwrap_available, private_work_root,
                       remove_stale_work_roots)
 from .summary import write_summary
@@ -126,6 +127,7 @@ def autograde(args):
         else:
             gradable.append(job)
     remove_stale_work_roots()
+    remove_assignment_leftovers(settings.reports, settings.autograded, args.assignment)
     with private_work_root():
         failures += run_jobs(gradable, max(1, args.jobs), settings)
     write_assignment_report(settings.reports, args.assignment)
@@ -211,8 +213,9 @@ def record_one(job, record, settings, failures):
     """Record one student's result; a failure is reported for that student and the run goes on.
 
     The student's autograded notebooks and report are staged before the
-    gradebook transaction and put in place after it commits, so the gradebook
-    never holds scores whose files are missing.
+    gradebook transaction and put in place after it commits. A grader killed
+    between the two leaves the new grades with the previous files (and its
+    temporaries); the next run regrades every student and removes them.
     """
     student = clean_name(job.student)
     if "error" in record:

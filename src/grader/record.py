@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import socket
 import tempfile
 import time
 
@@ -110,8 +111,8 @@ class StagedFiles:
 
     The writer stages a student's autograded notebooks and report, commits the
     gradebook, then publishes: a failure before the commit discards the
-    temporary files, so the gradebook is never committed without them and no
-    temporary file is left behind.
+    temporary files, so an error never leaves a temporary file behind. What
+    a killed writer leaves is removed by the next run (remove_leftovers).
     """
 
     def __init__(self):
@@ -253,25 +254,74 @@ def _safe_name(student):
     return "".join(c if c.isalnum() or c in "-_." else f"%{ord(c):x}" for c in student)
 
 
+def writer_tag():
+    """This process as '<host>-<pid>': a leftover temporary names the writer that left it."""
+    host = "".join(c if c.isalnum() else "_" for c in socket.gethostname()) or "host"
+    return f"{host}-{os.getpid()}"
+
+
+def _writer_is_gone(tag):
+    """True when `tag` (see writer_tag) names a process of this host that no longer runs."""
+    host, _, pid = tag.rpartition("-")
+    if host != writer_tag().rpartition("-")[0] or not pid.isdigit():
+        return False  # another machine's writer, or an older name: only its age tells
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, under another user
+        return False
+    return False
+
+
+def remove_leftovers(folder, prefix="."):
+    """Removes temporaries in `folder` left by a killed writer; returns how many.
+
+    A temporary is '.<target>.<host>-<pid>.<random>.tmp'. One whose writer ran
+    on this machine and is gone is removed at once; any other only once it is
+    STALE_SECONDS old, since a grader on another machine may still be writing it.
+    """
+    removed = 0
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return 0
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        path = os.path.join(folder, name)
+        tag = name[:-len(".tmp")].rpartition(".")[0].rpartition(".")[2]
+        try:
+            if _writer_is_gone(tag) or time.time() - os.lstat(path).st_mtime > STALE_SECONDS:
+                os.remove(path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def remove_assignment_leftovers(reports_root, autograded_root, assignment):
+    """remove_leftovers over every folder the writer writes for `assignment`."""
+    removed = remove_leftovers(reports_root) + remove_leftovers(
+        os.path.join(reports_root, assignment))
+    if os.path.isdir(autograded_root):
+        for student in os.listdir(autograded_root):
+            removed += remove_leftovers(os.path.join(autograded_root, student, assignment))
+    return removed
+
+
 def _write_temporary(path, text):
     """`text` written to a new temporary file beside `path` (removed again if writing fails).
 
-    The temporary name starts with '.' and the target's name, so leftovers of
-    a killed writer for the same target are recognised and removed (once they
-    are old enough that no other grader can still be writing them).
+    The temporary's name starts with '.' and the target's name and names the
+    writing process, so what a killed writer left is recognised and removed
+    (see remove_leftovers).
     """
     folder, name = os.path.split(path)
     prefix = f".{name}."
-    for old in os.listdir(folder):
-        if old.startswith(prefix) and old.endswith(".tmp"):
-            try:
-                leftover = os.path.join(folder, old)
-                if time.time() - os.lstat(leftover).st_mtime > STALE_SECONDS:
-                    os.remove(leftover)
-            except OSError:
-                pass
-    handle = tempfile.NamedTemporaryFile("wb", delete=False, dir=folder, prefix=prefix,
-                                         suffix=".tmp")
+    remove_leftovers(folder, prefix)
+    handle = tempfile.NamedTemporaryFile("wb", delete=False, dir=folder,
+                                         prefix=f"{prefix}{writer_tag()}.", suffix=".tmp")
     try:
         with handle:
             handle.write(clean_text(text).encode("utf-8"))
@@ -291,5 +341,6 @@ def _atomic_write(path, text):
 
 
 __all__ = ["MissingEntry", "StagedFiles", "clean_record", "record_in_gradebook",
+           "remove_assignment_leftovers", "remove_leftovers", "writer_tag",
            "write_autograded", "write_assignment_report", "write_student_report",
            "read_timestamp"]
