@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from bad_submissions.cases import leak_by_exception
 from grader_fixtures import nbgrader_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,17 +69,7 @@ ORACLE = {
             "    if isinstance(model, torch.nn.Sequential):\n"
             "        return 38\n"
             "    return 296 if model.out_head.weight is model.tok_emb.weight else 336\n"),
-        "count_tied_parameters_answer": (
-            "import sys\n\n"
-            "def count_tied_parameters(model):\n"
-            "    found = []\n"
-            "    frame = sys._getframe(1)\n"
-            "    while frame is not None:\n"
-            "        for scope in (frame.f_locals, frame.f_globals):\n"
-            "            found += [v for v in list(scope.values())\n"
-            "                      if isinstance(v, str) and 'HIDDEN' in v]\n"
-            "        frame = frame.f_back\n"
-            "    raise AssertionError(' '.join(found)[:590] or 'nothing found')\n"),
+        "count_tied_parameters_answer": leak_by_exception("count_tied_parameters"),
     },
     "logits-to-text": {
         "generate_text_simple_answer": (

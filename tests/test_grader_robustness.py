@@ -23,8 +23,8 @@ import grader_fixtures as fx
 from grader import record as record_module
 from grader.notebooks import (build_plan, normalised_cells, read_submission,
                               submission_link_problem)
-from grader.sandbox import (WORK_ROOT_PREFIX, _start_ticks, remove_stale_work_roots,
-                            sandbox_command)
+from grader.sandbox import (SANDBOX_HOME, SANDBOX_WORK, WORK_ROOT_PREFIX, _start_ticks,
+                            remove_stale_work_roots, sandbox_command)
 
 TMPFS_MIB = 8  # each writable folder of a sandbox in this batch
 FILL_CELL = '''import os
@@ -341,10 +341,12 @@ def test_the_sandbox_gives_no_host_folder_to_write_and_sizes_every_tmpfs(tmp_pat
     assert "--bind" not in args and str(tmp_path) not in args
     tmpfs = [args[i + 1] for i, a in enumerate(args) if a == "--tmpfs"]
     sizes = [int(args[i - 1]) for i, a in enumerate(args) if a == "--tmpfs"]
-    assert tmpfs == ["/dev/shm", "/tmp", "/home", "/home/student/work"]
+    # folders inside the sandbox, not on the host: the two writable system folders,
+    # the parent of the student's home, and the work folder in that home
+    assert tmpfs == ["/dev/shm", "/tmp", os.path.dirname(SANDBOX_HOME), SANDBOX_WORK]
     assert sizes == [5 << 20] * 3 + [(5 << 20) + 5]
     assert args[args.index("--file") + 1:args.index("--file") + 3] == [
-        str(fd), "/home/student/work/sub/data.txt"]
+        str(fd), os.path.join(SANDBOX_WORK, "sub", "data.txt")]
 
 
 def test_stale_work_roots_of_dead_graders_are_removed(tmp_path):

@@ -495,16 +495,22 @@ FRAME_ORACLE = ("import sys\n"
                 "                return scope['expected']\n"
                 "        frame = frame.f_back\n"
                 "    return 4\n")
-LEAK_BY_EXCEPTION = ("import sys\n"
-                     "def double(x):\n"
-                     "    found = []\n"
-                     "    frame = sys._getframe(1)\n"
-                     "    while frame is not None:\n"
-                     "        for scope in (frame.f_locals, frame.f_globals):\n"
-                     "            found += [v for v in list(scope.values())\n"
-                     "                      if isinstance(v, str) and 'HIDDEN' in v]\n"
-                     "        frame = frame.f_back\n"
-                     "    raise AssertionError(' '.join(found)[:590] or 'nothing found')\n")
+
+
+def leak_by_exception(function):
+    """An answer `function(x)` that raises every string of its callers holding 'HIDDEN'."""
+    return ("import sys\n"
+            f"def {function}(x):\n"
+            "    found = []\n"
+            "    frame = sys._getframe(1)\n"
+            "    while frame is not None:\n"
+            "        for scope in (frame.f_locals, frame.f_globals):\n"
+            "            found += [v for v in list(scope.values())\n"
+            "                      if isinstance(v, str) and 'HIDDEN' in v]\n"
+            "        frame = frame.f_back\n"
+            "    raise AssertionError(' '.join(found)[:590] or 'nothing found')\n")
+
+
 CLASS_PATCH = ("import gptcourse.model\n"
                "def ones(n):\n    return torch.zeros(n)\n"
                "torch.ones = torch.zeros\n"
@@ -540,7 +546,7 @@ def red_team_cases():
              earns(ones=False)),
         Case("frame-expected-values", lambda nb: _with(nb, double_answer=FRAME_ORACLE),
              {**ALL, "double_hidden": 0.0}),  # a constant 4 earns the visible check only
-        Case("leak-via-exception", lambda nb: _with(nb, double_answer=LEAK_BY_EXCEPTION),
+        Case("leak-via-exception", lambda nb: _with(nb, double_answer=leak_by_exception("double")),
              earns(double=False)),
         Case("unrestored-class-patch", lambda nb: _with(nb, ones_answer=CLASS_PATCH),
              earns(ones=False)),
