@@ -21,7 +21,6 @@ class Settings:
     source: str
     submitted: str
     autograded: str
-    feedback: str
     reports: str
     db_url: str
     timeout: float
@@ -94,7 +93,6 @@ def load(course_dir=".", db_url=None):
         source=folder("source_directory", "source"),
         submitted=submitted,
         autograded=folder("autograded_directory", "autograded"),
-        feedback=folder("feedback_directory", "feedback"),
         reports=grader.get("reports_directory",
                            os.path.join(os.path.dirname(submitted), "reports")),
         db_url=url,

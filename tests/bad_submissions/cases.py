@@ -9,7 +9,7 @@ points straight back here. `grader_fixtures.py` describes the assignment.
 import copy
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from grader_fixtures import ANSWERS, POINTS, correct, fill, grade_id
 
@@ -21,7 +21,6 @@ class Case:
     earns: dict  # grade_id -> points that the honest work in the submission earns
     reason: str = ""  # words the report must contain for this student ("" : none needed)
     note: str = ""  # words one of the student's notes must contain
-    host_checks: list = field(default_factory=list)  # names of extra checks in the test
 
 
 def earns(double=True, ones=True, answer=True):
@@ -427,19 +426,18 @@ def cases(root, port):
             nb, answer_answer="import os, socket, sys\n"
                               "print('ENV', sorted(os.environ))\n"
                               "graded = any(k.startswith(('NBGRADER', 'GRADER')) for k in os.environ)\n"
-                              "answer = 42\n"), ALL, host_checks=["environment"]),
+                              "answer = 42\n"), ALL),
     ]
+    # for these and detect-grader-environment, a test of their own in
+    # test_grader_submissions also checks what the student code saw or did
     outside = [
-        Case("read-instructor-files", lambda nb: _with(nb, answer_answer=_outside_probe(root)), ALL,
-             host_checks=["nothing visible"]),
-        Case("write-outside", lambda nb: _with(nb, answer_answer=_writes_outside(root)), ALL,
-             host_checks=["nothing written"]),
+        Case("read-instructor-files", lambda nb: _with(nb, answer_answer=_outside_probe(root)), ALL),
+        Case("write-outside", lambda nb: _with(nb, answer_answer=_writes_outside(root)), ALL),
         Case("planted-startup-files", lambda nb: {
             "tiny.ipynb": correct(nb, ones_answer=WRONG_ONES), "sitecustomize.py": PLANTED,
             "usercustomize.py": PLANTED, "planted.pth": "import sitecustomize\n",
-            "conftest.py": PLANTED}, earns(ones=False), host_checks=["planted not run"]),
-        Case("network", lambda nb: _with(nb, answer_answer=_network(port)), ALL,
-             host_checks=["no connection"]),
+            "conftest.py": PLANTED}, earns(ones=False)),
+        Case("network", lambda nb: _with(nb, answer_answer=_network(port)), ALL),
     ]
     return files + execution + tampering + cheating + outside + red_team_cases()
 
