@@ -8,6 +8,7 @@ from traitlets.config.loader import PyFileConfigLoader
 DEFAULT_MEMORY_MIB = 3072
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_TMPFS_MIB = 128
+DEFAULT_PACKAGE = "gptcourse"
 
 
 class CourseError(Exception):
@@ -26,6 +27,8 @@ class Settings:
     timeout: float
     memory_mib: int
     tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    package: str = DEFAULT_PACKAGE  # the course package students import
+    also_blocked: tuple = ()  # its functions that compute answers, besides the answers
 
     @property
     def assignments(self):
@@ -99,6 +102,8 @@ def load(course_dir=".", db_url=None):
         timeout=float(config.get("Execute", {}).get("timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT),
         memory_mib=int(grader.get("memory_mib", DEFAULT_MEMORY_MIB)),
         tmpfs_mib=int(grader.get("tmpfs_mib", DEFAULT_TMPFS_MIB)),
+        package=str(grader.get("course_package", DEFAULT_PACKAGE)),
+        also_blocked=tuple(grader.get("also_blocked", ())),
     )
 
 
@@ -123,3 +128,43 @@ def check_gradebook(settings, assignment, notebooks):
         raise CourseError(f"the gradebook's notebooks of {assignment!r} ({sorted(names)}) differ "
                           f"from solutions/ ({sorted(notebooks)}): release the assignment again")
     os.makedirs(settings.reports, exist_ok=True)
+
+
+def blocked_functions(settings, notebooks):
+    """The course package's functions that student code may not use while graded.
+
+    These are the package's functions that an assignment asks students to
+    write (top-level names bound by the instructor's answer cells that the
+    package also defines), plus `c.SandboxGrader.also_blocked`, the package
+    functions that would compute an answer. Found without importing the package.
+    """
+    import ast
+    import importlib.util
+
+    import nbformat
+
+    from .checker import answer_names
+    from .notebooks import nbgrader_meta
+
+    spec = importlib.util.find_spec(settings.package)
+    if spec is None or not spec.submodule_search_locations:
+        raise CourseError(f"the course package {settings.package!r} is not installed")
+    defined = set()
+    for folder in spec.submodule_search_locations:
+        for directory, _, names in os.walk(folder):
+            for name in names:
+                if name.endswith(".py"):
+                    with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                        tree = ast.parse(handle.read())
+                    defined |= {node.name for node in tree.body
+                                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    answers = set()
+    for path in notebooks.values():
+        nb = nbformat.read(path, as_version=4)
+        answers |= answer_names([c.source for c in nb.cells
+                                 if c.cell_type == "code" and nbgrader_meta(c).get("solution")])
+    unknown = sorted(set(settings.also_blocked) - defined)
+    if unknown:
+        raise CourseError(f"c.SandboxGrader.also_blocked names {', '.join(unknown)}, which "
+                          f"{settings.package} does not define")
+    return tuple(sorted((answers & defined) | set(settings.also_blocked)))
