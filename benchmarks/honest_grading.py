@@ -30,6 +30,7 @@ BEFORE = "6046492"  # the grader before student-order plans, IPython and forked 
 
 def grader_at(revision, folder):
     """src/ of `revision` (only its grader package) unpacked in `folder`; returns the src path."""
+    os.makedirs(folder, exist_ok=True)
     archive = os.path.join(folder, "grader.tar")
     subprocess.run(["git", "archive", "--format=tar", "-o", archive, revision, "src/grader"],
                    cwd=ROOT, check=True)

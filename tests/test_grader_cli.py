@@ -423,7 +423,7 @@ def test_the_sandboxed_package_has_stubs_for_the_answers_and_the_rest_unchanged(
     with open(os.path.join(copy, "counting.py"), encoding="utf-8") as handle:
         counting = handle.read()
     assert "p.numel()" not in counting.split("def count_parameters")[1].split("def ")[0]
-    assert ("raise NotImplementedError('gptcourse.count_parameters is not available while your "
+    assert ("raise RuntimeError('gptcourse.count_parameters is not available while your "
             "homework is graded: write your own count_parameters')") in counting
     with open(os.path.join(os.path.dirname(gptcourse.__file__), "model.py"),
               encoding="utf-8") as handle:
