@@ -103,7 +103,7 @@ c.Execute.timeout = 60
 c.SandboxGrader.memory_mib = 3072
 # Inside the sandbox, the course package's functions that an assignment asks students
 # to write are stubs that say "write your own"; these compute answers too:
-c.SandboxGrader.also_blocked = ["parameter_breakdown", "parameter_summary"]
+c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary"]
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

@@ -468,3 +468,34 @@ def test_memory_is_limited_for_the_sandbox_as_a_whole(tmp_path):
     assert outcome.status == "ok", outcome
     held = int(outcome.stdout.split("children that held 700 MiB at once:")[1].split()[0])
     assert held < 3
+
+
+FORK_UNTIL_REFUSED = """import os, time
+started = 0
+try:
+    while started < 1000:
+        if os.fork() == 0:
+            time.sleep(20)
+            os._exit(0)
+        started += 1
+except OSError as error:
+    print("refused after", started, "with", type(error).__name__, error.strerror)
+"""
+
+
+def test_processes_are_limited_for_the_sandbox_as_a_whole(tmp_path):
+    """A fork bomb stops at the sandbox's process limit, with time to spare."""
+    from grader.sandbox import MAX_PROCESSES, Kernel, Limits
+
+    work = tmp_path / "work"
+    work.mkdir()
+    kernel = Kernel(str(work), Limits(timeout=120, memory_mib=3072))
+    kernel.start(300)
+    try:
+        outcome = kernel.run_cell("extra", FORK_UNTIL_REFUSED, 120)
+    finally:
+        kernel.kill()
+    assert outcome.status == "ok", outcome
+    words = outcome.stdout.split()
+    assert words[:2] == ["refused", "after"] and int(words[2]) < MAX_PROCESSES, outcome.stdout
+    assert "Resource temporarily unavailable" in outcome.stdout

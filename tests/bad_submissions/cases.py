@@ -307,7 +307,9 @@ def cases(root, port):
                                                             "        if os.fork() == 0:\n"
                                                             "            time.sleep(30)\n"
                                                             "            os._exit(0)\n"),
-             earns(ones=False), "Resource temporarily unavailable"),
+             # on a loaded machine the cell's 3 s may end before the 128th fork; the
+             # process limit itself is tested with time to spare in test_grader_cli
+             earns(ones=False), "Resource temporarily unavailable|timed out"),
         Case("stderr-from-correct-answer", lambda nb: _with(
             nb, double_answer="import sys, warnings\ndef double(x):\n"
                               "    warnings.warn('this is deprecated', DeprecationWarning)\n"
