@@ -108,6 +108,17 @@ def checks_in_order(settings, assignment):
 
 def read_grades(settings, assignments):
     """({student id: Person}, [AssignmentGrades]) from the gradebook and the imported roster."""
+    from .course import CourseError
+
+    try:
+        return _read_grades(settings, assignments)
+    except CourseError:
+        raise
+    except Exception as error:  # noqa: BLE001 (database unreadable, unreachable, ...)
+        raise CourseError(f"the gradebook {settings.db_url} cannot be read: {error}") from None
+
+
+def _read_grades(settings, assignments):
     from nbgrader.api import Gradebook, MissingEntry
 
     people = {}

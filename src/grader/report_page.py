@@ -63,7 +63,7 @@ def check_bars(stats):
     mean.barh(positions, [s["max_points"] for s in stats], color="#dddddd", label="points")
     mean.barh(positions, [s["mean"] for s in stats], color="#c77c2e", label="mean earned")
     mean.set_xlabel("points")
-    mean.legend(loc="lower right", fontsize="small")
+    mean.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=2, fontsize="small")
     rate.set_title("Pass rate per check")
     mean.set_title("Mean points per check")
     try:
