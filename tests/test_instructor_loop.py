@@ -7,6 +7,7 @@ Each make target runs in a throw-away copy of the course (make_course.copy_cours
 
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -190,3 +191,22 @@ def test_grading_installs_only_the_sandbox_and_the_tests_install_everything(tmp_
     make(ROOT, "system", env=env)
     installs = [line for line in log.read_text().splitlines() if line.startswith("install")]
     assert installs and {"bubblewrap", "chromium", "npm"} <= set(installs[0].split())
+
+
+def test_make_autograde_passes_student_ids_with_spaces_accents_and_dashes_intact(tmp_path):
+    from grader_fixtures import ASSIGNMENT, NOTEBOOK, correct, hand_in, make_course, released
+
+    course = make_course(str(tmp_path / "course"))
+    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
+        shutil.copy2(os.path.join(ROOT, name), course)
+    os.symlink(os.path.join(ROOT, ".venv"), os.path.join(course, ".venv"))
+    nb = released(course)
+    for student in ("José María", "José", "María", "-x"):
+        hand_in(course, student, {NOTEBOOK + ".ipynb": correct(nb)})
+    result = make(course, "autograde", f"ASSIGNMENT={ASSIGNMENT}", "JOBS=1",
+                  "STUDENTS=José María,-x")
+    assert "autograding tiny: 2 submission(s)" in result.stderr, result.stderr[-3000:]
+    assert "José María: 6/6" in result.stderr
+    graded = os.listdir(os.path.join(course, "course-data", "reports", ASSIGNMENT))
+    assert "José%20María.json" in graded  # one student, not "José" and "María"
+    assert "José.json" not in graded and "María.json" not in graded
