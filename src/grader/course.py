@@ -148,7 +148,7 @@ def check_config(course_dir="."):
     course_dir = os.path.abspath(course_dir)
     path = os.path.join(course_dir, CONFIG_NAME)
     if not os.path.isfile(path):
-        raise CourseError(f"{path}: no such file (the course's nbgrader settings)")
+        raise CourseError(f"no nbgrader_config.py in {course_dir} (the course's nbgrader settings)")
     try:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
