@@ -16,6 +16,7 @@ rehearsal folder is replaced on every run. At the end it prints where to look.
 """
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
@@ -143,18 +144,20 @@ def rehearse(repository, folder, count, assignments=None):
                                           students[student]))
             as_student(student, "submit", assignment)
 
+    def each_student(work, names):
+        """`work` for every student in `names`, at the same time, as a class would."""
+        with concurrent.futures.ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
+            for future in [pool.submit(work, name) for name in names]:
+                future.result()
+
     print("the students fetch, answer and submit", flush=True)
-    for student, kind in students.items():
-        if kind != "late":
-            hand_in(student)
+    each_student(hand_in, [s for s, kind in students.items() if kind != "late"])
     due = datetime.datetime.now(datetime.timezone.utc)
     for assignment in assignments:
         print(f"  {set_due_date(settings, assignment, due.strftime('%Y-%m-%d %H:%M:%S.%f UTC'))}"
               f" (make release DUEDATE=...)", flush=True)
     time.sleep(1.0)  # the late students hand in after the due date
-    for student, kind in students.items():
-        if kind == "late":
-            hand_in(student)
+    each_student(hand_in, [s for s, kind in students.items() if kind == "late"])
 
     print("the instructor collects, grades and returns feedback", flush=True)
     for assignment in assignments:
@@ -170,13 +173,16 @@ def rehearse(repository, folder, count, assignments=None):
 
     print("the students fetch their feedback", flush=True)
     feedback = {}
-    for student in students:
+
+    def fetch_feedback(student):
         for assignment in assignments:
             as_student(student, "fetch_feedback", assignment)
             root = os.path.join(homes, student, assignment, "feedback")
             feedback[(student, assignment)] = sorted(
                 os.path.relpath(os.path.join(d, f), homes)
                 for d, _, files in os.walk(root) for f in files if f.endswith(".html"))
+
+    each_student(fetch_feedback, students)
 
     print("the instructor exports the grades", flush=True)
     written = write_grades(settings, assignments)
