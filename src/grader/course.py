@@ -23,7 +23,8 @@ class SandboxGrader(Configurable):
     """The grader's own settings in nbgrader_config.py (``c.SandboxGrader.name = value``)."""
 
     memory_mib = Integer(DEFAULT_MEMORY_MIB, min=64,
-                         help="address-space limit of each sandboxed kernel, in MiB").tag(config=True)
+                         help="address-space limit of each sandboxed kernel, in MiB"
+                         ).tag(config=True)
     tmpfs_mib = Integer(DEFAULT_TMPFS_MIB, min=1,
                         help="size of each writable in-memory folder of a sandbox, in MiB"
                         ).tag(config=True)
@@ -148,7 +149,7 @@ def check_config(course_dir="."):
     course_dir = os.path.abspath(course_dir)
     path = os.path.join(course_dir, CONFIG_NAME)
     if not os.path.isfile(path):
-        raise CourseError(f"no nbgrader_config.py in {course_dir} (the course's nbgrader settings)")
+        raise CourseError(f"no nbgrader_config.py in {course_dir} (the course's settings)")
     try:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
