@@ -108,6 +108,8 @@ def test_a_late_submission_gets_the_penalty_stock_nbgrader_gives(tmp_path):
     for course in (ours, stock):
         with open(os.path.join(course, "nbgrader_config.py"), "a", encoding="utf-8") as handle:
             handle.write(PENALTY)
+            if course == stock:  # stock nbgrader's kernel: no time limit tested here
+                handle.write("c.Execute.timeout = 300\nc.Execute.iopub_timeout = 60\n")
         assert instructor(course, "due", ASSIGNMENT, DUE).returncode == 0
         hand_in_class(course, released(course), late_partial=True)
     run = subprocess.run([sys.executable, "-m", "grader", "autograde", ASSIGNMENT],
