@@ -104,9 +104,13 @@ c.LateSubmissionPlugin.penalty_method = "zero"
 
 # --- grader ---------------------------------------------------------------------
 # `python -m grader autograde` (make autograde) runs each notebook in a bubblewrap
-# sandbox: c.Execute.timeout above is its limit per cell; this is each kernel's
-# address-space limit. Its grade report goes to course-data/reports/.
+# sandbox: c.Execute.timeout above is its limit per cell; this is the memory of each
+# sandbox, the kernel and its processes together (per process where the machine has no
+# cgroups; `make autograde` prints which). Its grade report goes to course-data/reports/.
 c.SandboxGrader.memory_mib = 3072
+# Inside the sandbox, the course package's functions that an assignment asks students
+# to write are stubs that say "write your own"; these compute answers too:
+c.SandboxGrader.also_blocked = ["parameter_breakdown", "parameter_summary"]
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

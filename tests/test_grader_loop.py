@@ -17,10 +17,10 @@ import pytest
 
 from bad_submissions.cases import leak_by_exception
 from grader_fixtures import nbgrader_env
+from honest_students import solution_answers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOKS = {"parameters": "parameters", "logits-to-text": "logits_to_text"}
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
            "logits-to-text": ["next_token_ids_answer"]}
 PARTIAL_SCORE = {"parameters": 3.0, "logits-to-text": 3.0}
@@ -92,19 +92,6 @@ def nbgrader(*args, cwd, env=None):
                             env=env or nbgrader_env(), capture_output=True, text=True)
     assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stderr[-3000:]}"
     return result
-
-
-def solution_answers(assignment):
-    path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
-    with open(path, encoding="utf-8") as handle:
-        nb = json.load(handle)
-    answers = {}
-    for cell in nb["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution"):
-            lines = "".join(cell["source"]).splitlines(keepends=True)
-            answers[meta["grade_id"]] = "".join(l for l in lines if l.strip() not in MARKERS)
-    return answers
 
 
 def hidden_lines(assignment):

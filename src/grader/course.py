@@ -6,13 +6,14 @@ import re
 import traceback
 from dataclasses import dataclass, field
 
-from traitlets import Integer, TraitError, Unicode
+from traitlets import Integer, List, TraitError, Unicode
 from traitlets.config import Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
 DEFAULT_MEMORY_MIB = 3072
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_TMPFS_MIB = 128
+DEFAULT_PACKAGE = "gptcourse"
 
 
 class CourseError(Exception):
@@ -30,6 +31,10 @@ class SandboxGrader(Configurable):
                         ).tag(config=True)
     reports_directory = Unicode("", help="where grade reports go (default: reports/ beside "
                                 "the submitted/ folder)").tag(config=True)
+    course_package = Unicode(DEFAULT_PACKAGE, help="the course package students import"
+                             ).tag(config=True)
+    also_blocked = List(Unicode(), help="functions of the course package that compute answers, "
+                        "stubs in the sandbox besides the answers").tag(config=True)
 
 
 @dataclass
@@ -44,6 +49,8 @@ class Settings:
     timeout: float
     memory_mib: int
     tmpfs_mib: int = DEFAULT_TMPFS_MIB
+    package: str = DEFAULT_PACKAGE  # the course package students import
+    also_blocked: tuple = ()  # its functions that compute answers, besides the answers
     config: object = field(default=None, repr=False)
     warnings: list = field(default_factory=list, repr=False)
 
@@ -124,6 +131,8 @@ def load(course_dir=".", db_url=None):
         timeout=float(config.get("Execute", {}).get("timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT),
         memory_mib=grader.memory_mib,
         tmpfs_mib=grader.tmpfs_mib,
+        package=grader.course_package,
+        also_blocked=tuple(grader.also_blocked),
         config=config,
         warnings=warnings,
     )
@@ -323,3 +332,43 @@ def unreleased_changes(settings, assignment, notebooks):
                 if grade_id in sources and sources[grade_id] != source:
                     changes.append(f"{name}: cell {grade_id} edited")
     return changes
+
+
+def blocked_functions(settings, notebooks):
+    """The course package's functions that student code may not use while graded.
+
+    These are the package's functions that an assignment asks students to
+    write (top-level names bound by the instructor's answer cells that the
+    package also defines), plus `c.SandboxGrader.also_blocked`, the package
+    functions that would compute an answer. Found without importing the package.
+    """
+    import ast
+    import importlib.util
+
+    import nbformat
+
+    from .checker import answer_names
+    from .notebooks import nbgrader_meta
+
+    spec = importlib.util.find_spec(settings.package)
+    if spec is None or not spec.submodule_search_locations:
+        raise CourseError(f"the course package {settings.package!r} is not installed")
+    defined = set()
+    for folder in spec.submodule_search_locations:
+        for directory, _, names in os.walk(folder):
+            for name in names:
+                if name.endswith(".py"):
+                    with open(os.path.join(directory, name), encoding="utf-8") as handle:
+                        tree = ast.parse(handle.read())
+                    defined |= {node.name for node in tree.body
+                                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    answers = set()
+    for path in notebooks.values():
+        nb = nbformat.read(path, as_version=4)
+        answers |= answer_names([c.source for c in nb.cells
+                                 if c.cell_type == "code" and nbgrader_meta(c).get("solution")])
+    unknown = sorted(set(settings.also_blocked) - defined)
+    if unknown:
+        raise CourseError(f"c.SandboxGrader.also_blocked names {', '.join(unknown)}, which "
+                          f"{settings.package} does not define")
+    return tuple(sorted((answers & defined) | set(settings.also_blocked)))

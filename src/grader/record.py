@@ -19,7 +19,7 @@ from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, Submi
     SubmittedNotebook
 from nbgrader.utils import parse_utc
 
-from .notebooks import clean_text
+from .notebooks import clean_text, without_controls
 
 STALE_SECONDS = 600  # a temporary file this old was left by a writer that was killed
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
@@ -230,9 +230,16 @@ def report_rows(record):
 
 
 def _row(record, notebook, nb_status, grade_id, points, max_points, status, message):
-    return {"student": record["student"], "notebook": notebook, "notebook_status": nb_status,
-            "grade_id": grade_id, "points": points, "max_points": max_points, "status": status,
-            "message": message}
+    return {"student": without_controls(record["student"]), "notebook": notebook,
+            "notebook_status": nb_status, "grade_id": grade_id, "points": points,
+            "max_points": max_points, "status": status, "message": without_controls(message)}
+
+
+def spreadsheet_safe(value):
+    """A CSV cell that no spreadsheet reads as a formula: '=1+2' becomes \"'=1+2\"."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def write_student_report(reports_root, assignment, record, staged=None):
@@ -276,7 +283,7 @@ def write_assignment_report(reports_root, assignment):
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, REPORT_FIELDS)
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in rows)
     _atomic_write(os.path.join(reports_root, assignment + ".csv"), text.getvalue())
     return records
 
