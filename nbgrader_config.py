@@ -95,6 +95,13 @@ c.Exchange.root = os.path.join(DATA, "exchange")
 # Seconds one cell may run; the slowest cell builds the 124M model (a few seconds).
 c.Execute.timeout = 60
 
+# --- deadlines ------------------------------------------------------------------
+# `make release DUEDATE="2026-12-01 17:00:00 UTC"` records an assignment's due date in
+# the gradebook. A notebook handed in after it gets nbgrader's late penalty: "zero"
+# sets its score to 0, "none" keeps every point (nbgrader's default); a class of
+# your own in c.AssignLatePenalties.plugin_class can do anything in between.
+c.LateSubmissionPlugin.penalty_method = "zero"
+
 # --- grader ---------------------------------------------------------------------
 # `python -m grader autograde` (make autograde) runs each notebook in a bubblewrap
 # sandbox: c.Execute.timeout above is its limit per cell; this is the memory of each

@@ -260,7 +260,8 @@ def record_one(job, record, settings, failures):
         write_autograded(settings.autograded, job.student, job.assignment, record,
                          submitted_dir, staged)
         write_student_report(settings.reports, job.assignment, record, staged)
-        record_in_gradebook(settings.db_url, settings.course_id, record, timestamp)
+        record_in_gradebook(settings.db_url, settings.course_id, record, timestamp,
+                            settings.late_penalties())
         staged.publish()
     except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
         staged.discard()

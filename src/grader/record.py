@@ -39,8 +39,19 @@ def read_timestamp(submitted_dir):
         return None, "timestamp.txt could not be read; the submission time is unknown"
 
 
-def record_in_gradebook(db_url, course_id, record, timestamp):
-    """Write one student's auto scores in one transaction, as nbgrader's autograde would."""
+def record_in_gradebook(db_url, course_id, record, timestamp, late_penalties=None):
+    """Write one student's auto scores in one transaction, as nbgrader's autograde would.
+
+    `late_penalties` is nbgrader's AssignLatePenalties built with the course's
+    settings (Settings.late_penalties); a submission after the due date gets, per
+    notebook, the penalty its plugin gives, exactly as stock nbgrader assigns it.
+    Without it nbgrader's default applies (no penalty).
+    """
+    if late_penalties is None:
+        from nbgrader.preprocessors import AssignLatePenalties
+
+        late_penalties = AssignLatePenalties()
+        late_penalties.init_plugin()
     with Gradebook(db_url, course_id) as gb:
         db = gb.db
         try:
@@ -74,10 +85,25 @@ def record_in_gradebook(db_url, course_id, record, timestamp):
                         grade.auto_score = None if graded else 0.0
                     grade.needs_manual_grade = (grade.manual_score is not None
                                                 or grade.auto_score is None)
+                db.flush()
+                db.refresh(submitted)  # its score, a column computed from the grades
+                _assign_late_penalty(late_penalties, submission, submitted)
             db.commit()
         except BaseException:
             db.rollback()
             raise
+
+
+def _assign_late_penalty(late_penalties, submission, notebook):
+    """What nbgrader's AssignLatePenalties.preprocess does for one submitted notebook."""
+    notebook.late_submission_penalty = None
+    seconds_late = submission.total_seconds_late
+    if seconds_late > 0:
+        penalty = late_penalties.plugin_inst.late_submission_penalty(
+            submission.student_id, notebook.score, seconds_late)
+        if penalty is not None:
+            notebook.late_submission_penalty = late_penalties._check_late_penalty(notebook,
+                                                                                  penalty)
 
 
 def _submitted_notebook(db, notebook, submission):
@@ -177,6 +203,11 @@ def write_autograded(autograded_root, student, assignment, record, submitted_dir
         elif os.path.isfile(stamp) and not os.path.islink(stamp):
             with open(stamp, encoding="utf-8", errors="replace") as handle:
                 staged.write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+        # nbgrader's release_feedback needs the submission's secret beside the feedback
+        secret = os.path.join(submitted_dir, "submission_secret.txt") if submitted_dir else None
+        if secret and os.path.isfile(secret) and not os.path.islink(secret):
+            with open(secret, encoding="utf-8", errors="replace") as handle:
+                staged.write(os.path.join(folder, "submission_secret.txt"), handle.read(200))
     except BaseException:
         staged.discard()
         raise
