@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import nbformat
 
+from .record import spreadsheet_safe
 from .roster import read_roster, roster_path
 
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-FORMULA_START = ("=", "+", "-", "@")
 # nbgrader's own `nbgrader export` columns, in its order
 GRADES_FIELDS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
                  "email", "raw_score", "late_submission_penalty", "score", "max_score"]
@@ -36,8 +36,7 @@ def plain(text):
 
 def cell(text):
     """`text` safe as a spreadsheet cell: plain, and never read as a formula."""
-    text = plain(text)
-    return "'" + text if text.startswith(FORMULA_START) else text
+    return spreadsheet_safe(plain(text))
 
 
 def number(value):

@@ -106,13 +106,9 @@ def write_grades(settings, names):
     from .report_page import write_report_pages
     from .summary import write_summary
 
-    umask = os.umask(0)
-    os.umask(umask)
     for name in names:  # complete even if graders on several machines wrote parts
         if os.path.isdir(os.path.join(settings.reports, name)):
             write_assignment_report(settings.reports, name)
-            for suffix in (".csv", ".json"):  # readable by the course team, as the rest
-                os.chmod(os.path.join(settings.reports, name + suffix), 0o666 & ~umask)
     people, grades = read_grades(settings, names)
     paths = write_exports(settings, people, grades)
     summary = os.path.join(settings.reports, "summary.txt")

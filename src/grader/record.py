@@ -363,6 +363,9 @@ def _write_temporary(path, text):
     try:
         with handle:
             handle.write(clean_text(text).encode("utf-8"))
+        umask = os.umask(0)  # the usual permissions, not a temporary's 0600: the course
+        os.umask(umask)  # team reads the reports
+        os.chmod(handle.name, 0o666 & ~umask)
     except BaseException:
         os.remove(handle.name)
         raise
