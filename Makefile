@@ -6,12 +6,13 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup system grading-system test book benchmark clean
+.PHONY: help setup system grading-system test test-fast book benchmark clean
 
 help:
 	@echo "Set-up and checks"
 	@echo "  make book                build the course site into _build/html"
 	@echo "  make test                set up everything the tests use and run every test"
+	@echo "  make test-fast           the unit tests only (under a minute), while you work"
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
 	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql)"
@@ -67,6 +68,10 @@ setup: $(STAMP) system
 # .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The quick subset: tests that grade no notebook, build no site and start no server.
+test-fast: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).

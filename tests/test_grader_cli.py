@@ -451,6 +451,7 @@ print("children that held 700 MiB at once:", sum(status == 0 for status in statu
 """
 
 
+@pytest.mark.slow
 def test_memory_is_limited_for_the_sandbox_as_a_whole(tmp_path):
     """Three children of 700 MiB each stay under a 1536 MiB per-process limit but not together."""
     from grader.sandbox import Kernel, Limits, SandboxCgroups
@@ -483,6 +484,7 @@ except OSError as error:
 """
 
 
+@pytest.mark.slow
 def test_processes_are_limited_for_the_sandbox_as_a_whole(tmp_path):
     """A fork bomb stops at the sandbox's process limit, with time to spare."""
     from grader.sandbox import MAX_PROCESSES, Kernel, Limits
