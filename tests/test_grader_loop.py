@@ -265,4 +265,4 @@ def test_summary_reports_status_and_pass_rates(loop):
     text = loop["summary"].stdout
     assert "alice\tparameters\tgraded\t10/10" in text
     assert "bob\tlogits_to_text\tgraded\t0/10" in text
-    assert "parameters/output_shape\t1\t4/5 (80%)\t0.80" in text
+    assert "parameters/output_shape\t0.5\t4/5 (80%)\t0.40" in text
