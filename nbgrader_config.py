@@ -89,7 +89,36 @@ def gradebook_url(environ=os.environ, url_file=DB_URL_FILE):
 c.CourseDirectory.db_url = gradebook_url()
 
 # --- exchange (where released, submitted and feedback files travel) -----------
-c.Exchange.root = os.path.join(DATA, "exchange")
+# On a JupyterHub the exchange is set once for every server, in a machine-wide
+# nbgrader_config.py (docs/jupyterhub.md), and that setting is kept. Without one,
+# course-data/exchange lets one machine rehearse the whole loop.
+LOCAL_EXCHANGE = os.path.join(DATA, "exchange")
+
+
+def machine_exchange_root(here=__file__):
+    """c.Exchange.root as the machine-wide nbgrader configuration sets it, or None.
+
+    Looks in every folder of `jupyter --paths` config except the user's own
+    ~/.jupyter (whose nbgrader_config.py may load this file) and this file's.
+    """
+    from jupyter_core.paths import jupyter_config_dir, jupyter_config_path
+    from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
+
+    skip = {os.path.realpath(jupyter_config_dir()), os.path.dirname(os.path.realpath(here))}
+    for folder in jupyter_config_path():
+        if os.path.realpath(folder) in skip:
+            continue
+        for name, loader in (("nbgrader_config.json", JSONFileConfigLoader),
+                             ("nbgrader_config.py", PyFileConfigLoader)):
+            if os.path.isfile(os.path.join(folder, name)):
+                root = loader(name, path=folder).load_config().get("Exchange", {}).get("root")
+                if root:
+                    return root
+    return None
+
+
+if machine_exchange_root() is None:
+    c.Exchange.root = LOCAL_EXCHANGE
 
 # --- execution while autograding ----------------------------------------------
 # Seconds one cell may run; the slowest cell builds the 124M model (a few seconds).
@@ -107,3 +136,9 @@ c.GenerateFeedback.preprocessors = [
     "grader.feedback.HideTestCode",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+
+# --- nbgrader's own autograde is refused ---------------------------------------
+# `nbgrader autograde` and formgrader's Autograde button would run student code
+# outside the sandbox and overwrite the sandboxed grades; they stop, before
+# touching any file or grade, with a message that says to run `make autograde`.
+c.Autograde.exporter_class = "grader.nbgrader_guard.SandboxedGradingOnly"

@@ -154,7 +154,10 @@ def clean_record(value):
 
 
 def write_autograded(autograded_root, student, assignment, record, submitted_dir, staged=None):
-    """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/.
+    """Autograded notebooks, the timestamp and the submission secret into autograded/.
+
+    The files go to autograded/<student>/<assignment>/; nbgrader's release_feedback
+    reads submission_secret.txt there to name the student's feedback in the exchange.
 
     With `staged` (a StagedFiles) the files are only staged; the caller publishes.
     """
@@ -171,12 +174,13 @@ def write_autograded(autograded_root, student, assignment, record, submitted_dir
                 continue
             nb = nbformat.from_dict(result["autograded"])
             staged.write(target, nbformat.writes(nb))
-        stamp = os.path.join(submitted_dir, "timestamp.txt") if submitted_dir else None
-        if stamp is None:  # no usable submission folder: no timestamp either
-            staged.remove(os.path.join(folder, "timestamp.txt"))
-        elif os.path.isfile(stamp) and not os.path.islink(stamp):
-            with open(stamp, encoding="utf-8", errors="replace") as handle:
-                staged.write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+        for name in ("timestamp.txt", "submission_secret.txt"):
+            source = os.path.join(submitted_dir, name) if submitted_dir else None
+            if source is None:  # no usable submission folder: neither file either
+                staged.remove(os.path.join(folder, name))
+            elif os.path.isfile(source) and not os.path.islink(source):
+                with open(source, encoding="utf-8", errors="replace") as handle:
+                    staged.write(os.path.join(folder, name), handle.read(200))
     except BaseException:
         staged.discard()
         raise
