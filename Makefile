@@ -38,6 +38,20 @@ setup: $(STAMP) system
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# --- set-up of the JupyterHub browser test (tests/test_jupyterhub.py) ----------
+# JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored);
+# the students' servers run Debian's python3 (the same version as .venv's) with
+# .venv's packages, since .venv's own interpreter may be readable by root only.
+HUB_PROXY := .hub-deps/node_modules/.bin/configurable-http-proxy
+.PHONY: hub-test-setup
+test: hub-test-setup
+hub-test-setup: $(HUB_PROXY)
+	@test -x /usr/bin/python3 || { echo "installing Debian packages: python3"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null; }
+$(HUB_PROXY): | system
+	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
+# --- end of the JupyterHub test set-up ------------------------------------------
+
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).
 # MathJax comes from npm and is served by the site itself, so pages load nothing
