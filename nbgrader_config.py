@@ -89,35 +89,41 @@ def gradebook_url(environ=os.environ, url_file=DB_URL_FILE):
 c.CourseDirectory.db_url = gradebook_url()
 
 # --- exchange (where released, submitted and feedback files travel) -----------
-# On a JupyterHub the exchange is set once for every server, in a machine-wide
-# nbgrader_config.py (docs/jupyterhub.md), and that setting is kept. Without one,
-# course-data/exchange lets one machine rehearse the whole loop.
+# On a JupyterHub the exchange is set once for every server, in the machine's
+# nbgrader configuration (docs/jupyterhub.md), and that setting is kept. Without
+# one, course-data/exchange lets one machine rehearse the whole loop.
 LOCAL_EXCHANGE = os.path.join(DATA, "exchange")
+READING_MACHINE_CONFIG = "GPTCOURSE_READING_MACHINE_CONFIG"  # set while the files below load
 
 
 def machine_exchange_root(here=__file__):
-    """c.Exchange.root as the machine-wide nbgrader configuration sets it, or None.
+    """c.Exchange.root as an nbgrader configuration of the machine or user sets it, or None.
 
-    Looks in every folder of `jupyter --paths` config except the user's own
-    ~/.jupyter (whose nbgrader_config.py may load this file) and this file's.
+    Reads nbgrader_config.py/.json in every folder of `jupyter --paths` config but
+    this file's own. A grader's configuration there may load this file: while it
+    loads, this file sets no exchange, so the grader's own setting is the one found.
     """
-    from jupyter_core.paths import jupyter_config_dir, jupyter_config_path
+    from jupyter_core.paths import jupyter_config_path
     from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
 
-    skip = {os.path.realpath(jupyter_config_dir()), os.path.dirname(os.path.realpath(here))}
-    for folder in jupyter_config_path():
-        if os.path.realpath(folder) in skip:
-            continue
-        for name, loader in (("nbgrader_config.json", JSONFileConfigLoader),
-                             ("nbgrader_config.py", PyFileConfigLoader)):
-            if os.path.isfile(os.path.join(folder, name)):
-                root = loader(name, path=folder).load_config().get("Exchange", {}).get("root")
-                if root:
-                    return root
-    return None
+    own = os.path.dirname(os.path.realpath(here))
+    os.environ[READING_MACHINE_CONFIG] = "1"
+    try:
+        for folder in jupyter_config_path():
+            if os.path.realpath(folder) == own:
+                continue
+            for name, loader in (("nbgrader_config.json", JSONFileConfigLoader),
+                                 ("nbgrader_config.py", PyFileConfigLoader)):
+                if os.path.isfile(os.path.join(folder, name)):
+                    config = loader(name, path=folder).load_config()
+                    if config.get("Exchange", {}).get("root"):
+                        return config.Exchange.root
+        return None
+    finally:
+        del os.environ[READING_MACHINE_CONFIG]
 
 
-if machine_exchange_root() is None:
+if READING_MACHINE_CONFIG not in os.environ and machine_exchange_root() is None:
     c.Exchange.root = LOCAL_EXCHANGE
 
 # --- execution while autograding ----------------------------------------------
