@@ -40,14 +40,14 @@ test: setup
 
 # --- set-up of the JupyterHub browser test (tests/test_jupyterhub.py) ----------
 # JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored);
-# the students' servers run Debian's python3 (the same version as .venv's) with
-# .venv's packages, since .venv's own interpreter may be readable by root only.
+# patchelf lets the test's copy of .venv's interpreter (which may be readable by root
+# only) find its library, so that the students' servers can run it.
 HUB_PROXY := .hub-deps/node_modules/.bin/configurable-http-proxy
 .PHONY: hub-test-setup
 test: hub-test-setup
 hub-test-setup: $(HUB_PROXY)
-	@test -x /usr/bin/python3 || { echo "installing Debian packages: python3"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null; }
+	@command -v patchelf >/dev/null 2>&1 || { echo "installing Debian packages: patchelf"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >/dev/null; }
 $(HUB_PROXY): | system
 	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
 # --- end of the JupyterHub test set-up ------------------------------------------
