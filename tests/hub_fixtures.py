@@ -13,21 +13,20 @@ comment field, and an existing account without it is never touched.
 import grp
 import os
 import pwd
-import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY = os.path.join(ROOT, "deploy")
-VENV_BIN = os.path.dirname(sys.executable)
-SITE_PACKAGES = next(p for p in sys.path if p.endswith("site-packages")
-                     and p.startswith(os.path.dirname(VENV_BIN)))
+VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))
+SITE_PACKAGES = sysconfig.get_paths()["purelib"]
 PROXY = os.path.join(ROOT, ".hub-deps", "node_modules", ".bin", "configurable-http-proxy")
 PROXY_PACKAGE = "configurable-http-proxy@5"
 DOCUMENTED_EXCHANGE = 'c.Exchange.root = "/srv/nbgrader/exchange"'
@@ -315,17 +314,3 @@ def _processes_of(uid):
                 pass
     return pids
 
-
-def solution_answers(notebook_path):
-    """{grade_id: source} of the answer cells in an instructor notebook, markers removed."""
-    import json
-
-    with open(notebook_path, encoding="utf-8") as handle:
-        nb = json.load(handle)
-    answers = {}
-    for cell in nb["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution"):
-            source = "".join(cell["source"])
-            answers[meta["grade_id"]] = re.sub(r"[ \t]*### (BEGIN|END) SOLUTION\n?", "", source)
-    return answers

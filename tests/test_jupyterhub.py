@@ -18,15 +18,13 @@ import os
 
 import pytest
 
-from hub_fixtures import GRADER, PASSWORD, ROOT, STUDENTS, Hub, solution_answers
+from hub_fixtures import GRADER, PASSWORD, ROOT, STUDENTS, Hub
+from test_grader_loop import NOTEBOOKS, PARTIAL, solution_answers
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCREENSHOTS = os.path.join(ROOT, "_build", "hub-screenshots")
-NOTEBOOKS = {"parameters": "parameters", "logits-to-text": "logits_to_text"}
-PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
-           "logits-to-text": ["next_token_ids_answer"]}
 ALICE, BOB, CAROL, DAVE = STUDENTS
 # what each student writes: every answer, some, every answer but late, none
 WORK = {ALICE: "correct", BOB: "partial", CAROL: "correct", DAVE: "untouched"}
@@ -41,8 +39,7 @@ VALIDATE = 240_000
 
 
 def answers_for(student, assignment):
-    answers = solution_answers(os.path.join(ROOT, "solutions", assignment,
-                                            NOTEBOOKS[assignment] + ".ipynb"))
+    answers = solution_answers(assignment)
     kind = WORK[student]
     if kind == "partial":
         return {k: answers[k] for k in PARTIAL[assignment]}
@@ -177,7 +174,10 @@ def validate(page, assignments, assignment, screens, student):
 
 
 def student_works(browser, hub, student, screens, validations, late_hook=None):
-    """Log in, fetch both assignments, answer, validate, submit, in the browser."""
+    """Log in, fetch both assignments, answer, validate, submit, in the browser.
+
+    The student's browser stays open, on the Assignments tab, for their feedback.
+    """
     from playwright.sync_api import expect
 
     context, page = log_in(browser, hub, student, screens)
@@ -207,11 +207,11 @@ def student_works(browser, hub, student, screens, validations, late_hook=None):
                 has_text=assignment)
             expect(submitted.first).to_be_visible(timeout=PAGE)
         screens.take(page, f"{student}-submitted")
+        return context, page, assignments
     except Exception:
         screens.failed(page, student)
-        raise
-    finally:
         context.close()
+        raise
 
 
 # who validates what: a passing notebook, a failing one, an untouched one
@@ -247,6 +247,7 @@ def autograde_button(browser, hub, screens):
         row.locator(".autograde a").click()
         modal = page.locator("#error-modal, #success-modal")
         expect(modal).to_be_visible(timeout=VALIDATE)
+        expect(modal).to_have_css("opacity", "1", timeout=PAGE)  # the dialog has faded in
         text = modal.inner_text()
         screens.take(page, "grader-autograde-button")
         return {"menu": menu, "modal": text, "modal_id": modal.get_attribute("id")}
@@ -257,28 +258,29 @@ def autograde_button(browser, hub, screens):
         context.close()
 
 
-def fetch_feedback(browser, hub, student, screens):
-    """Fetch Feedback in the Assignments tab; the feedback pages now in the student's home."""
+def fetch_feedback(session, hub, student, screens):
+    """Fetch Feedback in the student's Assignments tab; the pages now in their home."""
     from playwright.sync_api import expect
 
-    context, page = log_in(browser, hub, student, screens)
+    context, page, assignments = session
     try:
-        _, assignments = open_assignments(page)
+        assignments.locator("#refresh_assignments_list").click()
+        expect(page.locator("#submitted_assignments_list_loading")).to_be_hidden(timeout=PAGE)
         pages = {}
-        for assignment, notebook in NOTEBOOKS.items():
+        home = hub.accounts[student].pw_dir
+        for assignment in NOTEBOOKS:
             item = assignments.locator("#submitted_assignments_list > .list_item").filter(
                 has_text=assignment).first
             item.get_by_role("button", name="Fetch Feedback").click()
             expect(item.get_by_text("view feedback")).to_be_visible(timeout=PAGE)
-            home = hub.accounts[student].pw_dir
-            found = glob.glob(os.path.join(home, assignment, "feedback", "*", "*.html"))
-            pages[assignment] = found
+            pages[assignment] = glob.glob(os.path.join(home, assignment, "feedback", "*",
+                                                       "*.html"))
         screens.take(page, f"{student}-feedback-fetched")
         for assignment, found in pages.items():
-            relative = os.path.relpath(found[0], hub.accounts[student].pw_dir)
-            page.goto(f"{hub.url}/user/{student}/files/{relative}")
-            expect(page.get_by_text("Score", exact=False).first).to_be_visible(timeout=PAGE)
-            screens.take(page, f"{student}-{assignment}-feedback")
+            feedback = context.new_page()
+            feedback.goto(f"{hub.url}/user/{student}/files/{os.path.relpath(found[0], home)}")
+            expect(feedback.get_by_text("(Score:").first).to_be_visible(timeout=PAGE)
+            screens.take(feedback, f"{student}-{assignment}-feedback")
         return pages
     except Exception:
         screens.failed(page, student)
@@ -306,6 +308,7 @@ def class_on_hub():
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                                  args=CHROMIUM_FLAGS)
+            sessions = {}
             try:
                 due = {}
 
@@ -317,8 +320,9 @@ def class_on_hub():
                                       "--duedate", stamp)
 
                 for student in (ALICE, BOB, DAVE, CAROL):
-                    student_works(browser, hub, student, screens, found["validations"],
-                                  late_hook=set_due_date if student == CAROL else None)
+                    sessions[student] = student_works(
+                        browser, hub, student, screens, found["validations"],
+                        late_hook=set_due_date if student == CAROL else None)
                 found["collect"] = hub.as_grader("make", "collect")
                 found["autograde"] = hub.as_grader("make", "autograde", "JOBS=2",
                                                    timeout=1200)
@@ -331,7 +335,7 @@ def class_on_hub():
                 found["feedback"] = hub.as_grader("make", "feedback")
                 found["release_feedback"] = hub.as_grader("make", "release-feedback")
                 found["fetched_feedback"] = {
-                    student: fetch_feedback(browser, hub, student, screens)
+                    student: fetch_feedback(sessions.pop(student), hub, student, screens)
                     for student in STUDENTS}
                 found["exchange"] = sorted(
                     os.path.relpath(os.path.join(d, f), hub.exchange)
@@ -343,6 +347,8 @@ def class_on_hub():
                     for student, by in found["fetched_feedback"].items()
                     for assignment, paths in by.items()}
             finally:
+                for context, _, _ in sessions.values():
+                    context.close()
                 browser.close()
         yield found
     finally:

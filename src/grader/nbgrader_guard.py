@@ -11,11 +11,12 @@ the refusal leaves the autograded files and the recorded grades as they were.
 from nbconvert.exporters import NotebookExporter
 from nbgrader.converters.base import NbGraderException
 
-REFUSAL = ("nbgrader's own autograde is switched off for this course: it would run the "
-           "students' code outside the grading sandbox and overwrite the sandboxed grades. "
-           "Grade in a terminal in the course folder with `make autograde` "
-           "(one assignment: `make autograde ASSIGNMENT=parameters`; some students: "
-           "`make autograde STUDENTS=alice,bob`).")
+REFUSAL = ("nbgrader's own autograde is switched off for this course:\n"
+           "it would run the students' code outside the grading sandbox\n"
+           "and overwrite the sandboxed grades.\n"
+           "Grade in a terminal in the course folder with `make autograde`\n"
+           "(one assignment: make autograde ASSIGNMENT=parameters;\n"
+           " some students: make autograde STUDENTS=alice,bob).")
 
 
 class SandboxedGradingOnly(NotebookExporter):
