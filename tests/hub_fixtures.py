@@ -4,7 +4,8 @@ The hub runs deploy/jupyterhub_config.py as it is, loaded by a short test
 configuration that changes only what a test on a shared machine must change:
 free ports on 127.0.0.1, configurable-http-proxy from .hub-deps/ (npm), and the
 exchange in a temporary folder instead of /srv/nbgrader/exchange (the one line
-rewritten in the copied student/ and grader/ settings). The accounts are real
+rewritten in the copied student/ and grader/ settings), and the servers' Python
+environment, made from .venv where every account can run it. The accounts are real
 Unix accounts made here (useradd, idempotent; the password set with chpasswd)
 and log in through PAM; every account made here carries ACCOUNT_MARK in its
 comment field, and an existing account without it is never touched.
@@ -144,18 +145,19 @@ def readable_by_all(path):
 
 
 def readable_environment(folder):
-    """A Python environment every account can run, with the packages of the repository's .venv.
+    """A Python environment every account can run, with everything of the repository's .venv.
 
     .venv's interpreter may live where only its owner can read (a Python built in
-    root's home): then that installation is hard-linked into `folder` (no copy of
-    the bytes) and the copied interpreter finds its library beside itself. The
-    packages are hard-linked too, since the grading sandbox binds only the
-    environment's own folders. `folder` lies on .venv's file system, in the
-    repository. The venv's commands are copied with their first line pointing here.
+    root's home), and so may the repository: then that installation is hard-linked
+    into `folder` (no copy of the bytes) and the copied interpreter finds its
+    library beside itself. .venv's packages, settings and data are hard-linked
+    too, the course's src/ copied, since the servers run as the students and the
+    grading sandbox binds only the environment's own folders. `folder` lies on
+    .venv's file system. The commands are copied with their first line pointing here.
     """
     version = "%d.%d" % sys.version_info[:2]
     base = os.path.realpath(sys.base_prefix)
-    os.makedirs(folder)
+    venv = os.path.dirname(VENV_BIN)
     interpreter = os.path.join(base, "bin", f"python{version}")
     if not readable_by_all(interpreter):
         copy = os.path.join(folder, "base")
@@ -171,8 +173,20 @@ def readable_environment(folder):
     shutil.rmtree(site_packages)
     _run("cp", "-al", SITE_PACKAGES, site_packages)
     for name in ("etc", "share"):  # the servers' and lab's settings, extensions, kernels
-        os.symlink(os.path.join(os.path.dirname(VENV_BIN), name),
-                   os.path.join(environment, name))
+        _run("cp", "-al", os.path.join(venv, name), os.path.join(environment, name))
+    # the editable course package (gptcourse, grader): a copy, found through its own .pth
+    source = os.path.join(ROOT, "src")
+    shutil.copytree(source, os.path.join(folder, "src"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in os.listdir(site_packages):
+        path = os.path.join(site_packages, name)
+        if name.startswith("__editable__") and name.endswith(".pth"):
+            with open(path, encoding="utf-8") as handle:
+                points_here = handle.read().strip() == source
+            if points_here:
+                os.remove(path)  # a hard link: never written to
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(os.path.join(folder, "src") + "\n")
     python = os.path.join(environment, "bin", "python")
     shebangs = {"#!" + os.path.join(VENV_BIN, name) for name in ("python", "python3")}
     for name in os.listdir(VENV_BIN):
@@ -189,7 +203,8 @@ def readable_environment(folder):
         os.chmod(target, 0o755)
     # make's stamp: this environment is installed (make must not try pip as the grader)
     open(os.path.join(environment, ".installed"), "w").close()
-    os.chmod(folder, 0o755)
+    for directory in (folder, os.path.join(folder, "src")):
+        os.chmod(directory, 0o755)
     return environment
 
 
@@ -215,17 +230,21 @@ class Hub:
         self.exchange = os.path.join(self.base, "exchange")
         self.settings = os.path.join(self.base, "deploy")
         self.state = os.path.join(self.base, "hub")
-        self.environment = os.path.join(ROOT, ".hub-deps", "python")
+        # the servers' Python beside the rest if hard links reach .venv from there
+        same_disk = os.stat(self.base).st_dev == os.stat(SITE_PACKAGES).st_dev
+        self.environment = (os.path.join(self.base, "python") if same_disk
+                            else os.path.join(ROOT, ".hub-deps", "python"))
         self.process = None
         self.log_path = os.path.join(self.base, "hub.log")
         self.accounts = {}
 
     def start(self):
-        if not readable_by_all(ROOT):
-            raise HubError(f"{ROOT} is not readable by other accounts; the hub's servers import "
-                           f"the course package from it as the students")
+        if not readable_by_all(os.path.dirname(self.environment)):
+            raise HubError(f"{os.path.dirname(self.environment)} is not readable by other "
+                           f"accounts, and hard links cannot reach .venv from {self.base}")
         proxy = install_proxy()
         shutil.rmtree(self.environment, ignore_errors=True)
+        os.makedirs(self.environment)
         self.python = readable_environment(self.environment)
         self.bin = os.path.join(self.python, "bin")
         os.makedirs(self.exchange)
