@@ -6,12 +6,34 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup system test book benchmark clean
+.PHONY: help setup system grading-system test test-fast book benchmark clean
 
 help:
-	@echo "make book       build the course site into _build/html"
-	@echo "make test       run every test"
-	@echo "make benchmark  print the benchmark figures"
+	@echo "Set-up and checks"
+	@echo "  make book                build the course site into _build/html"
+	@echo "  make test                set up everything the tests use and run every test"
+	@echo "  make test-fast           the unit tests only (under a minute), while you work"
+	@echo "  make benchmark           print the benchmark figures"
+	@echo "  make setup               .venv and every Debian package the tests use"
+	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql)"
+	@echo "  make grading-system      the one Debian package grading uses (bubblewrap)"
+	@echo "  make clean               remove the built site"
+	@echo "Rehearsal: a whole fake class on this machine"
+	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
+	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
+	@echo "  make release             solutions/ -> exercises/ and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
+	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
+	@echo "  make release-to-exchange copy the student versions into the exchange"
+	@echo "  make collect             the latest submissions into course-data/submitted/"
+	@echo "  make autograde           grade in the sandbox [JOBS=N] [STUDENTS=a,b] [SHARD=K/N]"
+	@echo "  make feedback            feedback pages into course-data/feedback/"
+	@echo "  make release-feedback    feedback pages into the exchange for the students"
+	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
+	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
+	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
+	@echo "  make fetch               fetch the released assignment"
+	@echo "  make submit              submit it"
+	@echo "  make fetch-feedback      fetch the released feedback"
 
 # Python environment: rebuilt when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
@@ -19,11 +41,16 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	touch $@
 
-# Debian packages the tests use (the sandbox, the PostgreSQL gradebook, the browser
-# that checks the built site); installed only where a command is missing.
-SYSTEM_PACKAGES := bwrap:bubblewrap chromium:chromium npm:npm /usr/lib/postgresql/*/bin/postgres:postgresql
-system:
-	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+# Debian packages, installed only where a command is missing (apt-get update first).
+# Grading needs only the sandbox, bubblewrap; the tests also use the browser that
+# checks the built site and the hub, npm and PostgreSQL. The instructor's targets
+# install only what grading needs, so a grader account without root can grade
+# on a machine that has bubblewrap.
+GRADING_PACKAGES := bwrap:bubblewrap
+TEST_PACKAGES := chromium:chromium npm:npm /usr/lib/postgresql/*/bin/postgres:postgresql \
+	patchelf:patchelf
+define install_missing
+	@missing=""; for pair in $(1); do \
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
 	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; \
 	done; \
@@ -31,6 +58,11 @@ system:
 	  echo "installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+system:
+	$(call install_missing,$(GRADING_PACKAGES) $(TEST_PACKAGES))
+grading-system:
+	$(call install_missing,$(GRADING_PACKAGES))
 
 setup: $(STAMP) system
 
@@ -39,18 +71,18 @@ test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # --- set-up of the JupyterHub browser test (tests/test_jupyterhub.py) ----------
-# JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored);
-# patchelf lets the test's copy of .venv's interpreter (which may be readable by root
-# only) find its library, so that the students' servers can run it.
+# JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored).
+# (patchelf, in TEST_PACKAGES, lets the test's copy of .venv's interpreter, which may
+# be readable by root only, find its library, so that the students' servers run it.)
 HUB_PROXY := .hub-deps/node_modules/.bin/configurable-http-proxy
-.PHONY: hub-test-setup
-test: hub-test-setup
-hub-test-setup: $(HUB_PROXY)
-	@command -v patchelf >/dev/null 2>&1 || { echo "installing Debian packages: patchelf"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq patchelf >/dev/null; }
+test: $(HUB_PROXY)
 $(HUB_PROXY): | system
 	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
 # --- end of the JupyterHub test set-up ------------------------------------------
+
+# The quick subset: tests that grade no notebook, build no site and start no server.
+test-fast: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).
@@ -74,6 +106,9 @@ $(MATHJAX):
 	cp -r .book-deps/node_modules/mathjax/es5 .book-deps/static/mathjax
 	touch $@
 
+# Pages that need running are executed BOOK_JOBS at a time first (book/_ext/execute_pages.py)
+# into the same cache, so the build itself only reads them.
+BOOK_JOBS ?= $(shell nproc)
 book: $(STAMP) $(MATHJAX)
 	rm -f $(BOOK_BUILD)/html/.build-ok
 	@key=$(BOOK_INPUTS_KEY); \
@@ -81,6 +116,7 @@ book: $(STAMP) $(MATHJAX)
 	  echo "gptcourse, exercises/ or nbgrader_config.py changed: running every page again"; \
 	  rm -rf $(BOOK_BUILD)/.jupyter_cache $(BOOK_BUILD)/.doctrees; \
 	fi
+	$(BIN)/python book/_ext/execute_pages.py $(BOOK_BUILD)/.jupyter_cache $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . --path-output $(BOOK_OUT) --warningiserror --nitpick --keep-going
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key
 	touch $(BOOK_BUILD)/html/.build-ok
@@ -93,72 +129,120 @@ benchmark: setup
 
 # Homework: the student versions in exercises/ are generated from solutions/ by
 # nbgrader (solution regions become stubs, hidden tests are removed). Run it after
-# editing a notebook in solutions/; a test fails while exercises/ is out of date.
-ASSIGNMENTS := parameters logits-to-text
-.PHONY: release
-release: $(STAMP)
-	for assignment in $(ASSIGNMENTS); do \
-	  $(NBGRADER) generate_assignment $$assignment --force || exit 1; \
-	done
-
+# editing a notebook in solutions/; a test fails while exercises/ is out of date,
+# and grading refuses until it is run. DUEDATE="2026-12-01 17:00:00 UTC" records
+# the due date in the gradebook (DUEDATE=none removes it); late submissions get
+# the penalty set in nbgrader_config.py.
+#
 # The grading loop, with nbgrader's own commands (README, "Grading homework"):
 # release-to-exchange -> students fetch and submit -> collect -> autograde ->
-# feedback -> grades. autograde runs student code only inside the bubblewrap
-# sandbox, JOBS students at a time; STUDENTS=a,b or SHARD=K/N grade a subset.
+# feedback -> release-feedback -> grades. autograde runs student code only inside
+# the bubblewrap sandbox, JOBS students at a time; STUDENTS=a,b or SHARD=K/N grade
+# a subset; ASSIGNMENT=name limits a target to one assignment.
+#
+# Every target that runs nbgrader first checks nbgrader_config.py and ASSIGNMENT
+# (CHECK_CONFIG): nbgrader itself would skip a broken file and carry on with its
+# defaults (a gradebook.db here, the exchange in /usr/local/share). Names and dates
+# given on the command line reach the commands through the environment, quoted,
+# so ids with spaces, accents or a leading '-' arrive intact.
+ASSIGNMENTS := parameters logits-to-text
 JOBS ?= $(shell nproc)
 STUDENTS ?=
 SHARD ?=
 ASSIGNMENT ?=
-# ASSIGNMENT=name limits release-to-exchange, collect, autograde and feedback to one
+DUEDATE ?=
+ROSTER ?=
+STUDENT ?=
+REHEARSAL_STUDENTS ?= 4
+export ASSIGNMENT STUDENTS SHARD DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
-NBGRADER := PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/nbgrader
-GRADER_ARGS := --jobs $(JOBS) $(if $(STUDENTS),--students $(STUDENTS)) $(if $(SHARD),--shard $(SHARD))
-.PHONY: release-to-exchange fetch submit collect autograde feedback release-feedback grades
+ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
+NBGRADER := $(ON_PATH) $(BIN)/nbgrader
+GRADER := $(ON_PATH) $(BIN)/python -m grader
+INSTRUCTOR := $(ON_PATH) $(BIN)/python -m grader.instructor
+CHECK_CONFIG = @$(INSTRUCTOR) check-config --assignment="$$ASSIGNMENT" --duedate="$$DUEDATE"
+.PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
+	autograde feedback release-feedback grades rehearse
+
+check-config: $(STAMP)
+	$(CHECK_CONFIG)
+
+release: $(STAMP)
+	$(CHECK_CONFIG)
+	for assignment in $(THE_ASSIGNMENTS); do \
+	  $(NBGRADER) generate_assignment $$assignment --force || exit 1; \
+	  if [ -n "$$DUEDATE" ]; then $(INSTRUCTOR) due $$assignment "$$DUEDATE" || exit 2; fi; \
+	done
+
+roster: $(STAMP)
+	@test -n "$$ROSTER" || { echo "make roster ROSTER=students.csv"; exit 2; }
+	$(CHECK_CONFIG)
+	$(INSTRUCTOR) roster "$$ROSTER"
 
 release-to-exchange: $(STAMP)
+	$(CHECK_CONFIG)
 	for assignment in $(THE_ASSIGNMENTS); do \
 	  $(NBGRADER) release_assignment $$assignment --force || exit 1; \
 	done
 
-# A student's side on one machine: make fetch / make submit ASSIGNMENT=parameters
-# [STUDENT=id], working in course-data/student-work/ (on JupyterHub students use
-# the Assignments tab instead).
-STUDENT ?=
+# A student's side on one machine: make fetch / submit / fetch-feedback
+# ASSIGNMENT=parameters [STUDENT=id]. With STUDENT, the student works in
+# course-data/students/<id>/, which is also their HOME, so each simulated student
+# has their own nbgrader cache and fetches only their own feedback; without it,
+# in course-data/student-work/ as the current user. (On JupyterHub students use
+# the Assignments tab instead.)
 STUDENT_WORK ?= course-data/student-work
+LOCAL_EXCHANGE := --course gptcourse --Exchange.root=$(CURDIR)/course-data/exchange
+AS_STUDENT = @test -n "$(ASSIGNMENT)" || { echo "make $@ ASSIGNMENT=name [STUDENT=id]"; exit 2; }; \
+	if [ -n "$$STUDENT" ]; then \
+	  case "$$STUDENT" in */*|-*|.*|*'*'*|*+*) echo "STUDENT=$$STUDENT: not a student id"; exit 2;; esac; \
+	  work="$(CURDIR)/course-data/students/$$STUDENT"; mkdir -p "$$work"; \
+	  export HOME="$$work" USER="$$STUDENT" LOGNAME="$$STUDENT"; set -- "--student=$$STUDENT"; \
+	else work="$(CURDIR)/$(STUDENT_WORK)"; mkdir -p "$$work"; set --; fi; \
+	cd "$$work" && echo "as $${STUDENT:-$$USER}, in $$work:" && $(CURDIR)/$(BIN)/nbgrader
 fetch: $(STAMP)
-	@test -n "$(ASSIGNMENT)" || { echo "make fetch ASSIGNMENT=name"; exit 2; }
-	mkdir -p $(STUDENT_WORK)
-	cd $(STUDENT_WORK) && $(CURDIR)/$(BIN)/nbgrader fetch_assignment $(ASSIGNMENT) \
-	  --course gptcourse --Exchange.root=$(CURDIR)/course-data/exchange
+	$(CHECK_CONFIG)
+	$(AS_STUDENT) fetch_assignment $(ASSIGNMENT) $(LOCAL_EXCHANGE)
 submit: $(STAMP)
-	@test -n "$(ASSIGNMENT)" || { echo "make submit ASSIGNMENT=name"; exit 2; }
-	cd $(STUDENT_WORK) && $(CURDIR)/$(BIN)/nbgrader submit $(ASSIGNMENT) --course gptcourse \
-	  --Exchange.root=$(CURDIR)/course-data/exchange $(if $(STUDENT),--student $(STUDENT))
+	$(CHECK_CONFIG)
+	$(AS_STUDENT) submit $(ASSIGNMENT) $(LOCAL_EXCHANGE) "$$@"
+fetch-feedback: $(STAMP)
+	$(CHECK_CONFIG)
+	$(AS_STUDENT) fetch_feedback $(ASSIGNMENT) $(LOCAL_EXCHANGE) "$$@"
 
 collect: $(STAMP)
+	$(CHECK_CONFIG)
 	for assignment in $(THE_ASSIGNMENTS); do \
 	  $(NBGRADER) collect $$assignment --update || exit 1; \
 	done
 
-autograde: setup
+autograde: $(STAMP) grading-system
+	$(CHECK_CONFIG)
 	for assignment in $(THE_ASSIGNMENTS); do \
-	  PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grader autograde $$assignment $(GRADER_ARGS) \
-	    || exit $$?; \
+	  $(GRADER) autograde $$assignment --jobs $(JOBS) \
+	    $${STUDENTS:+"--students=$$STUDENTS"} $${SHARD:+"--shard=$$SHARD"} || exit $$?; \
 	done
 
 feedback: $(STAMP)
+	$(CHECK_CONFIG)
 	for assignment in $(THE_ASSIGNMENTS); do \
 	  $(NBGRADER) generate_feedback $$assignment --force || exit 1; \
 	done
 
 release-feedback: $(STAMP)
+	$(CHECK_CONFIG)
 	for assignment in $(THE_ASSIGNMENTS); do \
 	  $(NBGRADER) release_feedback $$assignment || exit 1; \
 	done
 
 grades: $(STAMP)
-	$(NBGRADER) export --to course-data/grades.csv
-	$(BIN)/python -m grader summary $(ASSIGNMENTS)
+	$(CHECK_CONFIG)
+	$(INSTRUCTOR) grades $(THE_ASSIGNMENTS)
+
+# A whole fake class on this machine, in course-data/rehearsal/ (see the README).
+rehearse: $(STAMP) grading-system
+	$(CHECK_CONFIG)
+	$(ON_PATH) $(BIN)/python -m grader.rehearsal --students "$$REHEARSAL_STUDENTS"
 
 clean:
 	rm -rf _build

@@ -130,11 +130,22 @@ if READING_MACHINE_CONFIG not in os.environ and machine_exchange_root() is None:
 # Seconds one cell may run; the slowest cell builds the 124M model (a few seconds).
 c.Execute.timeout = 60
 
+# --- deadlines ------------------------------------------------------------------
+# `make release DUEDATE="2026-12-01 17:00:00 UTC"` records an assignment's due date in
+# the gradebook. A notebook handed in after it gets nbgrader's late penalty: "zero"
+# sets its score to 0, "none" keeps every point (nbgrader's default); a class of
+# your own in c.AssignLatePenalties.plugin_class can do anything in between.
+c.LateSubmissionPlugin.penalty_method = "zero"
+
 # --- grader ---------------------------------------------------------------------
 # `python -m grader autograde` (make autograde) runs each notebook in a bubblewrap
-# sandbox: c.Execute.timeout above is its limit per cell; this is each kernel's
-# address-space limit. Its grade report goes to course-data/reports/.
+# sandbox: c.Execute.timeout above is its limit per cell; this is the memory of each
+# sandbox, the kernel and its processes together (per process where the machine has no
+# cgroups; `make autograde` prints which). Its grade report goes to course-data/reports/.
 c.SandboxGrader.memory_mib = 3072
+# Inside the sandbox, the course package's functions that an assignment asks students
+# to write are stubs that say "write your own"; these compute answers too:
+c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary"]
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

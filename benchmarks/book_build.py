@@ -1,9 +1,19 @@
-"""How long `make book` takes: a clean build, then a rebuild with nothing changed.
+"""How long the site takes to build, page by page, next to a reference measured in the same run.
 
-Both builds go into a fresh temporary folder (``make book BOOK_OUT=...``), so the
-site in ``_build/`` is left alone. A clean build executes every page; with
-execution caching on, the rebuild must execute none, and this script says so
-(and exits with status 1) if it did. Timings are printed, never judged.
+The machine's speed changes from minute to minute when it is shared, so every
+figure is printed next to a reference taken in the same run: a fresh Python
+process that imports torch and builds the 124M model (the least any page that
+uses the model must do). The reference is measured before and after the builds.
+
+1. A clean build into a fresh temporary folder (``make book BOOK_OUT=...``): its
+   total time, and the time of every page as the side-by-side execution
+   (``book/_ext/execute_pages.py``) reports it.
+2. A rebuild with nothing changed, which must execute no page (this script says
+   so, and exits with status 1, if it did).
+3. Each solution notebook run top to bottom in a fresh kernel, as a student's
+   *Restart & Run All* does.
+
+The site in ``_build/`` is left alone. Timings are printed, never judged.
 
     .venv/bin/python benchmarks/book_build.py
 """
@@ -16,11 +26,26 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EXECUTED = re.compile(r"Executed notebook in ([\d.]+) seconds")
+PAGE_TIME = re.compile(r"^(book/\S+\.md): executed in ([\d.]+) s$", re.M)
+EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ([\d.]+) seconds")
+SOLUTIONS = ["solutions/parameters/parameters.ipynb", "solutions/logits-to-text/logits_to_text.ipynb"]
+REFERENCE = (
+    "import torch\n"
+    "from gptcourse import GPT_CONFIG_124M, GPTModel\n"
+    "torch.manual_seed(123)\n"
+    "GPTModel(GPT_CONFIG_124M)\n"
+)
+
+
+def reference_seconds():
+    """A fresh process that imports torch and builds the 124M model."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", REFERENCE], check=True)
+    return time.perf_counter() - start
 
 
 def build(out_dir):
-    """Run ``make book`` into ``out_dir``; return (seconds, notebooks executed)."""
+    """Run ``make book`` into ``out_dir``; return (seconds, {page: seconds}, pages the build ran)."""
     start = time.perf_counter()
     result = subprocess.run(
         ["make", "-s", "book", f"BOOK_OUT={out_dir}"], cwd=ROOT,
@@ -30,19 +55,46 @@ def build(out_dir):
     log = result.stdout + result.stderr
     if result.returncode != 0:
         sys.exit(f"make book failed (exit {result.returncode}):\n{log[-4000:]}")
-    return seconds, len(EXECUTED.findall(log))
+    pages = {page: float(s) for page, s in PAGE_TIME.findall(log)}
+    return seconds, pages, len(EXECUTED_BY_BUILD.findall(log))
+
+
+def run_notebook(path):
+    """Seconds to execute a notebook top to bottom in a fresh kernel (kernel start included)."""
+    with tempfile.TemporaryDirectory(prefix="solution-run-") as out:
+        start = time.perf_counter()
+        subprocess.run(
+            [str(Path(sys.executable).parent / "jupyter"), "nbconvert", "--to", "notebook",
+             "--execute", str(ROOT / path), "--output-dir", out],
+            check=True, capture_output=True, cwd=(ROOT / path).parent,
+        )
+        return time.perf_counter() - start
 
 
 def main():
-    pages = len(re.findall(r"^\s*(?:root|- file):", (ROOT / "_toc.yml").read_text(), re.M))
+    before = reference_seconds()
     with tempfile.TemporaryDirectory(prefix="book-benchmark-") as out_dir:
-        clean_s, clean_runs = build(out_dir)
-        again_s, again_runs = build(out_dir)
-    print(f"pages in the table of contents: {pages}")
-    print(f"clean build:        {clean_s:6.1f} s   notebooks executed: {clean_runs}")
-    print(f"unchanged rebuild:  {again_s:6.1f} s   notebooks executed: {again_runs}")
+        clean_s, pages, clean_by_build = build(out_dir)
+        again_s, _, again_runs = build(out_dir)
+    solutions = {path: run_notebook(path) for path in SOLUTIONS}
+    after = reference_seconds()
+    reference = (before + after) / 2
+
+    print("reference: a fresh process imports torch and builds the 124M model")
+    print(f"  before the builds {before:5.1f} s, after {after:5.1f} s, mean {reference:5.1f} s")
+    print()
+    print(f"clean build:        {clean_s:6.1f} s  = {clean_s / reference:4.1f} x reference")
+    print(f"  pages executed side by side: {len(pages)}, by the build itself: {clean_by_build}")
+    print(f"  {'page':<24} {'seconds':>8} {'x reference':>12}")
+    for page, seconds in sorted(pages.items(), key=lambda item: -item[1]):
+        print(f"  {page:<24} {seconds:8.1f} {seconds / reference:12.1f}")
+    print(f"unchanged rebuild:  {again_s:6.1f} s   pages executed: {again_runs}")
+    print()
+    print("solution notebooks, top to bottom in a fresh kernel:")
+    for path, seconds in solutions.items():
+        print(f"  {Path(path).name:<24} {seconds:8.1f} {seconds / reference:12.1f}")
     if again_runs:
-        print("the rebuild executed notebooks again: execution caching is not working")
+        print("the rebuild executed pages again: execution caching is not working")
         return 1
     return 0
 

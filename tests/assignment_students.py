@@ -28,22 +28,26 @@ def _src(text):
 # --- assignment "parameters" -------------------------------------------------------
 
 PARAMETERS_POINTS = {
-    "output_shape": 1,
-    "count_parameters_unseen_configs": 1,
-    "count_parameters_shared_once": 1,
-    "total_params_value": 1,
-    "out_head_params_value": 1,
-    "tied_params_value": 1,
+    "output_shape": 0.5,
+    "count_parameters_unseen_configs": 1.5,
+    "count_parameters_shared_once": 1.5,
+    "total_params_value": 0.5,
+    "out_head_params_value": 0.5,
+    "tied_params_value": 0.5,
     "count_tied_parameters_unseen_configs": 1,
     "count_tied_parameters_tied_models": 1,
     "model_size_mib_any_model": 1,
-    "gpt2_totals_values": 1,
+    "count_on_meta_any_config": 1.5,
+    "gpt2_totals_values": 0.5,
 }
+
+# An untouched notebook: every check says so plainly.
+_NOT_ANSWERED = "not answered yet"
 
 PARAMETERS_STUDENTS = {
     "solution": Student(total=10),
     "untouched": Student(total=0, fill_solutions=False,
-                         failures={grade_id: None for grade_id in PARAMETERS_POINTS}),
+                         failures={grade_id: _NOT_ANSWERED for grade_id in PARAMETERS_POINTS}),
     # correct, written differently: torch.Size, identity set over named_parameters
     # without de-duplication, a tied deep copy, element_size(), a dict comprehension
     "identity_and_deepcopy": Student(total=10, answers={
@@ -76,6 +80,12 @@ PARAMETERS_STUDENTS = {
         "model_size_mib_answer": _src("""
             def model_size_mib(model):
                 return sum(p.numel() * p.element_size() for p in set(model.parameters())) / 1024 / 1024
+            """),
+        "count_on_meta_answer": _src("""
+            def count_on_meta(config):
+                with torch.device("meta"):
+                    meta_model = GPTModel(dict(config))
+                return int(count_parameters(meta_model))
             """),
         "gpt2_totals_answer": _src("""
             def untied_total(name):
@@ -118,7 +128,7 @@ PARAMETERS_STUDENTS = {
             """),
     }),
     # known wrong numbers, tying that also drops the position embedding, sizes in MB
-    "wrong_values": Student(total=3, answers={
+    "wrong_values": Student(total=5, answers={
         "values_answer": _src("""
             total_params = 124_439_808
             out_head_params = model.out_head.weight.numel() + 50_257
@@ -142,31 +152,46 @@ PARAMETERS_STUDENTS = {
     }, failures={
         "total_params_value": "Hugging Face",
         "out_head_params_value": "no bias",
-        "tied_params_value": "163,009,536 is the untied total",
+        "tied_params_value": "that is the untied total",
         "count_tied_parameters_unseen_configs": "position embedding",
         "count_tied_parameters_tied_models": None,
         "model_size_mib_any_model": "MB",
         "gpt2_totals_values": "tied count",
     }),
-    # counting the state dict: the attention masks (buffers) and a tied matrix twice
-    "state_dict": Student(total=2, answers={
+    # counting the state dict: the attention masks (buffers) and a tied matrix twice.
+    # The checks of count_tied_parameters, model_size_mib and count_on_meta use a
+    # correct count_parameters, so only count_parameters' own checks and the three
+    # values computed with it (total, tied, gpt2_totals) are lost.
+    "state_dict": Student(total=5.5, answers={
         "count_parameters_answer": _src("""
             def count_parameters(model):
                 return sum(tensor.numel() for tensor in model.state_dict().values())
             """),
     }, failures={
-        "count_parameters_unseen_configs": "attention mask",
+        "count_parameters_unseen_configs": "attention mask, a buffer",
         "count_parameters_shared_once": None,
         "total_params_value": "attention masks",
         "tied_params_value": None,
-        "count_tied_parameters_unseen_configs": None,
-        "count_tied_parameters_tied_models": None,
-        "model_size_mib_any_model": None,
         "gpt2_totals_values": None,
+    }),
+    # a count that misses the q/k/v biases (a formula for one configuration): the
+    # functions built on count_parameters still earn their points
+    "formula_count": Student(total=7, answers={
+        "count_parameters_answer": _src("""
+            def count_parameters(model):
+                cfg = model.cfg
+                d, v, c, n = cfg["emb_dim"], cfg["vocab_size"], cfg["context_length"], cfg["n_layers"]
+                block = 4 * d * d + d + 8 * d * d + 5 * d + 4 * d
+                head = 0 if model.out_head.weight is model.tok_emb.weight else v * d
+                return v * d + c * d + n * block + 2 * d + head
+            """),
+    }, failures={
+        "count_parameters_unseen_configs": "query/key/value biases are missing",
+        "count_parameters_shared_once": "unseen tied model",
     }),
     # typed-in numbers everywhere (the tied one without the position embedding),
     # functions that return them: only the right values score
-    "typed_in": Student(total=4, answers={
+    "typed_in": Student(total=2, answers={
         "output_shape_answer": "output_shape = (2, 4, 50257)",
         "count_parameters_answer": _src("""
             def count_parameters(model):
@@ -185,6 +210,10 @@ PARAMETERS_STUDENTS = {
             def model_size_mib(model):
                 return 621.83
             """),
+        "count_on_meta_answer": _src("""
+            def count_on_meta(config):
+                return 1_637_792_000
+            """),
         "gpt2_totals_answer": _src("""
             gpt2_totals = {"gpt2-medium": 406_212_608, "gpt2-large": 838_220_800, "gpt2-xl": 1_637_792_000}
             """),
@@ -195,6 +224,7 @@ PARAMETERS_STUDENTS = {
         "count_tied_parameters_unseen_configs": "gives 124,412,160 for the one-block model",
         "count_tied_parameters_tied_models": "gives 124,412,160 for the tied one-block model",
         "model_size_mib_any_model": "gives 621.83 for the one-block model",
+        "count_on_meta_any_config": "gives 1,637,792,000 for an unseen configuration",
     }),
 }
 
@@ -202,13 +232,11 @@ PARAMETERS_STUDENTS = {
 PARAMETERS_HIDDEN_VALUES = {
     "count_parameters_unseen_configs": ["6144", "6,144", "13360", "13,360", "22368", "22,368"],
     "count_parameters_shared_once": ["4980", "4,980", "11744", "11,744"],
-    "total_params_value": ["163009536", "163,009,536"],
-    "out_head_params_value": ["38597376", "38,597,376"],
-    "tied_params_value": ["124412160", "124,412,160"],
     "count_tied_parameters_unseen_configs": ["4980", "4,980", "11744", "11,744", "15168", "15,168"],
     "count_tied_parameters_tied_models": ["4980", "4,980", "11744", "11,744"],
     "model_size_mib_any_model": ["0.0234375", "0.0189971923828125", "0.8857421875"],
-    "gpt2_totals_values": ["406212608", "406,212,608", "838220800", "838,220,800", "1637792000", "1,637,792,000"],
+    "count_on_meta_any_config": ["6144", "6,144", "9945161728", "9,945,161,728"],
+    "gpt2_totals_values": ["406212608", "406,212,608", "838220800", "838,220,800"],
 }
 
 
@@ -216,29 +244,27 @@ PARAMETERS_HIDDEN_VALUES = {
 
 LOGITS_POINTS = {
     "next_token_ids_shape_and_dtype": 1,
-    "next_token_ids_known_argmax": 2,
+    "next_token_ids_known_argmax": 1.5,
     "text_to_token_ids_any_text": 1,
     "token_ids_to_text_round_trip": 1,
     "generate_text_simple_batches": 1,
     "generate_text_simple_greedy_values": 1,
     "generate_text_simple_crops_context": 1,
-    "generated_text_value": 2,
+    "generated_text_value": 1,
+    "generate_until_stops_at_stop_id": 1.5,
 }
 
-# A broken next_token_ids also breaks generation, which uses it. These students
-# type a guess for generated_text rather than run their broken loop on the 124M model.
+# A broken next_token_ids no longer breaks the checks of the generation loops:
+# they run with a correct greedy step. Only the text, a value the broken step
+# computes, is lost with it. These students type a guess for generated_text
+# rather than run their broken loop on the 124M model.
 _GUESSED_TEXT = {"generated_text_answer": 'generated_text = "Hello, I am a student"'}
-_CASCADE = {
-    "generate_text_simple_batches": None,
-    "generate_text_simple_greedy_values": None,
-    "generate_text_simple_crops_context": None,
-    "generated_text_value": None,
-}
+_TEXT_LOST = {"generated_text_value": "is not the text the chapters show"}
 
 LOGITS_STUDENTS = {
     "solution": Student(total=10),
     "untouched": Student(total=0, fill_solutions=False,
-                         failures={grade_id: None for grade_id in LOGITS_POINTS}),
+                         failures={grade_id: _NOT_ANSWERED for grade_id in LOGITS_POINTS}),
     # correct, written differently: max over softmax, an explicit dtype, indexing
     # the batch, a loop of its own with inference_mode and a computed crop start
     "max_and_own_loop": Student(total=10, answers={
@@ -299,7 +325,7 @@ LOGITS_STUDENTS = {
             """),
     }),
     # argmax over the positions (dim=1) instead of the vocabulary
-    "argmax_over_positions": Student(total=2, answers={
+    "argmax_over_positions": Student(total=6.5, answers={
         **_GUESSED_TEXT,
         "next_token_ids_answer": _src("""
             def next_token_ids(logits):
@@ -308,22 +334,22 @@ LOGITS_STUDENTS = {
     }, failures={
         "next_token_ids_shape_and_dtype": "wrong dimension",
         "next_token_ids_known_argmax": None,
-        **_CASCADE,
+        **_TEXT_LOST,
     }),
     # an id for every position: the last position is never taken
-    "every_position": Student(total=2, answers={
+    "every_position": Student(total=6.5, answers={
         **_GUESSED_TEXT,
         "next_token_ids_answer": _src("""
             def next_token_ids(logits):
                 return torch.argmax(logits, dim=-1)
             """),
     }, failures={
-        "next_token_ids_shape_and_dtype": "only the last position",
+        "next_token_ids_shape_and_dtype": "only the last one predicts",
         "next_token_ids_known_argmax": None,
-        **_CASCADE,
+        **_TEXT_LOST,
     }),
     # the logits of the last position handed back as if they were ids
-    "returns_logits": Student(total=2, answers={
+    "returns_logits": Student(total=6.5, answers={
         **_GUESSED_TEXT,
         "next_token_ids_answer": _src("""
             def next_token_ids(logits):
@@ -332,10 +358,10 @@ LOGITS_STUDENTS = {
     }, failures={
         "next_token_ids_shape_and_dtype": "not ids",
         "next_token_ids_known_argmax": None,
-        **_CASCADE,
+        **_TEXT_LOST,
     }),
     # the first position's best id, in the right shape
-    "first_position": Student(total=4, answers={
+    "first_position": Student(total=7.5, answers={
         **_GUESSED_TEXT,
         "next_token_ids_answer": _src("""
             def next_token_ids(logits):
@@ -343,12 +369,10 @@ LOGITS_STUDENTS = {
             """),
     }, failures={
         "next_token_ids_known_argmax": "first position",
-        "generate_text_simple_greedy_values": None,
-        "generate_text_simple_crops_context": None,
-        "generated_text_value": None,
+        **_TEXT_LOST,
     }),
     # no crop at all; the text keeps only the new tokens
-    "no_crop_and_new_tokens_only": Student(total=7, answers={
+    "no_crop_and_new_tokens_only": Student(total=8, answers={
         "generate_text_simple_answer": _src("""
             def generate_text_simple(model, idx, max_new_tokens, context_size):
                 for _ in range(max_new_tokens):
@@ -366,7 +390,7 @@ LOGITS_STUDENTS = {
         "generated_text_value": "start with the prompt",
     }),
     # a crop that keeps the oldest ids; one new token too few
-    "front_crop_and_five_tokens": Student(total=7, answers={
+    "front_crop_and_five_tokens": Student(total=8, answers={
         "generate_text_simple_answer": _src("""
             def generate_text_simple(model, idx, max_new_tokens, context_size):
                 for _ in range(max_new_tokens):
@@ -381,13 +405,17 @@ LOGITS_STUDENTS = {
             """),
     }, failures={
         "generate_text_simple_crops_context": "keeps the first context_size ids",
-        "generated_text_value": "greedy continuation",
+        "generated_text_value": "is not the text the chapters show",
     }),
     # typed-in results: only the typed text can score
-    "typed_in": Student(total=2, answers={
+    "typed_in": Student(total=1, answers={
         "next_token_ids_answer": _src("""
             def next_token_ids(logits):
                 return torch.tensor([[4]])
+            """),
+        "generate_until_answer": _src("""
+            def generate_until(model, idx, max_new_tokens, context_size, stop_id):
+                return idx
             """),
         "text_to_token_ids_answer": _src("""
             def text_to_token_ids(text, tokenizer):
@@ -403,17 +431,41 @@ LOGITS_STUDENTS = {
             """),
         "generated_text_answer": 'generated_text = "Hello, I am Featureiman Byeswickattribute argue"',
     }, failures={
-        "next_token_ids_shape_and_dtype": "it must be (batch, 1) = (3, 1)",
+        "next_token_ids_shape_and_dtype": "it must be [3, 1]",
         "next_token_ids_known_argmax": "for any batch",
         "text_to_token_ids_any_text": "for an unseen text",
-        "token_ids_to_text_round_trip": "of an unseen (1, n) tensor",
-        "generate_text_simple_batches": "is shape (3, 7)",
+        "token_ids_to_text_round_trip": "of an unseen [1, num_tokens] tensor",
+        "generate_text_simple_batches": "is shape [3, 7]",
         "generate_text_simple_greedy_values": None,
         "generate_text_simple_crops_context": None,
+        "generate_until_stops_at_stop_id": "the prompt and the one stop id",
+    }),
+    # a stop condition that is never checked: all max_new_tokens steps, always
+    "until_never_stops": Student(total=8.5, answers={
+        "generate_until_answer": _src("""
+            def generate_until(model, idx, max_new_tokens, context_size, stop_id):
+                return generate_text_simple(model, idx, max_new_tokens, context_size)
+            """),
+    }, failures={
+        "generate_until_stops_at_stop_id": "the loop ran all 5 steps",
+    }),
+    # a batch stops as soon as any one text has generated stop_id
+    "until_stops_at_the_first_text": Student(total=8.5, answers={
+        "generate_until_answer": _src("""
+            def generate_until(model, idx, max_new_tokens, context_size, stop_id):
+                for _ in range(max_new_tokens):
+                    with torch.no_grad():
+                        next_ids = next_token_ids(model(idx[:, -context_size:]))
+                    idx = torch.cat((idx, next_ids), dim=1)
+                    if (next_ids == stop_id).any():
+                        break
+                return idx
+            """),
+    }, failures={
+        "generate_until_stops_at_stop_id": "stop when every text has generated stop_id",
     }),
 }
 
 LOGITS_HIDDEN_VALUES = {
-    "generated_text_value": ["Featureiman", "Byeswick"],
     "next_token_ids_known_argmax": ["50256"],
 }

@@ -201,3 +201,107 @@ def test_failure_messages_name_the_mistake_and_hide_the_expected_values(graded, 
             assert words in messages[grade_id], messages[grade_id]
         for value in hidden_values.get(grade_id, []):
             assert value not in messages[grade_id], f"{grade_id} reveals {value}: {messages[grade_id]}"
+
+
+# --- what students read -------------------------------------------------------------
+
+# nbgrader's Validate cuts every line of a traceback at 87 characters, its own
+# 4-space indent included; "AssertionError: " takes 16 more on the first line.
+VALIDATE_LINE = 87 - 4
+FIRST_LINE = VALIDATE_LINE - len("AssertionError: ")
+PLACEHOLDER = "x" * 10  # an f-string field, at a typical width
+
+
+def _static_text(node):
+    """The text of a message node, f-string fields as placeholders; None if not a string."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(part.value if isinstance(part, ast.Constant) else PLACEHOLDER
+                       for part in node.values)
+    return None
+
+
+def _messages(source):
+    """Every assertion message of a test cell: assert messages and raised AssertionErrors."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assert) and node.msg is not None:
+            yield node.lineno, node.msg
+        elif (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+              and getattr(node.exc.func, "id", None) == "AssertionError" and node.exc.args):
+            yield node.lineno, node.exc.args[0]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_each_failure_message_puts_its_hint_within_validates_line_width(assignment):
+    for cell in graded_cells(read("solutions", assignment)):
+        grade_id = nbgrader_meta(cell)["grade_id"]
+        for line, node in _messages(cell.source):
+            text = _static_text(node)
+            if text is None:  # a computed message (shape_hint): checked where it is built
+                continue
+            lines = text.split("\n")
+            assert len(lines[0]) <= FIRST_LINE, f"{grade_id} line {line}: {lines[0]!r} is cut by Validate"
+            for rest in lines[1:]:
+                assert len(rest) <= VALIDATE_LINE, f"{grade_id} line {line}: {rest!r} is cut by Validate"
+
+
+def test_each_shape_hint_fits_validates_line_width():
+    nb = read("solutions", "logits-to-text")
+    source = next(cell.source for cell in graded_cells(nb)
+                  if nbgrader_meta(cell)["grade_id"] == "next_token_ids_shape_and_dtype")
+    hint = next(node for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.FunctionDef) and node.name == "shape_hint")
+    returned = [_static_text(node.value) for node in ast.walk(hint) if isinstance(node, ast.Return)]
+    assert len(returned) == 5 and all(returned)
+    assert all(len(text) <= FIRST_LINE for text in returned), returned
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_assertion_of_a_check_sits_inside_a_try_or_with_block(assignment):
+    # a failing assertion inside try/finally or a with block shows the clean-up line
+    # in Jupyter's traceback; the checks call answers inside those blocks and assert after
+    for cell in graded_cells(read("solutions", assignment)):
+        grade_id = nbgrader_meta(cell)["grade_id"]
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, (ast.Try, ast.With)):
+                inner = [n for n in ast.walk(node) if isinstance(n, ast.Assert)]
+                assert inner == [], f"{grade_id} line {inner[0].lineno} asserts inside a block"
+
+
+# Answers the course package also provides: each section asking for one says that
+# the package's version earns nothing.
+PACKAGE_ANSWERS = {
+    "parameters": ["count_parameters_answer", "count_tied_parameters_answer",
+                   "model_size_mib_answer", "count_on_meta_answer"],
+    "logits-to-text": ["text_to_token_ids_answer", "token_ids_to_text_answer",
+                       "generate_text_simple_answer"],
+}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_section_asking_for_a_package_function_says_that_using_it_earns_nothing(assignment):
+    cells = read("exercises", assignment).cells
+    for answer in PACKAGE_ANSWERS[assignment]:
+        index = next(i for i, cell in enumerate(cells) if nbgrader_meta(cell).get("grade_id") == answer)
+        before = [cell.source for cell in cells[:index] if cell.cell_type == "markdown"]
+        section = before[-1]
+        for source in reversed(before):
+            if source.startswith("## "):
+                section = source
+                break
+        text = "\n".join(before[before.index(section):])
+        assert "earns nothing" in text and "Write your own" in text, answer
+
+
+def test_generation_checks_use_a_reference_greedy_step_and_restore_the_students():
+    nb = read("solutions", "logits-to-text")
+    for cell in graded_cells(nb):
+        grade_id = nbgrader_meta(cell)["grade_id"]
+        if not grade_id.startswith(("generate_text_simple", "generate_until")):
+            continue
+        source = cell.source
+        assert source.count("student_next_token_ids = next_token_ids") == 2, grade_id  # visible, hidden
+        assert source.count("next_token_ids = student_next_token_ids") == 2, grade_id
+        assert source.count('"""The reference greedy step (used while this check runs)."""') == 2
+

@@ -44,6 +44,7 @@ FIGURES = [
     ("book/tying", "tying-diagram"),
     ("book/tying", "tying-logits-chart"),
     ("book/logits_to_text", "next-token-chart"),
+    ("book/counting", "model-diagram"),
 ]
 
 # Golden values from the course's specification, as a reader must see them.
@@ -62,6 +63,45 @@ REQUIRED_TEXT = [
     ("book/tying", "124,439,808"),
     ("book/tying", "27,648"),
     ("book/logits_to_text", "Hello, I am Featureiman Byeswickattribute argue"),
+    # the model's tensors, counted: 161 of them, and the state_dict's buffers
+    ("book/counting", "them in 161 tensors"),
+    ("book/counting", "175,592,448"),
+    ("book/counting", "12 × 1,024 × 1,024 = 12,582,912"),
+    # the module tree, generated from the model, with a buffer marked as one
+    ("book/counting", "W_query: Linear weight [768, 768]"),
+    ("book/counting", "mask [1024, 1024] (buffer)"),
+    ("book/counting", "11 more blocks like the one above"),
+    # the published checkpoints: tied and with query/key/value biases
+    ("book/counting", "354,823,168"),
+    ("book/counting", "774,030,080"),
+    ("book/counting", "1,557,611,200"),
+    # the head's share of the model, small to xl, and what tying does not save
+    ("book/tying", "Tying removes 23.7% of gpt2-small but only 4.9% of gpt2-xl"),
+    ("book/tying", "38,597,376 multiply-adds"),
+    ("book/tying", "Gemma"),
+    ("book/tying", "When to tie"),
+    # generation for a batch of two texts
+    ("book/logits_to_text", "[2, 10]"),
+    ("book/mistakes", "Taking the argmax over the wrong dimension"),
+    # the reference book, named, and its chapters as prerequisites
+    ("book/intro", "Build a Large Language Model (From Scratch)"),
+    ("book/intro", "Chapter 2, working with text data"),
+    ("book/intro", "Chapter 4, the GPT model"),
+    ("book/intro", "[batch, num_tokens, vocab_size]"),
+    ("book/homework", "earns nothing"),
+    ("book/homework", "count_on_meta(config)"),
+    ("book/homework", "generate_until(model, idx, max_new_tokens, context_size, stop_id)"),
+]
+
+# Statements an earlier edition made that were imprecise or wrong; none may come back.
+WITHDRAWN_TEXT = [
+    ("book/counting", "two separate copies"),
+    ("book/counting", "a few dozen"),
+    ("book/counting", "as the published GPT-2 models do"),
+    ("book/tying", "about 768 here"),
+    ("book/mistakes", "Reading the last dimension as words"),
+    ("book/homework", "not available in the notebook"),
+    ("book/output", "(batch, position, vocabulary)"),
 ]
 
 ASSIGNMENTS = {
@@ -183,6 +223,42 @@ def test_prose_types_no_figures(page):
 def test_page_shows_the_computed_value(site, page, text):
     """Each golden value appears in the text of its page, as computed at build time."""
     assert text in _visible_text(_page_html(site, page)), f"{text!r} missing from {page}"
+
+
+@pytest.mark.parametrize("page,text", WITHDRAWN_TEXT)
+def test_a_withdrawn_statement_is_gone(site, page, text):
+    """An imprecise statement of an earlier edition no longer appears on its page."""
+    assert text not in _visible_text(_page_html(site, page)), f"{text!r} is back on {page}"
+
+
+def _number_after(site, page, words):
+    """The number that follows ``words`` on a page (commas dropped)."""
+    text = _visible_text(_page_html(site, page))
+    match = re.search(re.escape(words) + r"\s*([\d,]+(?:\.\d+)?)", text)
+    assert match, f"{words!r} followed by a number is missing from {page}"
+    return float(match.group(1).replace(",", ""))
+
+
+def test_tied_models_score_for_the_token_just_read_is_d_over_root_two_not_d(site):
+    """The parroting score is measured: about 768 / sqrt(2), because the position row shares the stream."""
+    score = _number_after(site, "book/tying", "The score of the token just read is about")
+    predicted = _number_after(site, "book/tying", "768 / \u221a2 =")
+    assert abs(predicted - 768 / 2**0.5) < 1
+    assert 0.85 * predicted < score < 1.15 * predicted, (score, predicted)
+
+
+def test_the_fix_says_how_much_larger_the_position_rows_would_be(site):
+    """Redrawing only the token matrix at 0.02 leaves N(0, 1) position rows about 50 times larger."""
+    ratio = _number_after(site, "book/tying", "would leave the position rows")
+    assert 45 <= ratio <= 55, ratio
+
+
+def test_every_page_writes_shapes_in_one_style(site):
+    """Shapes are [batch, num_tokens, vocab_size]: no (1, n) or (batch, T) style left in the text."""
+    for page in PAGES:
+        text = _visible_text(_page_html(site, page))
+        for old in ("(1, n)", "(batch, n)", "(batch, T", "(b, T", "(1, n, vocab_size)"):
+            assert old not in text, f"{page} still writes {old}"
 
 
 def test_every_toc_page_is_built_and_nothing_else(site):

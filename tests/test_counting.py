@@ -102,3 +102,39 @@ def test_meta_device_count_of_gpt2_xl_allocates_no_parameter_memory():
 def test_unknown_model_name_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown model 'gpt2-huge'; choose one of gpt2-small"):
         config_by_name("gpt2-huge")
+
+
+def test_the_124m_model_stores_its_parameters_in_161_tensors():
+    from gptcourse import count_parameter_tensors
+
+    model = build_on_meta(GPT_CONFIG_124M)
+    # two embeddings; per block 13: query, key, value weights, out_proj weight and bias,
+    # two feed-forward weights and biases, two norms' scale and shift; the final norm's
+    # scale and shift; the output head
+    assert count_parameter_tensors(model) == 2 + 12 * 13 + 2 + 1 == 161
+    assert count_parameter_tensors(tie_weights(model)) == 160
+
+
+def test_state_dict_holds_the_masks_and_a_tied_matrix_under_both_names():
+    from gptcourse import state_dict_numel
+
+    model = build_on_meta(GPT_CONFIG_124M)
+    assert state_dict_numel(model) == 163_009_536 + 12 * 1024 * 1024 == 175_592_448
+    tie_weights(model)
+    # tied: the parameters count the shared matrix once, the state_dict under both names
+    assert count_parameters(model) == 124_412_160
+    assert state_dict_numel(model) == 175_592_448
+
+
+def test_module_tree_shows_one_block_its_shapes_and_the_mask_as_a_buffer():
+    from gptcourse import module_tree
+
+    tree = module_tree(build_on_meta(GPT_CONFIG_124M)).splitlines()
+    assert tree[0] == "GPTModel"
+    assert "        weight [50257, 768]" in tree  # tok_emb and out_head
+    assert "                mask [1024, 1024]  (buffer)" in tree
+    assert "                W_query: Linear" in tree
+    assert "                        weight [3072, 768]" in tree
+    assert "        ... 11 more blocks like the one above (1 to 11)" in tree
+    assert sum(line.strip() == "0: TransformerBlock" for line in tree) == 1
+    assert "bias" not in "\n".join(tree[tree.index("                W_query: Linear"):][:2])

@@ -57,7 +57,7 @@ def test_a_broken_config_is_the_instructors_error(tmp_path):
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.Execute.timeout = (\n")
     result = grader("autograde", "tiny", cwd=str(tmp_path))
     assert result.returncode == 2
-    assert "nbgrader_config.py could not be loaded" in result.stderr
+    assert "nbgrader_config.py, line 2: " in result.stderr
 
 
 def test_a_bad_shard_is_refused(course):
@@ -168,7 +168,7 @@ def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(course):
         assert len(gb.find_submission("tiny", "halfway").notebooks[0].grades) == 4
 
 
-def test_cells_a_student_added_run_after_their_answer_up_to_a_limit():
+def test_cells_a_student_added_run_where_they_stand_up_to_a_limit():
     from grader.notebooks import MAX_EXTRA_CELLS
 
     instructor = fx.instructor_notebook()
@@ -183,7 +183,10 @@ def test_cells_a_student_added_run_after_their_answer_up_to_a_limit():
     start = kinds.index(("solution", "ones_answer")) + 1
     assert kinds[start:start + MAX_EXTRA_CELLS] == [("extra", None)] * MAX_EXTRA_CELLS
     assert kinds[start + MAX_EXTRA_CELLS] == ("test", "ones_values")
-    assert any("5 code cells added after 'ones_answer' were not run" in n for n in plan.notes)
+    skipped = [n for n in plan.notes if "was not run (at most" in n]
+    assert len(skipped) == 5
+    assert skipped[0] == (f"cell {position + MAX_EXTRA_CELLS + 2} (added by the student) was not "
+                          f"run (at most {MAX_EXTRA_CELLS} added code cells run)")
 
 
 def roundtrip(value):
@@ -391,3 +394,110 @@ def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
     assert tests["answer_value"]["points"] == 0
     assert any(n.startswith("notebook took too long (more than 6 seconds") for n in notebook["notes"])
     assert notebook["seconds"] < 15
+
+
+def test_a_check_that_defines_a_reference_answer_sends_it_with_its_calls():
+    kernel = FakeKernel({}, {"double": {"value": 4}, "quadruple": {"value": 8}})
+    code = ("student_double = double\n"
+            "def double(x):\n"
+            "    '''the reference'''\n"
+            "    return x + x\n"
+            "try:\n"
+            "    assert quadruple(2) == 8\n"
+            "finally:\n"
+            "    double = student_double\n"
+            "assert quadruple(1) == 8\n")
+    status, message, _ = check(kernel, code, solutions=("def double(x):\n    pass\n",
+                                                        "def quadruple(x):\n    pass\n"))
+    assert (status, message) == ("passed", "")
+    calls = [r for r in kernel.requests if r["op"] == "call"]
+    assert [c["overrides"] for c in calls] == [
+        ["def double(x):\n    '''the reference'''\n    return x + x"], []]
+
+
+def test_the_sandboxed_package_has_stubs_for_the_answers_and_the_rest_unchanged(tmp_path):
+    import gptcourse
+    from grader.sandbox import sandboxed_package
+
+    copy = sandboxed_package(("count_parameters", "generate_text_simple"), root=str(tmp_path))
+    with open(os.path.join(copy, "counting.py"), encoding="utf-8") as handle:
+        counting = handle.read()
+    assert "p.numel()" not in counting.split("def count_parameters")[1].split("def ")[0]
+    assert ("raise RuntimeError('gptcourse.count_parameters is not available while your "
+            "homework is graded: write your own count_parameters')") in counting
+    with open(os.path.join(os.path.dirname(gptcourse.__file__), "model.py"),
+              encoding="utf-8") as handle:
+        model = handle.read()
+    with open(os.path.join(copy, "model.py"), encoding="utf-8") as handle:
+        assert handle.read() == model  # no answer in it: byte for byte the package's
+    assert os.path.isfile(os.path.join(copy, "assets", "gpt2.tiktoken"))
+
+
+CHILDREN_HOARD = """import os, time
+children = []
+for _ in range(3):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            block = bytearray(700 << 20)
+            block[::4096] = b"x" * len(block[::4096])
+            time.sleep(2)
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    children.append(pid)
+statuses = [os.waitpid(pid, 0)[1] for pid in children]
+print("children that held 700 MiB at once:", sum(status == 0 for status in statuses))
+"""
+
+
+@pytest.mark.slow
+def test_memory_is_limited_for_the_sandbox_as_a_whole(tmp_path):
+    """Three children of 700 MiB each stay under a 1536 MiB per-process limit but not together."""
+    from grader.sandbox import Kernel, Limits, SandboxCgroups
+
+    assert SandboxCgroups.available()[0], SandboxCgroups.available()[1]
+    work = tmp_path / "work"
+    work.mkdir()
+    os.chmod(work, 0o777)
+    kernel = Kernel(str(work), Limits(timeout=60, memory_mib=1536))
+    kernel.start(300)
+    try:
+        outcome = kernel.run_cell("extra", CHILDREN_HOARD, 60)
+    finally:
+        kernel.kill()
+    assert outcome.status == "ok", outcome
+    held = int(outcome.stdout.split("children that held 700 MiB at once:")[1].split()[0])
+    assert held < 3
+
+
+FORK_UNTIL_REFUSED = """import os, time
+started = 0
+try:
+    while started < 1000:
+        if os.fork() == 0:
+            time.sleep(20)
+            os._exit(0)
+        started += 1
+except OSError as error:
+    print("refused after", started, "with", type(error).__name__, error.strerror)
+"""
+
+
+@pytest.mark.slow
+def test_processes_are_limited_for_the_sandbox_as_a_whole(tmp_path):
+    """A fork bomb stops at the sandbox's process limit, with time to spare."""
+    from grader.sandbox import MAX_PROCESSES, Kernel, Limits
+
+    work = tmp_path / "work"
+    work.mkdir()
+    kernel = Kernel(str(work), Limits(timeout=120, memory_mib=3072))
+    kernel.start(300)
+    try:
+        outcome = kernel.run_cell("extra", FORK_UNTIL_REFUSED, 120)
+    finally:
+        kernel.kill()
+    assert outcome.status == "ok", outcome
+    words = outcome.stdout.split()
+    assert words[:2] == ["refused", "after"] and int(words[2]) < MAX_PROCESSES, outcome.stdout
+    assert "Resource temporarily unavailable" in outcome.stdout

@@ -17,13 +17,14 @@ import pytest
 
 from bad_submissions.cases import leak_by_exception
 from grader_fixtures import nbgrader_env
+from honest_students import solution_answers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOKS = {"parameters": "parameters", "logits-to-text": "logits_to_text"}
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
            "logits-to-text": ["next_token_ids_answer"]}
-PARTIAL_SCORE = {"parameters": 3.0, "logits-to-text": 3.0}
+# output_shape (0.5) and count_parameters (1.5 + 1.5); next_token_ids (1 + 1.5)
+PARTIAL_SCORE = {"parameters": 3.5, "logits-to-text": 2.5}
 TYPED = {
     "parameters": {
         "output_shape_answer": "output_shape = (2, 4, 50257)\n",
@@ -52,7 +53,9 @@ FUNCTION_TESTS = {
                        "generate_text_simple_batches", "generate_text_simple_greedy_values",
                        "generate_text_simple_crops_context"],
 }
-TYPED_VALUE_POINTS = {"parameters": 5.0, "logits-to-text": 2.0}
+# typed-in numbers earn only the value questions: output_shape, the three 124M values and
+# gpt2_totals (0.5 each); generated_text (1)
+TYPED_SCORE = {"parameters": 2.5, "logits-to-text": 1.0}
 # Answers written against a grader that ran the checks in the student's process:
 # reading the check's expected values from its frame, leaking the hidden check's
 # source through an exception, borrowing a helper function a hidden check defined.
@@ -82,9 +85,11 @@ ORACLE = {
     },
 }
 # what the honest rest of those notebooks earns: parameters keeps output_shape and
-# out_head_params; logits-to-text keeps next_token_ids (3), the two text
-# functions (2) and the shape check of generate_text_simple (1)
-ORACLE_SCORE = {"parameters": 2.0, "logits-to-text": 6.0}
+# out_head_params (0.5 each), and count_on_meta (1.5) and model_size_mib (1), whose
+# checks put the reference count_parameters in place of the oracle; logits-to-text
+# keeps next_token_ids (2.5), the two text functions (2), the shape check of
+# generate_text_simple (1) and generate_until (1.5)
+ORACLE_SCORE = {"parameters": 3.5, "logits-to-text": 7.0}
 
 
 def nbgrader(*args, cwd, env=None):
@@ -94,30 +99,19 @@ def nbgrader(*args, cwd, env=None):
     return result
 
 
-def solution_answers(assignment):
-    path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
-    with open(path, encoding="utf-8") as handle:
-        nb = json.load(handle)
-    answers = {}
-    for cell in nb["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution"):
-            lines = "".join(cell["source"]).splitlines(keepends=True)
-            answers[meta["grade_id"]] = "".join(l for l in lines if l.strip() not in MARKERS)
-    return answers
-
-
 def hidden_lines(assignment):
-    """Distinctive lines of the instructor's hidden tests."""
+    """Distinctive lines of the instructor's hidden tests (none a visible part also has)."""
     path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
     with open(path, encoding="utf-8") as handle:
         nb = json.load(handle)
-    lines = []
+    hidden, visible = [], set()
+    pattern = r"BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS[^\n]*"
     for cell in nb["cells"]:
         source = "".join(cell["source"])
-        for block in re.findall(r"BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", source, re.S):
-            lines += [l.strip() for l in block.splitlines() if len(l.strip()) > 25]
-    return lines
+        for block in re.findall(pattern, source, re.S):
+            hidden += [l.strip() for l in block.splitlines() if len(l.strip()) > 25]
+        visible |= {l.strip() for l in re.sub(pattern, "", source, flags=re.S).splitlines()}
+    return [line for line in hidden if line not in visible]
 
 
 STUDENT_SCRIPT = """
@@ -222,13 +216,13 @@ def test_fetched_notebooks_hold_no_solutions_or_hidden_tests(loop):
 
 
 def test_exported_grades_are_exact(loop):
-    scores = grades(loop)
+    expected = {}
     for assignment in NOTEBOOKS:
-        assert scores[("alice", assignment)] == 10.0
-        assert scores[("bob", assignment)] == 0.0
-        assert scores[("carol", assignment)] == PARTIAL_SCORE[assignment]
-        assert scores[("dave", assignment)] <= TYPED_VALUE_POINTS[assignment]
-        assert scores[("eve", assignment)] == ORACLE_SCORE[assignment]
+        expected.update({("alice", assignment): 10.0, ("bob", assignment): 0.0,
+                         ("carol", assignment): PARTIAL_SCORE[assignment],
+                         ("dave", assignment): TYPED_SCORE[assignment],
+                         ("eve", assignment): ORACLE_SCORE[assignment]})
+    assert grades(loop) == expected
 
 
 def test_answers_written_against_the_grader_see_no_hidden_check(loop):
@@ -271,4 +265,4 @@ def test_summary_reports_status_and_pass_rates(loop):
     text = loop["summary"].stdout
     assert "alice\tparameters\tgraded\t10/10" in text
     assert "bob\tlogits_to_text\tgraded\t0/10" in text
-    assert "parameters/output_shape\t4/5 (80%)" in text
+    assert "parameters/output_shape\t1\t4/5 (80%)\t0.80" in text

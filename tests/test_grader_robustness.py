@@ -384,10 +384,11 @@ def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(t
     root = str(tmp_path)
     settings = type("S", (), {"autograded": os.path.join(root, "autograded"),
                               "reports": os.path.join(root, "reports"),
-                              "db_url": "unused", "course_id": "tinycourse"})()
+                              "db_url": "unused", "course_id": "tinycourse",
+                              "late_penalties": lambda self: None})()
     recorded = []
 
-    def fake_record(db_url, course_id, record, timestamp):
+    def fake_record(db_url, course_id, record, timestamp, late_penalties=None):
         if record["student"] == "broken":
             raise RuntimeError("database went away")
         recorded.append(record["student"])

@@ -16,6 +16,9 @@ import grader_fixtures as fx
 from bad_submissions.cases import ALL, NONE, RED_TEAM, cases, outside_targets
 
 HONEST = {"honest-1": ALL, "honest-2": ALL, "untouched": NONE}
+# ids nbgrader and the reports cannot take: refused for that student alone
+REFUSED_IDS = {"new\nline": "holds control characters",
+               "-looks-like-an-option": "starts with '-'"}
 RERUN = ["honest-1", "infinite-loop", "os-exit", "patch-torch-equal", "not-json",
          "test-cells-moved-up", "protocol-hijack-thread", "frame-expected-values"]
 
@@ -67,6 +70,8 @@ def batch(tmp_path_factory):
     fx.hand_in(root, "honest-1", {"tiny.ipynb": fx.correct(released)})
     fx.hand_in(root, "honest-2", {"tiny.ipynb": fx.correct(released)})
     fx.hand_in(root, "untouched", {"tiny.ipynb": released})
+    for student in REFUSED_IDS:
+        fx.hand_in(root, student, {"tiny.ipynb": fx.correct(released)})
     submitted = os.path.join(root, "course-data", "submitted")
     before, package_before = fx.tree_hashes(submitted), package_hashes()
     result = fx.run_grader(root, "--jobs", "2", "--timeout", "3", "--memory-mib", "1536")
@@ -99,7 +104,7 @@ def test_the_whole_batch_is_processed_and_exits_zero(batch):
     assert batch["result"].returncode == 0, batch["result"].stderr[-3000:]
     expected = set(batch["cases"]) | set(HONEST)
     assert set(batch["scores"]) == expected
-    assert set(batch["report"]) == expected
+    assert set(batch["report"]) == expected | {shown(student) for student in REFUSED_IDS}
 
 
 def test_honest_students_in_the_same_run_get_exactly_what_they_earned(batch):
@@ -124,8 +129,14 @@ def test_each_case_earns_exactly_its_honest_work_and_is_explained(batch, name):
         assert any(case.note in n for n in notes), notes
 
 
+def shown(student):
+    return repr(student) if "\n" in student else student
+
+
 def test_report_rows_agree_with_the_gradebook(batch):
     for student, rows in batch["report"].items():
+        if student in {shown(s) for s in REFUSED_IDS}:
+            continue
         for row in rows:
             if row["status"] != "note":
                 assert batch["scores"][student][row["grade_id"]] == row["points"], (student, row)
@@ -235,3 +246,38 @@ def test_a_hijacked_channel_sees_only_requests_for_answers(batch):
     output = printed(batch, "protocol-hijack-thread")
     assert '"op": "describe"' in output  # the hijacker printed what it was asked
     assert "assert" not in output and "double(value)" not in output
+
+
+def test_a_student_id_that_would_break_the_reports_is_refused_alone(batch):
+    for student, why in REFUSED_IDS.items():
+        assert student not in batch["scores"]
+        rows = batch["report"][shown(student)]
+        assert any(why in row["message"] and row["message"].endswith("; not graded")
+                   for row in rows), rows
+    assert batch["scores"]["=1+2"] == ALL  # an odd but harmless id is graded as usual
+
+
+def test_report_files_are_safe_to_open_in_a_spreadsheet(batch):
+    import csv
+
+    path = os.path.join(batch["root"], "course-data", "reports", "tiny.csv")
+    with open(path, encoding="utf-8", newline="") as handle:
+        text = handle.read()
+    assert "\x00" not in text and "\r" not in text.replace("\r\n", "") and "\x1b" not in text
+    rows = list(csv.reader(text.splitlines()))
+    cells = [cell for row in rows[1:] for cell in row]
+    assert not [c for c in cells if c[:1] in ("=", "+", "@") or c.startswith("-") and
+                not c.lstrip("-").replace(".", "").isdigit()], rows
+    assert "'=1+2" in cells and "'@SUM(1)" in cells
+
+
+def test_a_checks_calls_leave_no_trace_in_later_cells(batch):
+    text = printed(batch, "record-what-checks-pass")
+    assert "SEEN []" in text and "FILE False" in text
+    assert "21" not in text and "-7" not in text
+
+
+def test_a_huge_answer_cell_is_not_run_and_keeps_the_graded_notebook_small(batch):
+    path = os.path.join(batch["root"], "course-data", "autograded", "huge-answer-cell", "tiny",
+                        "tiny.ipynb")
+    assert os.path.getsize(path) < 1 << 20

@@ -127,3 +127,53 @@ def parameter_summary(cfg):
         "tied": count_tied_parameters(model),
         "float32 MiB": total * BYTES_PER_FLOAT32 / MIB,
     }
+
+
+def count_parameter_tensors(model):
+    """Number of distinct parameter tensors (weight matrices, bias and norm vectors)."""
+    return len(list(model.parameters()))
+
+
+def state_dict_numel(model):
+    """Values in ``model.state_dict()``: parameters *and* buffers, a shared tensor once per name.
+
+    This is not a parameter count: it adds the causal masks (buffers) and, for
+    a tied model, counts the shared matrix under both of its names.
+    """
+    return sum(t.numel() for t in model.state_dict().values())
+
+
+def _shape(tensor):
+    return "[" + ", ".join(str(n) for n in tensor.shape) + "]"
+
+
+def module_tree(model, blocks_shown=1):
+    """The model's modules as an indented tree, with the shape of every parameter and buffer.
+
+    Identical transformer blocks are shown ``blocks_shown`` times and the rest
+    summarised in one line, so GPT-2's twelve blocks fit on a screen. Buffers
+    are marked ``(buffer)``: they are stored with the model but not learned.
+    """
+    lines = []
+
+    def walk(module, name, depth):
+        pad = "    " * depth
+        kind = type(module).__name__
+        own = [(n, p, "") for n, p in module.named_parameters(recurse=False)]
+        own += [(n, b, "  (buffer)") for n, b in module.named_buffers(recurse=False)]
+        lines.append(f"{pad}{name}: {kind}" if name else kind)
+        for n, tensor, note in own:
+            lines.append(f"{pad}    {n} {_shape(tensor)}{note}")
+        children = list(module.named_children())
+        is_block_list = kind == "Sequential" and children and all(
+            type(c).__name__ == "TransformerBlock" for _, c in children)
+        for index, (child_name, child) in enumerate(children):
+            if is_block_list and index == blocks_shown:
+                rest = len(children) - blocks_shown
+                lines.append(f"{pad}    ... {rest} more blocks like the one above "
+                             f"({child_name} to {children[-1][0]})")
+                break
+            walk(child, child_name, depth + 1)
+
+    walk(model, "", 0)
+    return "\n".join(lines)

@@ -73,23 +73,23 @@ class MultiHeadAttention(nn.Module):
 
     def forward(self, x):
         b, num_tokens, _ = x.shape
-        keys = self.W_key(x)  # (b, T, d_out)
+        keys = self.W_key(x)  # [batch, num_tokens, d_out]
         queries = self.W_query(x)
         values = self.W_value(x)
 
-        # split the width into heads: (b, T, d_out) -> (b, n_heads, T, head_dim)
+        # split the width into heads: [batch, num_tokens, d_out] -> [batch, n_heads, num_tokens, head_dim]
         keys = keys.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
         queries = queries.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
         values = values.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
 
-        attn_scores = queries @ keys.transpose(2, 3)  # (b, n_heads, T, T)
+        attn_scores = queries @ keys.transpose(2, 3)  # [batch, n_heads, num_tokens, num_tokens]
         mask_bool = self.mask.bool()[:num_tokens, :num_tokens]
         attn_scores.masked_fill_(mask_bool, -torch.inf)
         attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
         attn_weights = self.dropout(attn_weights)
 
-        context = (attn_weights @ values).transpose(1, 2)  # (b, T, n_heads, head_dim)
-        context = context.contiguous().view(b, num_tokens, self.d_out)  # (b, T, d_out)
+        context = (attn_weights @ values).transpose(1, 2)  # [batch, num_tokens, n_heads, head_dim]
+        context = context.contiguous().view(b, num_tokens, self.d_out)  # [batch, num_tokens, d_out]
         return self.out_proj(context)
 
 
@@ -121,9 +121,9 @@ class FeedForward(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.layers = nn.Sequential(
-            nn.Linear(cfg["emb_dim"], 4 * cfg["emb_dim"]),  # (b, T, 4 * emb_dim)
+            nn.Linear(cfg["emb_dim"], 4 * cfg["emb_dim"]),  # [batch, num_tokens, 4 * emb_dim]
             GELU(),
-            nn.Linear(4 * cfg["emb_dim"], cfg["emb_dim"]),  # (b, T, emb_dim)
+            nn.Linear(4 * cfg["emb_dim"], cfg["emb_dim"]),  # [batch, num_tokens, emb_dim]
         )
 
     def forward(self, x):
@@ -155,7 +155,7 @@ class TransformerBlock(nn.Module):
 
 
 class GPTModel(nn.Module):
-    """GPT-2: token ids of shape (batch, T) in, logits of shape (batch, T, vocab_size) out.
+    """GPT-2: token ids of shape [batch, num_tokens] in, logits of shape [batch, num_tokens, vocab_size] out.
 
     The output head is a separate matrix (untied), as in the reference book.
     ``tie_weights`` makes it share the token embedding instead.
@@ -179,12 +179,12 @@ class GPTModel(nn.Module):
                 f"input has {seq_len} tokens but context_length is {self.cfg['context_length']}; "
                 "crop it first (generate_text_simple does)"
             )
-        tok_embeds = self.tok_emb(in_idx)  # (b, T, emb_dim)
-        pos_embeds = self.pos_emb(torch.arange(seq_len, device=in_idx.device))  # (T, emb_dim)
+        tok_embeds = self.tok_emb(in_idx)  # [batch, num_tokens, emb_dim]
+        pos_embeds = self.pos_emb(torch.arange(seq_len, device=in_idx.device))  # [num_tokens, emb_dim]
         x = self.drop_emb(tok_embeds + pos_embeds)
         x = self.trf_blocks(x)
         x = self.final_norm(x)
-        return self.out_head(x)  # (b, T, vocab_size)
+        return self.out_head(x)  # [batch, num_tokens, vocab_size]
 
 
 def tie_weights(model):

@@ -69,12 +69,12 @@ def get_tokenizer(ranks_path=None):
 
 
 def text_to_token_ids(text, tokenizer):
-    """Encode ``text`` to a tensor of shape (1, n): a batch of one."""
+    """Encode ``text`` to a tensor of shape [1, num_tokens]: a batch of one."""
     encoded = tokenizer.encode(text, allowed_special={END_OF_TEXT})
-    return torch.tensor(encoded, dtype=torch.long).unsqueeze(0)  # (n,) -> (1, n)
+    return torch.tensor(encoded, dtype=torch.long).unsqueeze(0)  # [num_tokens] -> [1, num_tokens]
 
 
 def token_ids_to_text(token_ids, tokenizer):
-    """Decode a (1, n) or (n,) tensor of token ids back to a string."""
-    flat = token_ids.squeeze(0) if token_ids.dim() == 2 else token_ids  # (1, n) -> (n,)
+    """Decode a [1, num_tokens] or [num_tokens] tensor of token ids back to a string."""
+    flat = token_ids.squeeze(0) if token_ids.dim() == 2 else token_ids  # [1, num_tokens] -> [num_tokens]
     return tokenizer.decode(flat.tolist())

@@ -28,12 +28,13 @@ import nbformat
 
 from . import course
 from .grade import Job, grade_student
-from .notebooks import build_plan, clean_name, clean_text, submission_link_problem
+from .notebooks import (build_plan, clean_name, clean_text, shown_id, student_id_problem,
+                        submission_link_problem)
 from .record import (StagedFiles, clean_record, read_timestamp, record_in_gradebook,
                      remove_assignment_leftovers, write_assignment_report, write_autograded,
                      write_student_report)
-from .sandbox import (Limits, SandboxError, bwrap_available, private_work_root,
-                      remove_stale_work_roots)
+from .sandbox import (MAX_PROCESSES, Limits, SandboxCgroups, SandboxError, bwrap_available,
+                      private_work_root, remove_stale_work_roots)
 from .summary import write_summary
 
 
@@ -64,7 +65,7 @@ def build_parser():
     auto.add_argument("--timeout", type=float, default=None,
                       help="seconds one cell may run (default: c.Execute.timeout)")
     auto.add_argument("--memory-mib", type=int, default=None,
-                      help="address-space limit of each kernel in MiB (default 3072)")
+                      help="memory of each sandbox in MiB, its processes together (default 3072)")
     auto.add_argument("--tmpfs-mib", type=int, default=None,
                       help="size in MiB of each writable in-memory folder of a sandbox "
                            "(/tmp, /home, /dev/shm and the working folder; default 128)")
@@ -113,11 +114,14 @@ def autograde(args):
     limits = Limits(timeout=args.timeout or settings.timeout,
                     memory_mib=args.memory_mib or settings.memory_mib,
                     tmpfs_mib=args.tmpfs_mib or settings.tmpfs_mib)
+    blocked = course.blocked_functions(settings, notebooks)
     jobs = [Job(student, args.assignment,
-                os.path.join(settings.submitted, student, args.assignment), notebooks, limits)
+                os.path.join(settings.submitted, student, args.assignment), notebooks, limits,
+                blocked=blocked)
             for student in students]
     print(f"autograding {args.assignment}: {len(jobs)} submission(s), {args.jobs} at a time",
           file=sys.stderr)
+    print(limits_in_force(limits, settings.package, blocked), file=sys.stderr)
     failures = []
     gradable = []
     for job in jobs:
@@ -188,10 +192,26 @@ def _safe_grade(job):
     return record
 
 
+def limits_in_force(limits, package, blocked):
+    """The sandbox's limits in words, printed when grading starts (README: how to check)."""
+    whole, why = SandboxCgroups.available()
+    sandbox = (f"{limits.memory_mib} MiB of memory and {MAX_PROCESSES} processes per sandbox "
+               f"in all ({why})" if whole else
+               f"per process only: {limits.memory_mib} MiB of address space each, "
+               f"{MAX_PROCESSES} processes per sandbox user ({why})")
+    stubs = ", ".join(blocked) if blocked else "none"
+    return (f"sandbox limits: {limits.timeout:g} s per cell; {sandbox}; writable folders "
+            f"{limits.tmpfs_mib} MiB each, files up to {limits.file_mib} MiB; no network\n"
+            f"{package} functions students must write themselves (stubs in the sandbox): {stubs}")
+
+
 def refusal(settings, job):
     """Why a submission is not graded at all (its folder is a link, ...), or None."""
     if clean_name(job.student) != job.student:
         return "the student folder's name is not valid UTF-8 text; not graded"
+    problem = student_id_problem(job.student)
+    if problem:
+        return f"student id {shown_id(job.student)} {problem}; not graded"
     return submission_link_problem(settings.submitted, job.student, job.assignment)
 
 
@@ -232,15 +252,16 @@ def record_one(job, record, settings, failures):
         timestamp, note = read_timestamp(submitted_dir) if submitted_dir else (None, None)
         if note:
             record["notes"].append(note)
-        if student != job.student:  # an id the gradebook cannot store
-            record["student"] = student
+        if student != job.student or student_id_problem(student):  # an id we cannot store
+            record["student"] = shown_id(student)
             write_student_report(settings.reports, job.assignment, record, staged)
             staged.publish()
             return
         write_autograded(settings.autograded, job.student, job.assignment, record,
                          submitted_dir, staged)
         write_student_report(settings.reports, job.assignment, record, staged)
-        record_in_gradebook(settings.db_url, settings.course_id, record, timestamp)
+        record_in_gradebook(settings.db_url, settings.course_id, record, timestamp,
+                            settings.late_penalties())
         staged.publish()
     except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
         staged.discard()

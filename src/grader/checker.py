@@ -17,23 +17,15 @@ import base64
 import builtins
 import contextlib
 import io
-import json
 import math
 import pickle
-import select
+import textwrap
 import time
 import types
 
-from .sandbox import (CellOutcome, Kernel, _drain, _read, _text, _write_all)
+from .sandbox import clean
 
-REPLY_CAP = 40 << 20  # bytes of one reply line; more is garbage
-MESSAGE_CAP = 600
 OUTPUT_CAP = 20_000  # characters a test cell's own printing keeps
-
-
-def clean(text, cap=MESSAGE_CAP):
-    """A student-made string made safe for reports and notebooks: valid UTF-8, capped."""
-    return str(text)[:cap].encode("utf-8", "backslashreplace").decode()
 
 
 class KernelLost(BaseException):
@@ -45,96 +37,6 @@ class KernelLost(BaseException):
     def __init__(self, status, message):
         super().__init__(message)
         self.status, self.message = status, message
-
-
-class ServingKernel(Kernel):
-    """A sandboxed runner driven with numbered requests (see ``runner.py``)."""
-
-    next_id = 0
-
-    def request(self, message, timeout):
-        """Send one request; (reply dict, CellOutcome with the output and status)."""
-        if self.process is None:
-            return None, CellOutcome("died", "the kernel was not running")
-        self.next_id += 1
-        message = dict(message, id=self.next_id)
-        try:
-            _write_all(self.request_write, (json.dumps(message) + "\n").encode())
-        except (BrokenPipeError, OSError):
-            reason = self._death_reason()
-            self.kill()
-            return None, CellOutcome("died", reason)
-        return self._receive(self.next_id, timeout)
-
-    def run_cell(self, kind, code, timeout):
-        reply, outcome = self.request({"op": "run", "kind": kind, "code": code}, timeout)
-        if reply is None:
-            return outcome
-        status = reply.get("status")
-        if status not in ("ok", "error"):
-            self.kill()
-            return CellOutcome("garbled", "the kernel sent an unknown status", outcome.stdout,
-                               outcome.stderr)
-        result = reply.get("result")
-        outcome.status = status
-        outcome.message = clean(reply.get("error") or "", 2000)
-        outcome.result = clean(result, 2000) if isinstance(result, str) else None
-        return outcome
-
-    def _receive(self, expected, timeout):
-        out, err = bytearray(), bytearray()
-        dropped = [0, 0]
-        deadline = time.monotonic() + timeout
-        streams = {self.process.stdout.fileno(): (out, 0), self.process.stderr.fileno(): (err, 1)}
-        reply = bytearray()
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.kill()
-                return None, CellOutcome("timeout", f"timed out after {timeout:g} seconds",
-                                         _text(out, dropped[0]), _text(err, dropped[1]))
-            readable, _, _ = select.select([self.reply_read] + list(streams), [], [],
-                                           min(remaining, 1.0))
-            for fd in readable:
-                if fd in streams:
-                    _drain(fd, *streams[fd], dropped)
-                    continue
-                chunk = _read(fd)
-                if chunk is None:
-                    continue
-                if chunk == b"":  # the runner closed its reply pipe: it is gone
-                    self._drain_all(streams, dropped)
-                    reason = self._death_reason()
-                    self.kill()
-                    return None, CellOutcome("died", reason, _text(out, dropped[0]),
-                                             _text(err, dropped[1]))
-                reply += chunk
-                if b"\n" not in chunk:
-                    if len(reply) > REPLY_CAP:
-                        self.kill()
-                        return None, CellOutcome("garbled", "the kernel sent an oversized reply")
-                    continue
-                line, _, rest = bytes(reply).partition(b"\n")
-                self._drain_all(streams, dropped)
-                stdout, stderr = _text(out, dropped[0]), _text(err, dropped[1])
-                try:
-                    message = json.loads(line)
-                except (ValueError, RecursionError):
-                    message = None
-                ok = isinstance(message, dict) and (
-                    message.get("ready") is True if expected is None
-                    else message.get("id") == expected)
-                if not ok or rest:
-                    # not the answer to this request: something else wrote on the channel
-                    self.kill()
-                    return None, CellOutcome("garbled", "the kernel's reply was not the grader's "
-                                             "(something wrote on the grader's channel)",
-                                             stdout, stderr)
-                return message, CellOutcome("ok", "", stdout, stderr)
-
-    def _handshake(self, timeout):
-        """The start-up handshake of Kernel.start: a CellOutcome."""
-        return self._receive(None, timeout)[1]
 
 
 # ---------------------------------------------------------------- decoding student values
@@ -334,6 +236,7 @@ class Checker:
         lost = []
         self.limit = limit
         namespace = dict(self.setup)
+        self.calls = CallContext(namespace, code)
         wanted = sorted(name for name in used_names(code) & self.answers
                         if not isinstance(self.setup.get(name), types.ModuleType))
         output = io.StringIO()
@@ -353,6 +256,7 @@ class Checker:
                             return ("failed", f"{name} is the course package's own function; "
                                     "write your own", "")
                         namespace[name] = self._proxy(name, kernel, deadline, lost)
+                        self.calls.proxies[name] = namespace[name]
                     else:
                         reply = self._ask(kernel, {"op": "get", "name": name}, deadline, lost, name)
                         namespace[name] = self._decode(reply, name)
@@ -412,7 +316,8 @@ class Checker:
             except Exception as problem:  # noqa: BLE001 (an instructor's test passed something odd)
                 raise RuntimeError(f"the arguments for {name} could not be sent: {problem}")
             reply = checker._ask(kernel, {"op": "call", "name": name,
-                                          "args": base64.b64encode(stream.getvalue()).decode()},
+                                          "args": base64.b64encode(stream.getvalue()).decode(),
+                                          "overrides": checker.calls.overrides(name)},
                                  deadline, lost, name)
             if "exception" in reply:
                 raise _student_exception(reply, name)
@@ -420,6 +325,45 @@ class Checker:
 
         proxy.__name__ = proxy.__qualname__ = name
         return proxy
+
+
+class CallContext:
+    """What the student's functions see of one test cell when it calls them.
+
+    A check may put a reference version of one answer in place of the
+    student's while it tests another (``def next_token_ids(logits): ...``
+    bound in the test cell, the student's restored afterwards), so that one
+    mistake costs one question. In a notebook that works because the check
+    rebinds the student's global; here, each call carries the definitions
+    of the answer names that the test cell has bound to its own functions at
+    that moment, and the kernel binds them for that call only.
+    """
+
+    def __init__(self, namespace, code):
+        self.namespace, self.proxies = namespace, {}
+        self.definitions = {}  # (name, first line) -> source of a def in the test cell
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                source = ast.get_source_segment(code, node, padded=True)
+                if source:
+                    self.definitions[(node.name, first)] = textwrap.dedent(source)
+
+    def overrides(self, called):
+        found = []
+        for name, proxy in self.proxies.items():
+            current = self.namespace.get(name)
+            if name == called or current is proxy or not isinstance(current, types.FunctionType):
+                continue
+            code = current.__code__
+            source = self.definitions.get((name, code.co_firstlineno))
+            if code.co_filename == "<test>" and source:
+                found.append(source)
+        return found
 
 
 def _student_exception(reply, name):

@@ -15,9 +15,10 @@ from dataclasses import asdict, dataclass, field
 
 import nbformat
 
-from .notebooks import Unreadable, build_plan, read_submission, student_extra_files
-from .checker import Checker, ServingKernel
-from .sandbox import CellOutcome, Limits, sandbox_uid
+from .notebooks import (Unreadable, build_plan, read_submission, student_extra_files,
+                        without_controls)
+from .checker import Checker
+from .sandbox import CellOutcome, Kernel, Limits, sandbox_uid, sandboxed_package
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
 NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
@@ -53,6 +54,7 @@ class Job:
     instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
     limits: Limits
     notebook_timeout: float = 0.0  # seconds for one notebook in all; 0: derived
+    blocked: tuple = ()  # course-package functions that are stubs in the sandbox
 
 
 def grade_student(job):
@@ -143,12 +145,16 @@ def run_plan(plan, job, files, instructor=None):
         timeout = job.limits.timeout
         cpu_seconds = int(job.limits.cpu_seconds or timeout * (len(code_cells) + 2) + 60)
         budget = job.notebook_timeout or NOTEBOOK_BUDGET_FACTOR * timeout * max(len(code_cells), 1)
-        deadline = time.monotonic() + budget
+        # the grader's own start-up (its checks' set-up, the first sandbox) is not the
+        # student's time: the budget starts once the first kernel is ready
+        checker = make_checker(plan, instructor) if any(
+            plan.cells[i].kind == "test" for i in code_cells) else None
+        deadline = None
         outcomes, completed = {}, []
-        checker, restarts, over_budget = None, 0, False
+        restarts, over_budget = 0, False
         for index in code_cells:
             cell = plan.cells[index]
-            if time.monotonic() >= deadline:
+            if deadline is not None and time.monotonic() >= deadline:
                 if not over_budget:
                     over_budget = True
                     notes.append(f"notebook took too long (more than {budget:g} seconds in all, "
@@ -159,8 +165,11 @@ def run_plan(plan, job, files, instructor=None):
             if kernel is None:
                 if restarts > MAX_RESTARTS:
                     break
-                kernel = ServingKernel(workdir, job.limits)
+                package = sandboxed_package(job.blocked) if job.blocked else None
+                kernel = Kernel(workdir, job.limits, package)
                 kernel.start(cpu_seconds)
+                if deadline is None:
+                    deadline = time.monotonic() + budget
                 for earlier in completed:  # replay the cells that ran fine, to continue
                     left = min(timeout, deadline - time.monotonic())
                     if left <= 0 or kernel.run_cell(plan.cells[earlier].kind,
@@ -173,8 +182,6 @@ def run_plan(plan, job, files, instructor=None):
                 if not cell.source.strip():
                     outcome = CellOutcome("failed", "the test cell is empty")
                 else:
-                    if checker is None:
-                        checker = make_checker(plan, instructor)
                     status, message, output = checker.check(cell.source, kernel,
                                                             time.monotonic() + left, timeout)
                     outcome = CellOutcome(status, message, output)
@@ -186,7 +193,8 @@ def run_plan(plan, job, files, instructor=None):
             outcomes[index] = outcome
             if outcome.status in ("ok", "error") and cell.kind != "test":
                 completed.append(index)
-            restart = kernel.process is None or outcome.status in ("timeout", "died", "garbled")
+            restart = (kernel.process is None or kernel.dirty
+                       or outcome.status in ("timeout", "died", "garbled"))
             if restart:
                 kernel.kill()
                 kernel = None
@@ -238,6 +246,8 @@ def cell_label(cell, index):
         return f"answer cell '{cell.grade_id}'"
     if cell.kind == "setup":
         return f"set-up cell '{cell.grade_id}'" if cell.grade_id else f"set-up cell {index + 1}"
+    if cell.student_position is not None:
+        return f"cell {cell.student_position + 1} (added by the student)"
     return f"a cell the student added (after cell {index})"
 
 
@@ -252,10 +262,14 @@ def autograded_notebook(instructor, plan, outcomes, problem=""):
     for index, cell in enumerate(plan.cells):
         if cell.instructor_index is not None:
             new = copy.deepcopy(instructor.cells[cell.instructor_index])
+        elif cell.kind == "markdown":
+            new = nbformat.v4.new_markdown_cell()
         else:
             new = nbformat.v4.new_code_cell()
         new.pop("id", None)
         if new.cell_type != "code":
+            if cell.kind == "markdown":
+                new.source = cell.source
             cells.append(new)
             continue
         new.source = cell.source
@@ -279,16 +293,19 @@ def cell_outputs(cell, outcome, count):
     if cell.kind == "test":  # the checker's own printing and the short reason only
         outputs = []
         if outcome.stdout:
-            outputs.append(nbformat.v4.new_output("stream", name="stdout", text=outcome.stdout))
+            outputs.append(nbformat.v4.new_output("stream", name="stdout",
+                                                  text=without_controls(outcome.stdout)))
         if outcome.status != "passed":
             outputs.append(error_output(outcome.message or outcome.status))
         return outputs
     outputs = []
     for stream, text in (("stdout", outcome.stdout), ("stderr", outcome.stderr)):
         if text:
-            outputs.append(nbformat.v4.new_output("stream", name=stream, text=text))
+            outputs.append(nbformat.v4.new_output("stream", name=stream,
+                                                  text=without_controls(text)))
     if outcome.result is not None:
-        outputs.append(nbformat.v4.new_output("execute_result", data={"text/plain": outcome.result},
+        outputs.append(nbformat.v4.new_output("execute_result",
+                                              data={"text/plain": without_controls(outcome.result)},
                                               execution_count=count))
     if outcome.status != "ok":
         outputs.append(error_output(outcome.message or outcome.status))
@@ -296,6 +313,7 @@ def cell_outputs(cell, outcome, count):
 
 
 def error_output(message):
+    message = without_controls(message)
     name, _, value = message.partition(": ")
     if not value or " " in name:
         name, value = "Error", message

@@ -1,11 +1,11 @@
 """Reading submissions defensively and building the notebook that is actually run.
 
-A submitted file is only ever read, never changed. What runs is built from the
-instructor's notebook in ``solutions/``: every cell comes from there except the
-answers, which are the student's solution cells matched by nbgrader
-``grade_id`` (the first one wins when a student duplicated a cell). Edited,
-deleted, moved or markdown-ified test cells, edited points or ids and garbled
-metadata therefore change nothing; they are only reported.
+A submitted file is only ever read, never changed. What runs is the student's
+notebook in the student's order, with every instructor cell (set-up, checks,
+read-only cells) taken from ``solutions/``, matched by nbgrader ``grade_id``:
+edited, deleted, moved or markdown-ified test cells, edited points or ids and
+garbled metadata therefore change nothing; they are only reported. Cells the
+student added run where they stand, up to the limits below.
 """
 
 import ast
@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 
 import nbformat
 
-MAX_NOTEBOOK_BYTES = 256 << 20  # larger files are not parsed at all
+MAX_NOTEBOOK_BYTES = 64 << 20  # larger files are not parsed at all
 MAX_COPIED_FILE_BYTES = 16 << 20  # the student's other files copied into the sandbox
 MAX_COPIED_TOTAL_BYTES = 64 << 20
 MAX_COPIED_FILES = 200  # each is one open file handed to the sandbox
-MAX_EXTRA_CELLS = 30  # code cells a student added that are run, in the whole notebook
+MAX_EXTRA_CELLS = 100  # code cells a student added that are run, in the whole notebook
+MAX_CELL_CHARS = 200_000  # characters of one code cell the grader runs
+MAX_MARKDOWN_CHARS = 20_000  # characters of a student's text cell kept in the graded notebook
 HIDDEN_BLOCK = re.compile(r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
                           re.MULTILINE | re.DOTALL)
 
@@ -30,11 +32,12 @@ HIDDEN_BLOCK = re.compile(r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*E
 class PlanCell:
     """One cell of the notebook as it will be run and written back."""
 
-    kind: str  # markdown | setup | solution | test | extra
+    kind: str  # markdown | raw | setup | solution | test | extra (a cell the student added)
     source: str
     grade_id: str | None = None
     points: float = 0.0
     instructor_index: int | None = None
+    student_position: int | None = None  # where an added cell stands in the submission
 
 
 @dataclass
@@ -86,7 +89,8 @@ def read_submission(path):
     if not stat.S_ISREG(info.st_mode):
         raise Unreadable("notebook could not be read: not a regular file")
     if info.st_size > MAX_NOTEBOOK_BYTES:
-        raise Unreadable(f"notebook could not be read: {info.st_size / 2**20:.0f} MiB is too large")
+        raise Unreadable(f"notebook too large ({info.st_size / 2**20:.0f} MiB; at most "
+                         f"{MAX_NOTEBOOK_BYTES >> 20} MiB): not graded")
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
         data = handle.read()
@@ -134,6 +138,31 @@ def clean_text(text):
     if not isinstance(text, str):
         text = str(text)
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def student_id_problem(student):
+    """Why a student id cannot be recorded or shown safely, or None."""
+    if CONTROL.search(student) or "\n" in student or "\t" in student:
+        return "holds control characters"
+    if student.startswith("-"):
+        return "starts with '-' (it would be read as an option)"
+    if student.strip() != student or not student.strip():
+        return "starts or ends with white space"
+    return None
+
+
+def shown_id(student):
+    """A student id for a report line: one with control characters written with escapes."""
+    return repr(student) if CONTROL.search(student) or "\n" in student or "\t" in student \
+        else student
+
+
+def without_controls(text):
+    """`text` with control characters (other than newline and tab) removed."""
+    return CONTROL.sub("", clean_text(text))
 
 
 def clean_name(name):
@@ -205,10 +234,17 @@ def _normalised(source):
 
 
 def build_plan(instructor, submission):
-    """The cells to run: the instructor's notebook with the student's answers put in.
+    """The cells to run, in the student's order, with the instructor's own cells put back.
 
     `instructor` is an nbformat NotebookNode of the solutions notebook,
     `submission` the dict from read_submission (or None: no answers at all).
+    Every code cell the student wrote runs where the student put it: answer
+    cells (matched by nbgrader grade_id) and cells the student added,
+    anywhere. The instructor's cells (set-up, checks, read-only cells) always
+    run from solutions/, in the instructor's order: a student cell runs after
+    the instructor cell it follows in the student's notebook. Tampering with
+    instructor cells changes nothing and is reported in the notes, and so is
+    every student cell that does not run.
     """
     if submission is not None and NOTES_KEY not in submission:  # not from read_submission
         submission = dict(submission)
@@ -217,89 +253,157 @@ def build_plan(instructor, submission):
             cells if isinstance(cells, list) else [])
     notes = list(submission[NOTES_KEY]) if submission else []
     student_cells = submission["cells"] if submission else []
-    by_id, by_cell_id, seen_ids = {}, {}, {}
+    by_id, seen_ids = {}, {}
     for position, cell in enumerate(student_cells):
-        meta = nbgrader_meta(cell)
-        grade_id = meta.get("grade_id")
+        grade_id = nbgrader_meta(cell).get("grade_id")
         if isinstance(grade_id, str) and grade_id:
             seen_ids[grade_id] = seen_ids.get(grade_id, 0) + 1
             by_id.setdefault(grade_id, (position, cell))
-        cell_id = cell.get("id")
-        if isinstance(cell_id, str) and cell_id:
-            by_cell_id.setdefault(cell_id, (position, cell))
     for grade_id, count in seen_ids.items():
         if count > 1:
-            notes.append(f"cell '{grade_id}' appears {count} times; the first one was used")
+            notes.append(f"cell '{grade_id}' appears {count} times; the first one is "
+                         "the answer or check")
 
-    instructor_ids = {nbgrader_meta(c).get("grade_id") for c in instructor.cells} - {None}
-    plan, used_positions, order = [], set(), []
+    layout = _InstructorLayout(instructor)
+    present = {layout.match(cell, set()) for cell in student_cells} - {None}
+    placed = {-1: []}  # instructor index of the anchor -> the student cells that follow it
+    answered, anchor, added = set(), -1, 0
+    for position, cell in enumerate(student_cells):
+        index = layout.match(cell, answered)
+        if index is not None and layout.kinds[index] != "solution":
+            # a check moved above the answers before it is not where the student works
+            ahead = layout.kinds[index] == "test" and any(
+                layout.kinds[s] == "solution" and s not in answered for s in present if s < index)
+            if index > anchor and not ahead:
+                anchor = index
+            elif by_id.get(layout.grade_ids[index], (position,))[0] == position:
+                notes.append(f"cell '{layout.label(index)}' was moved; the instructor's order "
+                             "was used for it")
+            continue
+        if index is not None:  # the student's answer to an instructor answer cell
+            answered.add(index)
+            placed.setdefault(anchor, []).append(
+                _answer_cell(instructor.cells[index], cell, layout, index, notes))
+            continue
+        extra, why = _student_cell(cell, position, added)
+        if extra is None:
+            if why:
+                notes.append(why)
+            continue
+        if extra.kind == "extra":
+            added += 1
+        placed.setdefault(anchor, []).append(extra)
+
+    plan = list(placed[-1])
     for index, cell in enumerate(instructor.cells):
         meta = nbgrader_meta(cell)
-        grade_id = meta.get("grade_id")
+        kind = layout.kinds[index]
+        points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
+        if kind == "solution":
+            if index not in answered:
+                if submission is not None:
+                    notes.append(f"answer cell '{layout.label(index)}' not found (deleted, or "
+                                 "its id was changed); it earns nothing")
+                source = "" if cell.cell_type == "code" else cell.source
+                plan.append(PlanCell("solution" if cell.cell_type == "code" else "markdown",
+                                     source, layout.grade_ids[index], points, index))
+            continue
         if cell.cell_type != "code":
             plan.append(PlanCell("markdown" if cell.cell_type == "markdown" else "raw",
-                                 cell.source, grade_id, instructor_index=index))
-            if meta.get("solution") and grade_id in by_id:
-                used_positions.add(by_id[grade_id][0])
-            continue
-        kind = cell_kind(meta)
-        points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
-        if kind != "solution":
-            plan.append(PlanCell(kind, cell.source, grade_id, points, index))
+                                 cell.source, layout.grade_ids[index], instructor_index=index))
+        else:
+            plan.append(PlanCell(kind, cell.source, layout.grade_ids[index], points, index))
             if submission is not None and kind == "test":
-                notes.extend(_compare_test_cell(grade_id, cell, by_id, points))
-            found = by_id.get(grade_id) if grade_id else None
-            if found:
-                used_positions.add(found[0])
-                order.append(found[0])
-            continue
-        found = by_id.get(grade_id)
-        if found is None and getattr(cell, "id", None) in by_cell_id:
-            found = by_cell_id[cell.id]
-            notes.append(f"answer cell '{grade_id}' was found by its cell id (its grade_id was changed)")
-        if found is None:
-            if submission is not None:
-                notes.append(f"answer cell '{grade_id}' not found (deleted, or its id was changed); "
-                             "it earns nothing")
-            plan.append(PlanCell("solution", "", grade_id, points, index))
-            continue
-        position, student_cell = found
-        used_positions.add(position)
-        order.append(position)
-        if student_cell.get("cell_type") != "code":
-            notes.append(f"answer cell '{grade_id}' was turned into {student_cell.get('cell_type')}; "
-                         "its text was run as code")
-        plan.append(PlanCell("solution", source_text(student_cell.get("source")), grade_id, points,
-                             index))
-        # the student's own extra code cells that follow this answer run right after it
-        extras = _extra_cells_after(position, student_cells, instructor_ids, by_id, instructor)
-        room = MAX_EXTRA_CELLS - sum(c.kind == "extra" for c in plan)
-        if len(extras) > room:
-            notes.append(f"{len(extras) - max(room, 0)} code cells added after '{grade_id}' "
-                         f"were not run (at most {MAX_EXTRA_CELLS} added cells run)")
-        plan.extend(extras[:max(room, 0)])
-    if order != sorted(order):
-        notes.append("cells were moved; the instructor's order was used")
+                notes.extend(_compare_test_cell(layout.grade_ids[index], cell, by_id, points))
+        plan.extend(placed.get(index, []))
     if submission is not None:
         notes.extend(_compare_kernelspec(instructor, submission))
     return Plan(plan, notes)
 
 
-def _extra_cells_after(position, student_cells, instructor_ids, by_id, instructor):
-    """Code cells a student added after the answer at `position`, up to the next known cell."""
-    plain_sources = {_key(c.source) for c in instructor.cells if not nbgrader_meta(c)}
-    extras = []
-    for cell in student_cells[position + 1:]:
+class _InstructorLayout:
+    """Which instructor cell a student's cell is, by grade_id, cell id or identical source."""
+
+    def __init__(self, instructor):
+        self.kinds, self.grade_ids, self.by_grade_id, self.by_cell_id, self.by_source = \
+            [], [], {}, {}, {}
+        for index, cell in enumerate(instructor.cells):
+            meta = nbgrader_meta(cell)
+            grade_id = meta.get("grade_id")
+            self.grade_ids.append(grade_id)
+            self.kinds.append(cell_kind(meta) if cell.cell_type == "code" or meta.get("solution")
+                              else "markdown")
+            if grade_id:
+                self.by_grade_id.setdefault(grade_id, index)
+            if self.kinds[index] == "solution" and getattr(cell, "id", None):
+                self.by_cell_id.setdefault(cell.id, index)
+            if not meta and cell.cell_type == "code" and cell.source.strip():
+                self.by_source.setdefault(_key(cell.source), index)
+
+    def label(self, index):
+        return self.grade_ids[index] or f"cell {index + 1}"
+
+    def match(self, cell, answered):
+        """The instructor index `cell` stands for, or None for a cell the student added."""
         grade_id = nbgrader_meta(cell).get("grade_id")
-        if grade_id in instructor_ids:
-            break
-        if cell.get("cell_type") != "code":
-            continue
-        source = source_text(cell.get("source"))
-        if not source.strip() or _key(source) in plain_sources:
-            continue
-        extras.append(PlanCell("extra", source))
-    return extras
+        index = self.by_grade_id.get(grade_id) if isinstance(grade_id, str) else None
+        if index is not None:
+            if self.kinds[index] == "solution" and index in answered:
+                return None  # a second copy of an answer cell: the student's own code
+            return index
+        cell_id = cell.get("id")
+        index = self.by_cell_id.get(cell_id) if isinstance(cell_id, str) else None
+        if index is not None and index not in answered and not grade_id:
+            cell["grader:found_by_cell_id"] = True
+            return index
+        if cell.get("cell_type") == "code" and not grade_id:
+            return self.by_source.get(_key(source_text(cell.get("source"))))
+        return None
+
+
+def _answer_cell(instructor_cell, cell, layout, index, notes):
+    grade_id = layout.grade_ids[index]
+    meta = nbgrader_meta(instructor_cell)
+    points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
+    source = source_text(cell.get("source"))
+    if cell.pop("grader:found_by_cell_id", False):
+        notes.append(f"answer cell '{grade_id}' was found by its cell id (its grade_id was changed)")
+    if instructor_cell.cell_type != "code":  # a written answer: kept for the person who grades
+        return PlanCell("markdown", _capped_text(source, grade_id, notes), grade_id, points, index)
+    if cell.get("cell_type") != "code":
+        notes.append(f"answer cell '{grade_id}' was turned into {cell.get('cell_type')}; "
+                     "its text was run as code")
+    if len(source) > MAX_CELL_CHARS:
+        notes.append(f"answer cell '{grade_id}' too large ({len(source):,} characters; at most "
+                     f"{MAX_CELL_CHARS:,}); it was not run and earns nothing")
+        source = ""
+    return PlanCell("solution", source, grade_id, points, index)
+
+
+def _student_cell(cell, position, added):
+    """(PlanCell or None, why it is not run) for a cell the student added."""
+    kind = cell.get("cell_type")
+    source = source_text(cell.get("source"))
+    where = f"cell {position + 1} (added by the student)"
+    if kind == "markdown":
+        return PlanCell("markdown", _capped_text(source, where, [])), ""
+    if kind != "code":
+        return None, ""
+    if not source.strip():
+        return None, ""
+    if len(source) > MAX_CELL_CHARS:
+        return None, (f"{where} too large ({len(source):,} characters; at most "
+                      f"{MAX_CELL_CHARS:,}); it was not run")
+    if added >= MAX_EXTRA_CELLS:
+        return None, f"{where} was not run (at most {MAX_EXTRA_CELLS} added code cells run)"
+    return PlanCell("extra", source, student_position=position), ""
+
+
+def _capped_text(source, where, notes):
+    if len(source) <= MAX_MARKDOWN_CHARS:
+        return source
+    notes.append(f"{where}: text cut to {MAX_MARKDOWN_CHARS:,} characters")
+    return source[:MAX_MARKDOWN_CHARS] + "\n\n[... cut]"
 
 
 def _key(source):

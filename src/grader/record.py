@@ -19,7 +19,7 @@ from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, Submi
     SubmittedNotebook
 from nbgrader.utils import parse_utc
 
-from .notebooks import clean_text
+from .notebooks import clean_text, without_controls
 
 STALE_SECONDS = 600  # a temporary file this old was left by a writer that was killed
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
@@ -39,8 +39,19 @@ def read_timestamp(submitted_dir):
         return None, "timestamp.txt could not be read; the submission time is unknown"
 
 
-def record_in_gradebook(db_url, course_id, record, timestamp):
-    """Write one student's auto scores in one transaction, as nbgrader's autograde would."""
+def record_in_gradebook(db_url, course_id, record, timestamp, late_penalties=None):
+    """Write one student's auto scores in one transaction, as nbgrader's autograde would.
+
+    `late_penalties` is nbgrader's AssignLatePenalties built with the course's
+    settings (Settings.late_penalties); a submission after the due date gets, per
+    notebook, the penalty its plugin gives, exactly as stock nbgrader assigns it.
+    Without it nbgrader's default applies (no penalty).
+    """
+    if late_penalties is None:
+        from nbgrader.preprocessors import AssignLatePenalties
+
+        late_penalties = AssignLatePenalties()
+        late_penalties.init_plugin()
     with Gradebook(db_url, course_id) as gb:
         db = gb.db
         try:
@@ -74,10 +85,25 @@ def record_in_gradebook(db_url, course_id, record, timestamp):
                         grade.auto_score = None if graded else 0.0
                     grade.needs_manual_grade = (grade.manual_score is not None
                                                 or grade.auto_score is None)
+                db.flush()
+                db.refresh(submitted)  # its score, a column computed from the grades
+                _assign_late_penalty(late_penalties, submission, submitted)
             db.commit()
         except BaseException:
             db.rollback()
             raise
+
+
+def _assign_late_penalty(late_penalties, submission, notebook):
+    """What nbgrader's AssignLatePenalties.preprocess does for one submitted notebook."""
+    notebook.late_submission_penalty = None
+    seconds_late = submission.total_seconds_late
+    if seconds_late > 0:
+        penalty = late_penalties.plugin_inst.late_submission_penalty(
+            submission.student_id, notebook.score, seconds_late)
+        if penalty is not None:
+            notebook.late_submission_penalty = late_penalties._check_late_penalty(notebook,
+                                                                                  penalty)
 
 
 def _submitted_notebook(db, notebook, submission):
@@ -154,10 +180,7 @@ def clean_record(value):
 
 
 def write_autograded(autograded_root, student, assignment, record, submitted_dir, staged=None):
-    """Autograded notebooks, the timestamp and the submission secret into autograded/.
-
-    The files go to autograded/<student>/<assignment>/; nbgrader's release_feedback
-    reads submission_secret.txt there to name the student's feedback in the exchange.
+    """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/.
 
     With `staged` (a StagedFiles) the files are only staged; the caller publishes.
     """
@@ -174,13 +197,17 @@ def write_autograded(autograded_root, student, assignment, record, submitted_dir
                 continue
             nb = nbformat.from_dict(result["autograded"])
             staged.write(target, nbformat.writes(nb))
-        for name in ("timestamp.txt", "submission_secret.txt"):
-            source = os.path.join(submitted_dir, name) if submitted_dir else None
-            if source is None:  # no usable submission folder: neither file either
-                staged.remove(os.path.join(folder, name))
-            elif os.path.isfile(source) and not os.path.islink(source):
-                with open(source, encoding="utf-8", errors="replace") as handle:
-                    staged.write(os.path.join(folder, name), handle.read(200))
+        stamp = os.path.join(submitted_dir, "timestamp.txt") if submitted_dir else None
+        if stamp is None:  # no usable submission folder: no timestamp either
+            staged.remove(os.path.join(folder, "timestamp.txt"))
+        elif os.path.isfile(stamp) and not os.path.islink(stamp):
+            with open(stamp, encoding="utf-8", errors="replace") as handle:
+                staged.write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+        # nbgrader's release_feedback needs the submission's secret beside the feedback
+        secret = os.path.join(submitted_dir, "submission_secret.txt") if submitted_dir else None
+        if secret and os.path.isfile(secret) and not os.path.islink(secret):
+            with open(secret, encoding="utf-8", errors="replace") as handle:
+                staged.write(os.path.join(folder, "submission_secret.txt"), handle.read(200))
     except BaseException:
         staged.discard()
         raise
@@ -203,9 +230,16 @@ def report_rows(record):
 
 
 def _row(record, notebook, nb_status, grade_id, points, max_points, status, message):
-    return {"student": record["student"], "notebook": notebook, "notebook_status": nb_status,
-            "grade_id": grade_id, "points": points, "max_points": max_points, "status": status,
-            "message": message}
+    return {"student": without_controls(record["student"]), "notebook": notebook,
+            "notebook_status": nb_status, "grade_id": grade_id, "points": points,
+            "max_points": max_points, "status": status, "message": without_controls(message)}
+
+
+def spreadsheet_safe(value):
+    """A CSV cell that no spreadsheet reads as a formula: '=1+2' becomes \"'=1+2\"."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 def write_student_report(reports_root, assignment, record, staged=None):
@@ -249,7 +283,7 @@ def write_assignment_report(reports_root, assignment):
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, REPORT_FIELDS)
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in rows)
     _atomic_write(os.path.join(reports_root, assignment + ".csv"), text.getvalue())
     return records
 
@@ -329,6 +363,9 @@ def _write_temporary(path, text):
     try:
         with handle:
             handle.write(clean_text(text).encode("utf-8"))
+        umask = os.umask(0)  # the usual permissions, not a temporary's 0600: the course
+        os.umask(umask)  # team reads the reports
+        os.chmod(handle.name, 0o666 & ~umask)
     except BaseException:
         os.remove(handle.name)
         raise

@@ -1,17 +1,21 @@
 """Runs a notebook's set-up and answer cells inside the sandbox, then serves their values.
 
 This file is started by the grader as a plain script (``python -I runner.py``)
-inside the sandbox; it imports nothing from the grader package. The driver
-sends one JSON line per request on the request pipe and reads one JSON line
-back on the reply pipe (their descriptors are the two arguments):
+inside the sandbox; it imports nothing from the grader package. Cells run in
+IPython's own ``InteractiveShell``, as in Jupyter: magics, ``display()``,
+``get_ipython()``, ``_`` and shell escapes work. The driver sends one JSON line
+per request on the request pipe and reads one JSON line back on the reply pipe
+(their descriptors are the two arguments):
 
     {"id": n, "op": "run", "kind": "setup" | "solution" | "extra", "code": "..."}
         -> {"id": n, "status": "ok" | "error", "error": "...", "result": "repr"}
     {"id": n, "op": "describe", "names": [...]}
         -> {"id": n, "names": {name: {"callable": bool, "module": str, "qualname": str}}}
     {"id": n, "op": "get", "name": "..."}        -> {"id": n, "value": encoded}
-    {"id": n, "op": "call", "name": "...", "args": base64 pickle of (args, kwargs)}
+    {"id": n, "op": "call", "name": "...", "args": base64 pickle of (args, kwargs),
+     "overrides": ["def ...", ...]}
         -> {"id": n, "value": encoded} or {"id": n, "exception": "TypeError", "message": "..."}
+           (with "restart": true when the call changed files)
     any request that cannot be answered -> {"id": n, "error": "..."}
 
 The runner decides nothing: the test cells never come here. They run in the
@@ -20,11 +24,18 @@ define and calls the answers' functions through this channel. Whatever this
 process replies is only ever treated as an answer to check, so student code
 that takes over the channel can do no more than answer for itself.
 
+A check's call runs in a forked child of this process that is thrown away
+afterwards: whatever the answer function changes in memory (globals it
+records, module state, random number generators) is gone before the next cell.
+If the call changed the sandbox's writable folders, the reply says so and the
+driver starts a fresh kernel for the cells after the check. ``overrides`` are
+definitions from the check itself (a reference version of another answer) that
+the child binds before the call.
+
 Printed output goes to file descriptors 1 and 2, which the driver reads and
 caps; the runner flushes them before each reply.
 """
 
-import ast
 import base64
 import builtins
 import io
@@ -33,10 +44,16 @@ import math
 import os
 import pickle
 import sys
-import types
 
 _os_read = os.read
 _os_write = os.write
+_fork = os.fork  # kept before any notebook code runs, which could replace os's functions
+_pipe = os.pipe
+_close = os.close
+_waitpid = os.waitpid
+_exit_now = os._exit
+_lstat = os.lstat
+_listdir = os.listdir
 _dumps = json.dumps
 _loads = json.loads
 _exec = builtins.exec
@@ -71,28 +88,6 @@ def short(exc):
         return "the code raised KeyboardInterrupt"
     message = f"{name}: {text}" if text else name
     return message[:MESSAGE_CAP]
-
-
-def strip_magics(code):
-    """IPython magics and shell escapes are not Python: turn those lines into `pass`."""
-    lines = []
-    for line in code.splitlines():
-        stripped = line.lstrip()
-        if stripped.startswith(("%", "!")):
-            lines.append(line[: len(line) - len(stripped)] + "pass")
-        else:
-            lines.append(line)
-    return "\n".join(lines)
-
-
-def split_trailing_expression(code):
-    """(body, expression) code objects, the expression being a bare last statement if any."""
-    tree = ast.parse(code, "<cell>", "exec")
-    last = None
-    if tree.body and isinstance(tree.body[-1], ast.Expr):
-        last = ast.Expression(tree.body.pop().value)
-    body = _compile(tree, "<cell>", "exec")
-    return body, (_compile(last, "<cell>", "eval") if last is not None else None)
 
 
 class TooLarge(Exception):
@@ -198,17 +193,89 @@ class ArgumentLoader(pickle.Unpickler):
         raise pickle.UnpicklingError(f"unknown reference {ref!r}")
 
 
+WRITABLE = ("/tmp", "/home", "/dev/shm")  # with the working folder: what a call may change
+SNAPSHOT_CAP = 20_000  # entries listed per snapshot; more counts as changed
+
+
+def writable_snapshot(folders):
+    """{path: (inode, size, mtime, mode)} of everything below `folders` (links not followed)."""
+    entries = {}
+    for top in folders:
+        stack = [top]
+        while stack:
+            folder = stack.pop()
+            try:
+                names = _listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    info = _lstat(path)
+                except OSError:
+                    continue
+                entries[path] = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
+                if len(entries) > SNAPSHOT_CAP:
+                    return None
+                if (info.st_mode & 0o170000) == 0o040000:
+                    stack.append(path)
+    return entries
+
+
+def make_shell():
+    """IPython's InteractiveShell, quiet where Jupyter would use other channels.
+
+    The value of a cell's last expression is kept for the reply instead of being
+    printed with an Out[n] prompt, and tracebacks are not printed: the driver
+    reports the error itself.
+    """
+    from IPython.core.displayhook import DisplayHook
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    class ResultHook(DisplayHook):
+        result_text = None
+
+        def write_output_prompt(self):
+            pass
+
+        def write_format_data(self, format_dict, md_dict=None):
+            text = format_dict.get("text/plain")
+            ResultHook.result_text = text if _isinstance(text, _str) else None
+
+        def finish_displayhook(self):
+            pass
+
+    class Shell(InteractiveShell):
+        displayhook_class = ResultHook
+
+        def showtraceback(self, *args, **kwargs):
+            pass
+
+        def showsyntaxerror(self, *args, **kwargs):
+            pass
+
+        def enable_gui(self, gui=None):  # no event loop here: %matplotlib inline needs none
+            pass
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    config.InteractiveShell.colors = "nocolor"
+    config.InteractiveShell.autocall = 0
+    shell = Shell.instance(config=config)
+    builtins.get_ipython = shell.get_ipython  # outside cells too, as in a Jupyter kernel
+    return shell, ResultHook
+
+
 class Runner:
     def __init__(self):
         import gptcourse  # noqa: F401  (imported before any notebook code runs)
         import torch  # noqa: F401
 
-        # the student's namespace is a real __main__ module, as in a notebook
-        self.main = types.ModuleType("__main__")
-        self.namespace = self.main.__dict__
-        self.namespace["__builtins__"] = builtins
-        sys.modules["__main__"] = self.main
+        self.shell, self.hook = make_shell()
+        self.namespace = self.shell.user_ns  # a real __main__ module's, as in a notebook
         self.setup = {}  # what the instructor's set-up cells bound, by name
+        self.writable = WRITABLE + (os.getcwd(),)
 
     def handle(self, request):
         op = request.get("op")
@@ -225,7 +292,7 @@ class Runner:
                 else:
                     reply["value"] = Encoder().encode(self.namespace[name])
             elif op == "call":
-                self.call(request, reply)
+                return self.call_in_child(request, reply)
             else:
                 reply["error"] = f"unknown request {op!r}"
         except TooLarge as problem:
@@ -236,17 +303,19 @@ class Runner:
 
     def run_code(self, code, kind, reply):
         before = dict(self.namespace)
+        self.hook.result_text = None
         try:
-            body, last = split_trailing_expression(strip_magics(code))
-            _exec(body, self.namespace)
-            if last is not None:
-                value = _eval(last, self.namespace)
-                if value is not None:
-                    reply["result"] = _repr(value)[:RESULT_CAP]
-            reply["status"] = "ok"
-        except _BaseException as exc:  # SystemExit and KeyboardInterrupt included
+            result = self.shell.run_cell(code, store_history=True)
+            error = result.error_before_exec or result.error_in_exec
+        except _BaseException as exc:  # the shell itself failed (a hook the code installed)
+            error = exc
+        if error is not None:
             reply["status"] = "error"
-            reply["error"] = short(exc)
+            reply["error"] = short(error)
+        else:
+            reply["status"] = "ok"
+            if self.hook.result_text is not None:
+                reply["result"] = self.hook.result_text[:RESULT_CAP]
         if kind == "setup":
             for name, value in self.namespace.items():
                 if before.get(name, _MISSING) is not value:
@@ -266,8 +335,46 @@ class Runner:
                            "qualname": _str(getattr(value, "__qualname__", "") or "")[:200]}
         return found
 
+    def call_in_child(self, request, reply):
+        """Answer a call in a forked child; returns the reply to send (None: already sent)."""
+        flush_streams()
+        before = writable_snapshot(self.writable)
+        read_end, write_end = _pipe()
+        pid = _fork()
+        if pid == 0:  # the child: answer, hand the reply to the parent, vanish
+            code = 1
+            try:
+                _close(read_end)
+                self.call(request, reply)
+                flush_streams()
+                send(reply, write_end)
+                code = 0
+            finally:
+                _exit_now(code)
+        _close(write_end)
+        line = _read_line(read_end)
+        _close(read_end)
+        _, status = _waitpid(pid, 0)
+        try:
+            answer = _loads(line) if line else None
+        except (ValueError, RecursionError):
+            answer = None
+        if not _isinstance(answer, dict):
+            answer = {"id": request.get("id"), "exception": "RuntimeError",
+                      "message": _ended(status)}
+        after = writable_snapshot(self.writable)
+        if before is None or after != before:
+            answer["restart"] = True
+        return answer
+
     def call(self, request, reply):
         name = request.get("name")
+        for source in request.get("overrides") or []:
+            try:  # the check's own definition of another answer, for this call only
+                _exec(_compile(_str(source), "<check>", "exec"), self.namespace)
+            except _BaseException as exc:
+                reply["error"] = "the check's definitions could not be used: " + short(exc)
+                return
         function = self.namespace.get(name)
         if function is None:
             reply["error"] = f"{name} is not defined"
@@ -286,6 +393,32 @@ class Runner:
             reply["message"] = _message(exc) if ordinary else short(exc)
             return
         reply["value"] = Encoder().encode(value)
+
+
+def _read_line(fd):
+    """Bytes up to the first newline written on `fd` (or up to its end)."""
+    data = bytearray()
+    while True:
+        chunk = _os_read(fd, 1 << 16)
+        if not chunk:
+            return bytes(data)
+        data += chunk
+        if b"\n" in chunk:
+            return bytes(data).split(b"\n", 1)[0]
+
+
+def _ended(status):
+    """Plain words for how the process that answered a check's call ended."""
+    during = "while a check called the function"
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        if number == 9:
+            return f"kernel died (killed: by its own code, or by the memory limit) {during}"
+        if number == 11:
+            return f"kernel died (segmentation fault) {during}"
+        return f"kernel died (signal {number}) {during}"
+    return (f"kernel exited (exit status {os.WEXITSTATUS(status)}) {during}: the code "
+            "ended the process")
 
 
 def _message(exc):
@@ -310,7 +443,7 @@ def read_requests():
             yield _loads(line)
 
 
-def send(message):
+def send(message, fd=None):
     try:
         text = _dumps(message)
     except (ValueError, TypeError, RecursionError) as problem:
@@ -318,7 +451,7 @@ def send(message):
                        + short(problem)})
     data = (text + "\n").encode("utf-8", "backslashreplace")
     while data:
-        written = _os_write(REPLY_FD, data)
+        written = _os_write(REPLY_FD if fd is None else fd, data)
         data = data[written:]
 
 

@@ -1,7 +1,16 @@
-"""The short grade report: per student and notebook what happened, per question who passed."""
+"""The short grade report, summary.txt: per student what happened and what they scored, per
+check who passed it and the mean points, and the students who need attention.
+
+Scores come from the gradebook, as grades.csv's do (manual grades from formgrader
+and late penalties included), so the two always agree; what happened to each
+notebook (graded, missing, unreadable, failed) comes from the grader's report.
+The file is tab-separated; student-controlled text is written as plain single
+lines that a spreadsheet does not read as formulas (export.cell).
+"""
 
 import os
 
+from .export import cell, number, plain, read_grades, write_atomically
 from .record import read_student_parts
 
 
@@ -18,32 +27,107 @@ def notebook_state(result):
     return "graded"
 
 
-def summarise(settings, assignment):
+def late_text(seconds):
+    """'2 h 5 min late', '40 s late'."""
+    seconds = int(round(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{days} d" if days else "", f"{hours} h" if hours else "",
+             f"{minutes} min" if minutes else "", f"{secs} s" if secs and not days else ""]
+    return " ".join(p for p in parts if p) + " late"
+
+
+def attention(people, grades, records):
+    """[(student, reason)] of one assignment: missing, unreadable, failed, late, not graded."""
+    by_student = {r["student"]: r for r in records}
+    needs = []
+    for student in sorted(set(people) | set(by_student) | set(grades.submissions)):
+        record = by_student.get(student)
+        submission = grades.submissions.get(student)
+        if record is None and submission is None:
+            needs.append((student, "missing: nothing submitted"))
+            continue
+        if record is not None:
+            if record.get("refused") or (not record["notebooks"] and record.get("notes")):
+                needs.append((student, "not graded: " + "; ".join(record.get("notes", []))))
+            for result in record["notebooks"]:
+                state = notebook_state(result)
+                if state != "graded":
+                    why = f" ({result['message']})" if result.get("message") else ""
+                    needs.append((student, f"{result['notebook']} {state}{why}"))
+        if submission is not None and submission.seconds_late > 0:
+            penalty = (f", late penalty {number(submission.penalty)} points"
+                       if submission.penalty else "")
+            needs.append((student, late_text(submission.seconds_late) + penalty))
+    return [(s, plain(r)) for s, r in needs]
+
+
+def summarise(settings, assignment, people=None, grades=None):
+    """summary.txt's part for one assignment."""
+    if grades is None:
+        people, [grades] = read_grades(settings, [assignment])
     records = load_records(settings, assignment)
-    lines = [f"# {assignment}: {len(records)} submission(s)", ""]
-    passed, seen = {}, {}
-    for record in records:
-        for result in record["notebooks"]:
-            score = sum(t["points"] for t in result["tests"])
-            total = sum(t["max_points"] for t in result["tests"])
-            state = notebook_state(result)
-            detail = f" ({result['message']})" if result["message"] else ""
-            lines.append(f"{record['student']}\t{result['notebook']}\t{state}\t"
-                         f"{score:g}/{total:g}{detail}")
-            for test in result["tests"]:
-                key = (result["notebook"], test["grade_id"])
-                seen[key] = seen.get(key, 0) + 1
-                passed[key] = passed.get(key, 0) + (test["status"] == "passed")
-    lines += ["", "question\tpassed"]
-    for key in sorted(seen):
-        lines.append(f"{key[0]}/{key[1]}\t{passed[key]}/{seen[key]} "
-                     f"({100 * passed[key] / seen[key]:.0f}%)")
+    by_student = {r["student"]: r for r in records}
+    students = sorted(set(by_student) | set(grades.submissions))
+    due = f", due {grades.duedate:%Y-%m-%d %H:%M:%S} UTC" if grades.duedate else ""
+    lines = [f"# {assignment}: {len(students)} submission(s), {number(grades.max_score)} "
+             f"points{due}", "", "student\tnotebook\tstate\tscore"]
+    notebooks = sorted({c.notebook for c in grades.checks})
+    for student in students:
+        record = by_student.get(student, {"notebooks": []})
+        submission = grades.submissions.get(student)
+        results = {r["notebook"]: r for r in record["notebooks"]}
+        for notebook in notebooks:
+            result = results.get(notebook)
+            total = sum(c.max_points for c in grades.checks if c.notebook == notebook)
+            if submission is not None:
+                score = submission.notebook_scores.get(notebook, 0.0)
+            else:
+                score = sum(t["points"] for t in (result or {}).get("tests", []))
+            state = notebook_state(result) if result else "not graded"
+            detail = f" ({plain(result['message'])})" if result and result["message"] else ""
+            lines.append(f"{cell(student)}\t{notebook}\t{state}\t{number(score)}/{number(total)}"
+                         f"{detail}")
+    lines += ["", "student\ttotal (as in grades.csv)"]
+    for student in students:
+        submission = grades.submissions.get(student)
+        score = submission.score if submission else 0.0
+        late = ""
+        if submission is not None and submission.penalty:
+            late = (f" ({number(submission.raw_score)} less a late penalty of "
+                    f"{number(submission.penalty)})")
+        lines.append(f"{cell(student)}\t{number(score)}/{number(grades.max_score)}{late}")
+    lines += ["", "check\tpoints\tpassed\tmean points"]
+    for stats in check_statistics(grades, students):
+        lines.append(f"{stats['notebook']}/{stats['grade_id']}\t{number(stats['max_points'])}\t"
+                     f"{stats['passed']}/{stats['seen']} ({stats['pass_rate']:.0%})\t"
+                     f"{stats['mean']:.2f}")
+    needs = attention(people, grades, records)
+    lines += ["", f"needs attention: {len(needs)}"]
+    lines += [f"{cell(student)}\t{reason}" for student, reason in needs]
     return "\n".join(lines) + "\n"
 
 
-def write_summary(settings, assignments):
-    text = "\n".join(summarise(settings, a) for a in assignments)
-    os.makedirs(settings.reports, exist_ok=True)
-    with open(os.path.join(settings.reports, "summary.txt"), "w", encoding="utf-8") as handle:
-        handle.write(text)
+def check_statistics(grades, students):
+    """Per check, in notebook order: points, how many passed (full points) and the mean points,
+    over `students` (a student without a gradebook entry counts 0)."""
+    stats = []
+    for check in grades.checks:
+        points = [grades.submissions[s].points.get((check.notebook, check.grade_id)) or 0.0
+                  if s in grades.submissions else 0.0 for s in students]
+        passed = sum(1 for p in points if check.max_points and p >= check.max_points)
+        stats.append({"notebook": check.notebook, "grade_id": check.grade_id,
+                      "max_points": check.max_points, "passed": passed, "seen": len(points),
+                      "pass_rate": passed / len(points) if points else 0.0,
+                      "mean": sum(points) / len(points) if points else 0.0})
+    return stats
+
+
+def write_summary(settings, assignments, people=None, grades=None):
+    """reports/summary.txt for `assignments`; returns its text."""
+    if grades is None:
+        people, grades = read_grades(settings, assignments)
+    text = "\n".join(summarise(settings, g.name, people, g) for g in grades)
+    write_atomically(os.path.join(settings.reports, "summary.txt"), text)
     return text

@@ -96,7 +96,7 @@ def _duplicate_answer(nb):
     index = next(i for i, c in enumerate(cells) if grade_id(c) == "double_answer")
     wrong = copy.deepcopy(cells[index])
     wrong["source"] = "def double(x):\n    return 0\n"
-    cells.insert(index, wrong)  # the wrong copy comes first: the first one counts
+    cells.insert(index, wrong)  # the wrong copy first: as in Jupyter, the later one stands
     return nb
 
 
@@ -307,7 +307,9 @@ def cases(root, port):
                                                             "        if os.fork() == 0:\n"
                                                             "            time.sleep(30)\n"
                                                             "            os._exit(0)\n"),
-             earns(ones=False), "Resource temporarily unavailable"),
+             # on a loaded machine the cell's 3 s may end before the 128th fork; the
+             # process limit itself is tested with time to spare in test_grader_cli
+             earns(ones=False), "Resource temporarily unavailable|timed out"),
         Case("stderr-from-correct-answer", lambda nb: _with(
             nb, double_answer="import sys, warnings\ndef double(x):\n"
                               "    warnings.warn('this is deprecated', DeprecationWarning)\n"
@@ -328,7 +330,7 @@ def cases(root, port):
                                                                    _to_markdown)),
              earns(ones=False), note="turned into markdown"),
         Case("test-cells-moved-up", lambda nb: nb_file(_move_tests_up(correct(nb))), ALL,
-             note="cells were moved"),
+             note="was moved; the instructor's order was used"),
         Case("points-edited", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
                                                              _points_100)),
              earns(ones=False), note="points of"),
@@ -340,7 +342,7 @@ def cases(root, port):
         Case("metadata-newer-schema", lambda nb: nb_file(_edit_tests(
             correct(nb), lambda c: c["metadata"]["nbgrader"].update(schema_version=99))), ALL,
              note="schema version 99"),
-        Case("answer-duplicated", lambda nb: nb_file(_duplicate_answer(nb)), earns(double=False),
+        Case("answer-duplicated", lambda nb: nb_file(_duplicate_answer(nb)), ALL,
              note="appears 2 times"),
         Case("kernelspec-changed", lambda nb: nb_file(
             {**correct(nb), "metadata": {"kernelspec": {"name": "ir", "display_name": "R",
@@ -379,7 +381,9 @@ def cases(root, port):
                               "    ip.input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n"
                               "    ip.events.register('pre_run_cell', lambda *a: None)\n"
                               "except NameError:\n    pass\n"
-                              "def double(x):\n    return 0\n"), earns(double=False)),
+                              "def double(x):\n    return 0\n"), NONE),
+        # (its input transformer empties the student's own later cells, as it would in
+        # Jupyter; the checks never pass through it)
         Case("timer-repatches", lambda nb: _with(
             nb, ones_answer="import signal\ndef ones(n):\n    return torch.zeros(n)\n"
                             "def again(*args):\n    torch.equal = lambda *a, **k: True\n"
@@ -439,7 +443,58 @@ def cases(root, port):
             "conftest.py": PLANTED}, earns(ones=False)),
         Case("network", lambda nb: _with(nb, answer_answer=_network(port)), ALL),
     ]
-    return files + execution + tampering + cheating + outside + red_team_cases()
+    isolation = [
+        Case("stall-the-request-pipe", lambda nb: nb_file(_after_answer(
+            correct(nb, answer_answer="answer = 42\n" + STALL_REQUESTS), "answer_answer",
+            "# a long cell\n" + "#" * 150_000 + "\nprint('never run')\n")),
+             earns(answer=False), "timed out"),
+        Case("record-what-checks-pass", lambda nb: nb_file(_after_answer(
+            correct(nb, double_answer=RECORDING_DOUBLE), "answer_answer", REPLAY_RECORDS)), ALL),
+        Case("control-characters-in-messages", lambda nb: _with(
+            nb, double_answer="def double(x):\n    raise ValueError('bad\\x00value\\rhere\\x1b[31m')\n"),
+             earns(double=False), "in double: badvaluehere[31m"),
+        Case("=1+2", lambda nb: _with(nb), ALL),
+        Case("@SUM(1)", lambda nb: _with(nb, double_answer=WRONG_DOUBLE), earns(double=False)),
+        Case("huge-answer-cell", lambda nb: _with(
+            nb, double_answer="def double(x):\n    return 2 * x\n" + "# padding\n" * 2_500_000),
+             earns(double=False), note="answer cell 'double_answer' too large"),
+    ]
+    return (files + execution + tampering + cheating + outside + isolation
+            + red_team_cases())
+
+
+# Kept open by a child, the runner's request pipe is swapped for one nobody writes:
+# the runner waits forever, and a large request from the grader would fill the pipe.
+STALL_REQUESTS = """import os, sys, time
+request_fd = int(sys.argv[1])  # the runner's request pipe
+read_end, write_end = os.pipe()
+if os.fork() == 0:
+    time.sleep(600)
+    os._exit(0)
+os.dup2(read_end, request_fd)
+"""
+
+# Records every argument the checks pass, in memory and in a file, for a later cell.
+RECORDING_DOUBLE = """import os
+seen = []
+def double(x):
+    seen.append(x)
+    with open('/tmp/seen.txt', 'a') as handle:
+        handle.write(repr(x) + ' ')
+    return 2 * x
+"""
+REPLAY_RECORDS = """print('SEEN', seen)
+print('FILE', os.path.exists('/tmp/seen.txt'))
+import sys
+print('MODULES', sorted(m for m in sys.modules if m.startswith('double')))
+"""
+
+
+def _after_answer(nb, answer_id, source):
+    index = next(i for i, c in enumerate(nb["cells"]) if grade_id(c) == answer_id)
+    nb["cells"].insert(index + 1, {"cell_type": "code", "metadata": {}, "outputs": [],
+                                   "execution_count": None, "source": source})
+    return nb
 
 
 # Attacks on the grader's channel to the kernel and on tests run inside the
