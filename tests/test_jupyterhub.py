@@ -19,7 +19,7 @@ import os
 import pytest
 
 from hub_fixtures import GRADER, PASSWORD, ROOT, STUDENTS, Hub
-from test_grader_loop import NOTEBOOKS, PARTIAL, solution_answers
+from test_grader_loop import NOTEBOOKS, PARTIAL, PARTIAL_SCORE, solution_answers
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -28,10 +28,13 @@ SCREENSHOTS = os.path.join(ROOT, "_build", "hub-screenshots")
 ALICE, BOB, CAROL, DAVE = STUDENTS
 # what each student writes: every answer, some, every answer but late, none
 WORK = {ALICE: "correct", BOB: "partial", CAROL: "correct", DAVE: "untouched"}
+# the points the checks give; carol's late work then loses them all (the course's
+# nbgrader_config.py: LateSubmissionPlugin.penalty_method = "zero")
 EXPECTED = {ALICE: {"parameters": 10.0, "logits-to-text": 10.0},
-            BOB: {"parameters": 3.0, "logits-to-text": 3.0},
+            BOB: dict(PARTIAL_SCORE),
             CAROL: {"parameters": 10.0, "logits-to-text": 10.0},
             DAVE: {"parameters": 0.0, "logits-to-text": 0.0}}
+AFTER_PENALTY = {**EXPECTED, CAROL: {"parameters": 0.0, "logits-to-text": 0.0}}
 # bounded waits for one step in the browser; a kernel run (Validate) builds the 124M model
 PAGE = 60_000
 LAB = 180_000
@@ -220,13 +223,14 @@ VALIDATED = {(ALICE, "parameters"), (ALICE, "logits-to-text"), (BOB, "parameters
 
 
 def gradebook(hub):
-    """{(student, assignment): (score, seconds late)} from the course's gradebook."""
+    """{(student, assignment): (score, seconds late, late penalty)} from the gradebook."""
     script = ("import json\nfrom nbgrader.api import Gradebook\n"
               "out = {}\n"
               "with Gradebook('sqlite:///course-data/gradebook.db') as gb:\n"
               "    for a in ('parameters', 'logits-to-text'):\n"
               "        for s in gb.assignment_submissions(a):\n"
-              "            out[s.student.id + '/' + a] = [s.score, s.total_seconds_late]\n"
+              "            out[s.student.id + '/' + a] = [s.score, s.total_seconds_late,\n"
+              "                                           s.late_submission_penalty]\n"
               "print(json.dumps(out))\n")
     result = hub.as_grader("python", "-c", script)
     return {tuple(k.split("/")): tuple(v) for k, v in json.loads(result.stdout).items()}
@@ -388,9 +392,11 @@ def test_the_sandboxed_grades_of_browser_submissions_are_exact(class_on_hub):
 def test_a_submission_after_the_due_date_is_recorded_late(class_on_hub):
     grades = class_on_hub["grades"]
     for assignment in NOTEBOOKS:
-        assert grades[(CAROL, assignment)][1] > 0
+        score, late, penalty = grades[(CAROL, assignment)]
+        assert late > 0 and penalty == score == 10.0
         for student in (ALICE, BOB, DAVE):
-            assert grades[(student, assignment)][1] == 0
+            late, penalty = grades[(student, assignment)][1:]
+            assert late == 0 and not penalty
 
 
 def test_formgrader_autograde_button_refuses_and_points_to_make_autograde(class_on_hub):
@@ -417,7 +423,7 @@ def test_make_release_feedback_releases_every_students_pages(class_on_hub):
 def test_each_student_fetches_only_their_own_feedback(class_on_hub):
     for (student, assignment), texts in class_on_hub["feedback_texts"].items():
         assert len(texts) == 1, (student, assignment)
-        score = EXPECTED[student][assignment]
+        score = AFTER_PENALTY[student][assignment]
         assert f"{NOTEBOOKS[assignment]} (Score: {score:.1f} / 10.0)" in texts[0]
         for other in STUDENTS:
             if other != student:
