@@ -47,7 +47,8 @@ $(STAMP): requirements.txt pyproject.toml
 # install only what grading needs, so a grader account without root can grade
 # on a machine that has bubblewrap.
 GRADING_PACKAGES := bwrap:bubblewrap
-TEST_PACKAGES := chromium:chromium npm:npm /usr/lib/postgresql/*/bin/postgres:postgresql
+TEST_PACKAGES := chromium:chromium npm:npm /usr/lib/postgresql/*/bin/postgres:postgresql \
+	patchelf:patchelf
 define install_missing
 	@missing=""; for pair in $(1); do \
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \
@@ -68,6 +69,16 @@ setup: $(STAMP) system
 # .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# --- set-up of the JupyterHub browser test (tests/test_jupyterhub.py) ----------
+# JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored).
+# (patchelf, in TEST_PACKAGES, lets the test's copy of .venv's interpreter, which may
+# be readable by root only, find its library, so that the students' servers run it.)
+HUB_PROXY := .hub-deps/node_modules/.bin/configurable-http-proxy
+test: $(HUB_PROXY)
+$(HUB_PROXY): | system
+	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
+# --- end of the JupyterHub test set-up ------------------------------------------
 
 # The quick subset: tests that grade no notebook, build no site and start no server.
 test-fast: $(STAMP)

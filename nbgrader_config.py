@@ -89,7 +89,42 @@ def gradebook_url(environ=os.environ, url_file=DB_URL_FILE):
 c.CourseDirectory.db_url = gradebook_url()
 
 # --- exchange (where released, submitted and feedback files travel) -----------
-c.Exchange.root = os.path.join(DATA, "exchange")
+# On a JupyterHub the exchange is set once for every server, in the machine's
+# nbgrader configuration (docs/jupyterhub.md), and that setting is kept. Without
+# one, course-data/exchange lets one machine rehearse the whole loop.
+LOCAL_EXCHANGE = os.path.join(DATA, "exchange")
+READING_MACHINE_CONFIG = "GPTCOURSE_READING_MACHINE_CONFIG"  # set while the files below load
+
+
+def machine_exchange_root(here=__file__):
+    """c.Exchange.root as an nbgrader configuration of the machine or user sets it, or None.
+
+    Reads nbgrader_config.py/.json in every folder of `jupyter --paths` config but
+    this file's own. A grader's configuration there may load this file: while it
+    loads, this file sets no exchange, so the grader's own setting is the one found.
+    """
+    from jupyter_core.paths import jupyter_config_path
+    from traitlets.config.loader import JSONFileConfigLoader, PyFileConfigLoader
+
+    own = os.path.dirname(os.path.realpath(here))
+    os.environ[READING_MACHINE_CONFIG] = "1"
+    try:
+        for folder in jupyter_config_path():
+            if os.path.realpath(folder) == own:
+                continue
+            for name, loader in (("nbgrader_config.json", JSONFileConfigLoader),
+                                 ("nbgrader_config.py", PyFileConfigLoader)):
+                if os.path.isfile(os.path.join(folder, name)):
+                    config = loader(name, path=folder).load_config()
+                    if config.get("Exchange", {}).get("root"):
+                        return config.Exchange.root
+        return None
+    finally:
+        del os.environ[READING_MACHINE_CONFIG]
+
+
+if READING_MACHINE_CONFIG not in os.environ and machine_exchange_root() is None:
+    c.Exchange.root = LOCAL_EXCHANGE
 
 # --- execution while autograding ----------------------------------------------
 # Seconds one cell may run; the slowest cell builds the 124M model (a few seconds).
@@ -118,3 +153,9 @@ c.GenerateFeedback.preprocessors = [
     "grader.feedback.HideTestCode",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+
+# --- nbgrader's own autograde is refused ---------------------------------------
+# `nbgrader autograde` and formgrader's Autograde button would run student code
+# outside the sandbox and overwrite the sandboxed grades; they stop, before
+# touching any file or grade, with a message that says to run `make autograde`.
+c.Autograde.exporter_class = "grader.nbgrader_guard.SandboxedGradingOnly"
