@@ -110,7 +110,11 @@ def grade_batch(course_dir, assignment, submissions):
         path = notebook_path(course_dir, "course-data/submitted", assignment, student)
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, path)
-    for args in (("generate_assignment", assignment, "--force"), ("autograde", assignment, "--force")):
+    # stock nbgrader on purpose, a second check beside the course's grader: the course's
+    # nbgrader_config.py switches nbgrader's own autograde off, so the test switches it on
+    stock = "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"
+    for args in (("generate_assignment", assignment, "--force"),
+                 ("autograde", assignment, "--force", stock)):
         done = nbgrader(course_dir, *args)
         if done.returncode != 0:
             raise RuntimeError(f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{done.stdout[-5000:]}")
