@@ -385,7 +385,7 @@ def server(site):
     httpd.server_close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed before other modules start their own browser
 def browser(tmp_path_factory):
     """Debian's Chromium, headless, with a fresh profile, driven through Playwright."""
     if not Path(CHROMIUM).exists():
