@@ -433,6 +433,22 @@ def test_the_sandboxed_package_has_stubs_for_the_answers_and_the_rest_unchanged(
     assert os.path.isfile(os.path.join(copy, "assets", "gpt2.tiktoken"))
 
 
+def run_in_a_sandbox(tmp_path, code, timeout, memory_mib):
+    """The outcome of one cell in a fresh sandboxed kernel; it must run to its end."""
+    from grader.sandbox import Kernel, Limits
+
+    work = tmp_path / "work"
+    work.mkdir()
+    kernel = Kernel(str(work), Limits(timeout=timeout, memory_mib=memory_mib))
+    kernel.start(300)
+    try:
+        outcome = kernel.run_cell("extra", code, timeout)
+    finally:
+        kernel.kill()
+    assert outcome.status == "ok", outcome
+    return outcome
+
+
 CHILDREN_HOARD = """import os, time
 children = []
 for _ in range(3):
@@ -454,19 +470,10 @@ print("children that held 700 MiB at once:", sum(status == 0 for status in statu
 @pytest.mark.slow
 def test_memory_is_limited_for_the_sandbox_as_a_whole(tmp_path):
     """Three children of 700 MiB each stay under a 1536 MiB per-process limit but not together."""
-    from grader.sandbox import Kernel, Limits, SandboxCgroups
+    from grader.sandbox import SandboxCgroups
 
     assert SandboxCgroups.available()[0], SandboxCgroups.available()[1]
-    work = tmp_path / "work"
-    work.mkdir()
-    os.chmod(work, 0o777)
-    kernel = Kernel(str(work), Limits(timeout=60, memory_mib=1536))
-    kernel.start(300)
-    try:
-        outcome = kernel.run_cell("extra", CHILDREN_HOARD, 60)
-    finally:
-        kernel.kill()
-    assert outcome.status == "ok", outcome
+    outcome = run_in_a_sandbox(tmp_path, CHILDREN_HOARD, timeout=60, memory_mib=1536)
     held = int(outcome.stdout.split("children that held 700 MiB at once:")[1].split()[0])
     assert held < 3
 
@@ -487,17 +494,9 @@ except OSError as error:
 @pytest.mark.slow
 def test_processes_are_limited_for_the_sandbox_as_a_whole(tmp_path):
     """A fork bomb stops at the sandbox's process limit, with time to spare."""
-    from grader.sandbox import MAX_PROCESSES, Kernel, Limits
+    from grader.sandbox import MAX_PROCESSES
 
-    work = tmp_path / "work"
-    work.mkdir()
-    kernel = Kernel(str(work), Limits(timeout=120, memory_mib=3072))
-    kernel.start(300)
-    try:
-        outcome = kernel.run_cell("extra", FORK_UNTIL_REFUSED, 120)
-    finally:
-        kernel.kill()
-    assert outcome.status == "ok", outcome
+    outcome = run_in_a_sandbox(tmp_path, FORK_UNTIL_REFUSED, timeout=120, memory_mib=3072)
     words = outcome.stdout.split()
     assert words[:2] == ["refused", "after"] and int(words[2]) < MAX_PROCESSES, outcome.stdout
     assert "Resource temporarily unavailable" in outcome.stdout
