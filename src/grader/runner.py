@@ -57,7 +57,6 @@ _listdir = os.listdir
 _dumps = json.dumps
 _loads = json.loads
 _exec = builtins.exec
-_eval = builtins.eval
 _compile = builtins.compile
 _BaseException = BaseException
 _type = type

@@ -479,12 +479,12 @@ RECORDING_DOUBLE = """import os
 seen = []
 def double(x):
     seen.append(x)
-    with open('/tmp/seen.txt', 'a') as handle:
+    with open('seen.txt', 'a') as handle:
         handle.write(repr(x) + ' ')
     return 2 * x
 """
 REPLAY_RECORDS = """print('SEEN', seen)
-print('FILE', os.path.exists('/tmp/seen.txt'))
+print('FILE', os.path.exists('seen.txt'))
 import sys
 print('MODULES', sorted(m for m in sys.modules if m.startswith('double')))
 """
