@@ -6,9 +6,12 @@ kernels and returns a dict. The single writer process (see `record.py`)
 records it. That split is what lets `--jobs N` grade in N worker processes.
 """
 
+import atexit
 import copy
+import dataclasses
 import os
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -18,7 +21,8 @@ import nbformat
 from .notebooks import (Unreadable, build_plan, read_submission, student_extra_files,
                         without_controls)
 from .checker import Checker
-from .sandbox import CellOutcome, Kernel, Limits, sandbox_uid, sandboxed_package
+from .sandbox import (CellOutcome, ForkedKernel, Kernel, Limits, SandboxError, Template,
+                      sandbox_uid, sandboxed_package)
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
 NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
@@ -152,6 +156,18 @@ def run_plan(plan, job, files, instructor=None):
         deadline = None
         outcomes, completed = {}, []
         restarts, over_budget = 0, False
+        package = sandboxed_package(job.blocked) if job.blocked else None
+        prelude = leading_setup(plan, code_cells)
+        template = warm_template(job.limits, package, [(plan.cells[i].kind, plan.cells[i].source)
+                                                       for i in prelude])
+        if template is not None:  # the prelude has run in the template, once for everyone
+            for index, outcome in zip(prelude, template.outcomes):
+                outcomes[index] = dataclasses.replace(outcome)
+                completed.append(index)
+                if outcome.status != "ok":
+                    notes.append(f"{cell_label(plan.cells[index], index)}: "
+                                 f"{describe(outcome, plan.cells[index])}")
+            code_cells = code_cells[len(prelude):]
         for index in code_cells:
             cell = plan.cells[index]
             if deadline is not None and time.monotonic() >= deadline:
@@ -165,12 +181,16 @@ def run_plan(plan, job, files, instructor=None):
             if kernel is None:
                 if restarts > MAX_RESTARTS:
                     break
-                package = sandboxed_package(job.blocked) if job.blocked else None
-                kernel = Kernel(workdir, job.limits, package)
+                if template is not None:
+                    kernel = ForkedKernel(template, workdir, job.limits)
+                else:
+                    kernel = Kernel(workdir, job.limits, package)
                 kernel.start(cpu_seconds)
                 if deadline is None:
                     deadline = time.monotonic() + budget
                 for earlier in completed:  # replay the cells that ran fine, to continue
+                    if template is not None and earlier in prelude:
+                        continue  # already run in the template the kernel was forked from
                     left = min(timeout, deadline - time.monotonic())
                     if left <= 0 or kernel.run_cell(plan.cells[earlier].kind,
                                                     plan.cells[earlier].source,
@@ -208,6 +228,57 @@ def run_plan(plan, job, files, instructor=None):
             kernel.kill()
         shutil.rmtree(workdir, ignore_errors=True)
 
+
+def leading_setup(plan, code_cells):
+    """Indices of the instructor's set-up cells that come before any cell of the student's."""
+    prelude = []
+    for index in code_cells:
+        cell = plan.cells[index]
+        if cell.kind != "setup" or cell.instructor_index is None:
+            break
+        prelude.append(index)
+    return prelude
+
+
+_TEMPLATES = {}  # warm templates of this worker, by limits, package copy and prelude
+_NO_TEMPLATE = []  # why this machine cannot fork sandboxes, once found out
+MAX_TEMPLATES = 2  # templates kept per worker (one per notebook of an assignment)
+
+
+def warm_template(limits, package, prelude):
+    """This worker's Template for the notebook (started on first use), or None.
+
+    None where the machine does not allow a template's forks to make their own
+    namespaces (no unprivileged user namespaces); then each student gets a
+    kernel started from nothing, as safe and a few seconds slower.
+    """
+    if _NO_TEMPLATE:
+        return None
+    key = (dataclasses.astuple(limits), package, tuple(prelude))
+    template = _TEMPLATES.get(key)
+    if template is not None and template.alive() and (package is None or os.path.isdir(package)):
+        return template
+    if template is not None:
+        _TEMPLATES.pop(key).close()
+    while len(_TEMPLATES) >= MAX_TEMPLATES:
+        _TEMPLATES.pop(next(iter(_TEMPLATES))).close()
+    try:
+        _TEMPLATES[key] = Template(limits, package, prelude)
+    except SandboxError as error:
+        _NO_TEMPLATE.append(str(error))
+        print(f"note: each student's sandbox starts from nothing, a few seconds slower: this "
+              f"machine cannot fork a warm template's sandboxes ({error})", file=sys.stderr)
+        return None
+    return _TEMPLATES[key]
+
+
+def close_templates():
+    """Stop this worker's templates (at the end of a run; also registered at exit)."""
+    while _TEMPLATES:
+        _TEMPLATES.popitem()[1].close()
+
+
+atexit.register(close_templates)
 
 _CHECKERS = {}  # one per instructor notebook in this worker: set-up cells run once
 

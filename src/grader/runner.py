@@ -292,6 +292,8 @@ class Runner:
                     reply["value"] = Encoder().encode(self.namespace[name])
             elif op == "call":
                 return self.call_in_child(request, reply)
+            elif op == "file":
+                self.write_file(request, reply)
             else:
                 reply["error"] = f"unknown request {op!r}"
         except TooLarge as problem:
@@ -319,6 +321,24 @@ class Runner:
             for name, value in self.namespace.items():
                 if before.get(name, _MISSING) is not value:
                     self.setup[name] = value
+
+    def write_file(self, request, reply):
+        """One of the student's own files (or the next part of it) into the working folder."""
+        relative = os.path.normpath(_str(request.get("path", "")))
+        if relative.startswith(("/", "..")) or relative == ".":
+            reply["error"] = f"bad file name {relative!r}"
+            return
+        folder = os.path.dirname(relative)
+        try:
+            if folder:
+                os.makedirs(folder, 0o777, exist_ok=True)
+            with open(relative, "ab" if request.get("append") else "wb") as handle:
+                handle.write(base64.b64decode(request.get("data", "")))
+            os.chmod(relative, 0o666)
+        except OSError as problem:
+            reply["error"] = f"{relative} could not be written: {problem.strerror}"
+            return
+        reply["written"] = True
 
     def describe(self, names):
         found = {}
@@ -466,17 +486,233 @@ def flush_streams():
             pass
 
 
-def main():
-    global REQUEST_FD, REPLY_FD
-    REQUEST_FD, REPLY_FD = int(sys.argv[1]), int(sys.argv[2])
-    work = os.getcwd()
-    runner = Runner()
-    sys.path.append(work)  # like a notebook: the student's own modules import, last
+def serve(runner):
+    """Answer requests until the driver closes the request pipe."""
     send({"ready": True})
     for request in read_requests():
+        if request.get("op") == "template" and CONTROL_FD is not None:
+            send({"id": request.get("id"), "template": True})
+            serve_template(runner, CONTROL_FD)
+            return
         reply = runner.handle(request)
         flush_streams()
         send(reply)
+
+
+def main():
+    global REQUEST_FD, REPLY_FD, CONTROL_FD
+    REQUEST_FD, REPLY_FD = int(sys.argv[1]), int(sys.argv[2])
+    CONTROL_FD = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    work = os.getcwd()
+    runner = Runner()
+    sys.path.append(work)  # like a notebook: the student's own modules import, last
+    serve(runner)
+
+
+# ---------------------------------------------------------------- the warm template
+#
+# A template is a runner that has imported torch and the course package and run
+# the instructor's leading set-up cells, then only forks. Each fork enters new
+# user, mount, PID, IPC, network and UTS namespaces, puts fresh in-memory folders
+# over every writable place, drops every capability and becomes one student's
+# runner: a fresh sandbox that starts warm. Nothing a student does reaches the
+# template (its memory is copied on write, its folders are hidden, it is not
+# dumpable and lives outside the student's PID namespace) or a later student.
+#
+#   driver -> template: {"spawn": n, "cpu_seconds": s, "tmpfs_mib": m}
+#                       with four descriptors: request, reply, stdout, stderr
+#   fork   -> driver:   {"spawned": n}    (the kernel adds the fork's process id)
+#   template -> driver: {"exited": n, "status": code}  (128 + signal if killed)
+
+CONTROL_FD = None
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 32, 4096, 16384
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+SANDBOX_WORK = "/home/student/work"
+FRESH = (("/tmp", "1777"), ("/home", "0755"), ("/dev/shm", "1777"))
+
+
+def _libc():
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def call(name, *args):
+        if getattr(libc, name)(*args) != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"{name}: {os.strerror(number)}")
+
+    return ctypes, libc, call
+
+
+def serve_template(runner, control_fd):
+    """Fork a fresh sandboxed runner for each spawn request; report how each ended."""
+    import select
+    import signal
+    import socket
+
+    _, _, call = _libc()
+    call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)  # no same-user ptrace or /proc/PID/mem
+    control = socket.socket(fileno=control_fd)
+    for fd in (REQUEST_FD, REPLY_FD):  # the template's own channel is not used again
+        _close(fd)
+    spawned = {}
+    while True:
+        readable, _, _ = select.select([control], [], [], 0.2)
+        while spawned:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            code = os.waitstatus_to_exitcode(status)
+            control.send(_dumps({"exited": spawned.pop(pid, None),
+                                 "status": 128 - code if code < 0 else code}).encode())
+        if not readable:
+            continue
+        message, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)
+        if not message:
+            os._exit(0)  # the driver is gone
+        request = _loads(message)
+        if len(fds) != 4:
+            for fd in fds:
+                _close(fd)
+            continue
+        flush_streams()
+        pid = _fork()
+        if pid == 0:
+            try:
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _become_student_sandbox(runner, control, request, fds)
+            except _BaseException as exc:
+                _os_write(2, f"the student's sandbox could not be made: {short(exc)}\n".encode())
+            finally:
+                _exit_now(127)
+        for fd in fds:
+            _close(fd)
+        spawned[pid] = request.get("spawn")
+
+
+def _become_student_sandbox(runner, control, request, fds):
+    """In a fork of the template: new namespaces, fresh folders, no capabilities; then serve."""
+    import resource
+    import signal
+
+    ctypes, libc, call = _libc()
+    call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # its /proc/self files become its own again
+    uid, gid = os.geteuid(), os.getegid()
+    call("unshare", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET
+         | CLONE_NEWUTS)
+    for name, text in (("setgroups", "deny"), ("uid_map", f"65534 {uid} 1"),
+                       ("gid_map", f"65534 {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+    try:
+        with open("/proc/self/oom_score_adj", "w") as handle:
+            handle.write("1000")  # under memory pressure, a student dies, not the template
+    except OSError:
+        pass
+    call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)  # the student's processes cannot reach this one
+    control.send(_dumps({"spawned": request.get("spawn")}).encode())
+    control.close()
+    _fresh_folders(call, int(request.get("tmpfs_mib", 128)) << 20)
+    _drop_capabilities(ctypes, libc, call)
+    pid = _fork()
+    if pid == 0:  # process 1 of the new PID namespace: its end ends every process in it
+        call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # an ordinary process among its own
+        os.setsid()
+        cpu = int(request.get("cpu_seconds") or 0)
+        if cpu > 0:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+        _take_descriptors(fds)
+        os.chdir(SANDBOX_WORK)
+        serve(runner)
+        flush_streams()
+        _exit_now(0)
+    for fd in fds:
+        _close(fd)
+    _, status = _waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    _exit_now(128 - code if code < 0 else code)
+
+
+def _mounts():
+    """[(mount point, options)] of this mount namespace, from /proc/self/mountinfo."""
+    import re
+
+    found = []
+    with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+        for line in handle:
+            fields = line.split()
+            point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+            found.append((point, fields[5].split(",")))
+    return found
+
+
+def _fresh_folders(call, size):
+    """Empty in-memory folders over /tmp, /home, /dev/shm and the working folder.
+
+    The read-only folders bound below them (the Python environment, the course
+    package, where they live below /tmp or /home) are bound again on top.
+    """
+    tops = [top for top, _ in FRESH]
+    kept = []
+    for point, options in sorted(_mounts(), key=lambda pair: len(pair[0])):
+        below = any(point.startswith(top + "/") for top in tops)
+        if below and "ro" in options and not any(point.startswith(k + "/") for k, _ in kept):
+            kept.append((point, os.open(point, os.O_PATH)))
+    for top, mode in FRESH:
+        call("mount", b"tmpfs", top.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+             f"size={size},mode={mode}".encode())
+    for point, fd in kept:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):
+            os.makedirs(point, 0o755, exist_ok=True)
+        else:
+            os.makedirs(os.path.dirname(point), 0o755, exist_ok=True)
+            _close(os.open(point, os.O_CREAT | os.O_WRONLY, 0o644))
+        call("mount", f"/proc/self/fd/{fd}".encode(), point.encode(), None, MS_BIND | MS_REC,
+             None)
+        call("mount", None, point.encode(), None,
+             MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+        _close(fd)
+    os.makedirs("/home/student", exist_ok=True)
+    os.chmod("/home/student", 0o1777)
+    os.makedirs(SANDBOX_WORK, exist_ok=True)
+    call("mount", b"tmpfs", SANDBOX_WORK.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
+         f"size={size},mode=0777".encode())
+
+
+def _drop_capabilities(ctypes, libc, call):
+    """No capability left, now or after an exec: the namespaces' set-up is done."""
+    for number in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, number, 0, 0, 0) != 0:
+            break  # past the last capability this kernel knows
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
+                    ("inheritable", ctypes.c_uint32)]
+
+    call("capset", ctypes.byref(Header(0x20080522, 0)), ctypes.byref((Data * 2)()))
+
+
+def _take_descriptors(fds):
+    """The spawn's pipes become fds 1 and 2 (output) and the request and reply channel."""
+    global REQUEST_FD, REPLY_FD
+    request, reply, out, err = (os.dup(fd) for fd in fds)  # above 4, out of the way
+    for fd in fds:
+        _close(fd)
+    os.dup2(out, 1)
+    os.dup2(err, 2)
+    os.dup2(request, 3)
+    os.dup2(reply, 4)
+    os.closerange(5, 1 << 16)
+    REQUEST_FD, REPLY_FD = 3, 4
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ on address space, CPU seconds and file size are set before the sandbox starts;
 the wall-clock limit per cell is enforced here.
 """
 
+import base64
 import contextlib
 import importlib.util
 import json
@@ -18,7 +19,9 @@ import resource
 import select
 import shutil
 import signal
+import socket
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -156,7 +159,7 @@ def privilege_mode():
 
 
 def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_mib=128,
-                    package_copy=None):
+                    package_copy=None, control_fd=None):
     """The bwrap command line that runs the runner in a copy of the student's folder.
 
     The runner reads requests from `request_fd` and answers on `reply_fd`,
@@ -166,7 +169,8 @@ def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_
     /tmp, /home, /dev/shm) is an in-memory file system of `tmpfs_mib` MiB
     (the working folder also has room for the copied files), so nothing the
     student's code writes reaches the host's disk or outgrows its limit.
-    `workdir` on the host is never visible inside the sandbox.
+    `workdir` on the host is never visible inside the sandbox. With
+    `control_fd` the runner can become a warm template (see Template).
     """
     python = python or sys.executable
     env = {
@@ -186,8 +190,10 @@ def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
             "--hostname", "jupyter", "--clearenv"]
     if mode == "userns":
-        args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY),
-                 "--disable-userns", "--cap-drop", "ALL"]
+        args += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+        if control_fd is None:  # a template's forks make namespaces of their own
+            args += ["--disable-userns"]
+        args += ["--cap-drop", "ALL"]
     for key, value in env.items():
         args += ["--setenv", key, value]
     size = str(tmpfs_mib << 20)
@@ -221,6 +227,8 @@ def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_
     # -I: ignore PYTHON* variables, the user site and the script's folder, so a
     # planted sitecustomize.py or usercustomize.py in the working folder is never imported
     args += [python, "-I", "-X", "utf8", SANDBOX_RUNNER, str(request_fd), str(reply_fd)]
+    if control_fd is not None:
+        args.append(str(control_fd))
     return args
 
 
@@ -308,7 +316,12 @@ class SandboxCgroups:
             with open(os.path.join(folder, "cgroup.procs"), "w") as handle:
                 handle.write(str(os.getpid()))
 
-    def hit_memory_limit(self):
+    def hit_memory_limit(self, since=0):
+        """Whether the groups reached their memory limit (more often than `since` times)."""
+        return self.memory_limit_events() > since
+
+    def memory_limit_events(self):
+        count = 0
         for folder in self.paths:
             for name in ("memory.failcnt", "memory.events"):
                 try:
@@ -316,13 +329,12 @@ class SandboxCgroups:
                         text = handle.read()
                 except OSError:
                     continue
-                if name == "memory.failcnt" and text.strip() not in ("", "0"):
-                    return True
-                if name == "memory.events" and any(
-                        line.split()[0] in ("oom_kill", "max") and line.split()[1] != "0"
-                        for line in text.splitlines() if len(line.split()) == 2):
-                    return True
-        return False
+                if name == "memory.failcnt" and text.strip().isdigit():
+                    count += int(text.strip())
+                if name == "memory.events":
+                    count += sum(int(line.split()[1]) for line in text.splitlines()
+                                 if len(line.split()) == 2 and line.split()[0] in ("oom_kill", "max"))
+        return count
 
     def remove(self):
         """Kill what is left in the groups and remove them."""
@@ -406,10 +418,12 @@ class Kernel:
     request and waits, at most its timeout, for the matching reply.
     """
 
-    def __init__(self, workdir, limits, package_copy=None):
+    def __init__(self, workdir, limits, package_copy=None, control=False):
         self.limits = limits
         self.workdir = workdir
         self.package_copy = package_copy
+        self.control = control  # a channel for a template's forks (see Template)
+        self.control_socket = None
         self.process = None
         self.cgroups = None
         self.dirty = False  # a check's call changed the sandbox's files: start afresh
@@ -437,7 +451,8 @@ class Kernel:
             self.cgroups.join()
         memory = self.limits.memory_mib << 20
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        if cpu_seconds is not None:  # a template runs no student code: each fork sets its own
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
         size = self.limits.file_mib << 20
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -450,17 +465,23 @@ class Kernel:
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
         files = self._open_student_files()
+        extra = []
+        if self.control:
+            self.control_socket, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            self.control_socket.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+            extra = [theirs.detach()]
         try:
             self.process = subprocess.Popen(
                 sandbox_command(self.workdir, request_read, reply_write, files=files,
                                 tmpfs_mib=self.limits.tmpfs_mib,
-                                package_copy=self.package_copy),
+                                package_copy=self.package_copy,
+                                control_fd=extra[0] if extra else None),
                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 preexec_fn=lambda: self._set_limits(cpu_seconds),
-                pass_fds=(request_read, reply_write, *(fd for fd, _ in files)),
+                pass_fds=(request_read, reply_write, *(fd for fd, _ in files), *extra),
                 start_new_session=True)
         finally:
-            for fd in (request_read, reply_write, *(fd for fd, _ in files)):
+            for fd in (request_read, reply_write, *(fd for fd, _ in files), *extra):
                 os.close(fd)
         self.buffers = {"reply": b""}
         for stream in (self.process.stdout, self.process.stderr):
@@ -490,10 +511,7 @@ class Kernel:
         if self.process is None:
             return
         if self.process.poll() is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            self._kill_processes()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -505,10 +523,19 @@ class Kernel:
                 pass
         for stream in (self.process.stdout, self.process.stderr):
             stream.close()
+        if self.control_socket is not None:
+            self.control_socket.close()
+            self.control_socket = None
         self.process = None
         if self.cgroups is not None:
             self.cgroups.remove()
             self.cgroups = None
+
+    def _kill_processes(self):
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # bwrap and all it started
+        except ProcessLookupError:
+            pass
 
     next_id = 0
 
@@ -605,6 +632,219 @@ class Kernel:
     def _handshake(self, timeout):
         """The start-up handshake of start(): a CellOutcome."""
         return self._receive(None, timeout)[1]
+
+
+FILE_CHUNK = 4 << 20  # bytes of a student's file per request to a fork
+
+
+class Template:
+    """A warm sandbox that forks a fresh sandbox for each student (see ``runner.py``).
+
+    It is a Kernel like any other that has imported torch and the course
+    package and run the instructor's leading set-up cells (`prelude`, pairs of
+    kind and source); then it only forks. Each fork enters namespaces of its
+    own with empty writable folders and no capabilities, gets the student's
+    files and runs the rest of the notebook: a fresh sandbox without the
+    seconds of start-up. `outcomes` are the prelude's cell outcomes, the same
+    for every student. Raises SandboxError when this machine cannot fork such
+    sandboxes (the caller then starts a Kernel per student).
+    """
+
+    def __init__(self, limits, package_copy=None, prelude=()):
+        self.limits, self.package_copy = limits, package_copy
+        self.prelude = tuple(prelude)
+        self.kernel = Kernel(tempfile.mkdtemp(prefix="grader-"), limits, package_copy,
+                             control=True)
+        self.kernel.start(None)
+        self.outcomes, self.exits, self.count = [], {}, 0
+        try:
+            for kind, source in self.prelude:
+                outcome = self.kernel.run_cell(kind, source, limits.timeout)
+                if outcome.status not in ("ok", "error"):
+                    raise SandboxError(f"a set-up cell did not finish in the template: "
+                                       f"{outcome.message}")
+                self.outcomes.append(outcome)
+            reply, outcome = self.kernel.request({"op": "template"}, START_TIMEOUT)
+            if not reply or reply.get("template") is not True:
+                raise SandboxError(f"the template did not start: {outcome.message}")
+            self.control = self.kernel.control_socket
+            ForkedKernel(self, self.kernel.workdir, limits).start(None).kill()  # forks work here
+        except BaseException:
+            self.close()
+            raise
+
+    def alive(self):
+        return self.kernel.process is not None and self.kernel.process.poll() is None
+
+    def close(self):
+        self.kernel.kill()
+        shutil.rmtree(self.kernel.workdir, ignore_errors=True)
+
+    def receive(self, timeout):
+        """Read one message from the template or a fork: (message, sender's pid), or (None, None)."""
+        if self.kernel.control_socket is None:
+            raise SandboxError("the template is gone")
+        readable, _, _ = select.select([self.control], [], [], max(timeout, 0))
+        if not readable:
+            return None, None
+        try:
+            data, ancillary, _, _ = self.control.recvmsg(1 << 12, socket.CMSG_SPACE(12))
+        except OSError:
+            data, ancillary = b"", []
+        if not data:
+            self.kernel.kill()
+            raise SandboxError("the template is gone")
+        pid = None
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                pid = struct.unpack("i", payload[:4])[0]
+        message = json.loads(data)
+        if "exited" in message:
+            self.exits[message["exited"]] = message["status"]
+        return message, pid
+
+    def spawn(self, cpu_seconds):
+        """(number, pid as this process sees it, driver ends of the four pipes) of a new fork."""
+        self.count += 1
+        number = self.count
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        theirs = (request_read, reply_write, out_write, err_write)
+        try:
+            socket.send_fds(self.control, [json.dumps(
+                {"spawn": number, "cpu_seconds": cpu_seconds or 0,
+                 "tmpfs_mib": self.limits.tmpfs_mib}).encode()], list(theirs))
+        except OSError as error:
+            for fd in (*theirs, request_write, reply_read, out_read, err_read):
+                os.close(fd)
+            raise SandboxError(f"the template is gone ({error})") from None
+        for fd in theirs:
+            os.close(fd)
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            message, pid = self.receive(deadline - time.monotonic())
+            if message is not None and message.get("spawned") == number and pid:
+                return number, pid, (request_write, reply_read, out_read, err_read)
+            if message is not None and message.get("exited") == number:
+                break
+        for fd in (request_write, reply_read, out_read, err_read):
+            os.close(fd)
+        raise SandboxError("the template could not make a sandbox for a student "
+                           f"(exit status {self.exits.get(number)})")
+
+
+class _Fork:
+    """The Popen-like handle of one fork of a Template."""
+
+    def __init__(self, template, number, pid, out_fd, err_fd):
+        self.template, self.number, self.pid = template, number, pid
+        self.pidfd = os.pidfd_open(pid)
+        self.stdout = os.fdopen(out_fd, "rb", buffering=0)
+        self.stderr = os.fdopen(err_fd, "rb", buffering=0)
+
+    def poll(self):
+        if self.number in self.template.exits:
+            return self.template.exits[self.number]
+        if select.select([self.pidfd], [], [], 0)[0]:  # it ended: its status is on the way
+            try:
+                return self.wait(5)
+            except subprocess.TimeoutExpired:
+                return 128 + signal.SIGKILL
+        return None
+
+    def wait(self, timeout=None):
+        deadline = time.monotonic() + (timeout if timeout is not None else 3600)
+        while self.number not in self.template.exits:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(f"sandbox {self.number}", timeout)
+            try:
+                self.template.receive(min(left, 0.5))
+            except SandboxError:
+                return 128 + signal.SIGKILL  # the template went with it
+        return self.template.exits[self.number]
+
+    def kill(self):
+        try:
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def close(self):
+        os.close(self.pidfd)
+
+
+class ForkedKernel(Kernel):
+    """A Kernel that is a fresh fork of a Template rather than a new bubblewrap process."""
+
+    def __init__(self, template, workdir, limits):
+        super().__init__(workdir, limits)
+        self.template = template
+
+    def start(self, cpu_seconds):
+        self.memory_events = (self.template.kernel.cgroups.memory_limit_events()
+                              if self.template.kernel.cgroups else 0)
+        number, pid, fds = self.template.spawn(cpu_seconds)
+        self.request_write, self.reply_read, out_read, err_read = fds
+        try:
+            self.process = _Fork(self.template, number, pid, out_read, err_read)
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            raise SandboxError("the template's fork ended before it started") from None
+        self.buffers = {"reply": b""}
+        for fd in (out_read, err_read, self.reply_read, self.request_write):
+            os.set_blocking(fd, False)
+        ready = self._handshake(START_TIMEOUT)
+        if ready.status == "ok":
+            ready = self._send_files()
+        if ready.status != "ok":
+            self.kill()
+            raise SandboxError(f"the sandbox did not start: {ready.message} {ready.stderr[-2000:]}")
+        return self
+
+    def _send_files(self):
+        """The student's files, copied into the fork's working folder through its channel."""
+        for fd, relative in self._open_student_files():
+            with os.fdopen(fd, "rb") as handle:
+                first = True
+                while True:
+                    chunk = handle.read(FILE_CHUNK)
+                    if not chunk and not first:
+                        break
+                    reply, outcome = self.request(
+                        {"op": "file", "path": relative, "append": not first,
+                         "data": base64.b64encode(chunk).decode()}, START_TIMEOUT)
+                    if reply is None or reply.get("written") is not True:
+                        outcome.status = "failed"
+                        outcome.message = (reply or {}).get("error") or outcome.message
+                        return outcome
+                    first = False
+                    if len(chunk) < FILE_CHUNK:
+                        break
+        return CellOutcome("ok")
+
+    def _kill_processes(self):
+        self.process.kill()  # its namespace's first process: everything in it ends too
+
+    def kill(self):
+        process = self.process
+        super().kill()
+        if process is not None:
+            process.close()
+
+    def _death_reason(self):
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "the kernel stopped answering"
+        cgroups = self.template.kernel.cgroups
+        if cgroups is not None and cgroups.hit_memory_limit(self.memory_events):
+            return (f"kernel died (out of memory: the sandbox may use {self.limits.memory_mib} "
+                    "MiB in all, its processes together)")
+        return death_reason(code, self.limits)
 
 
 class SandboxError(RuntimeError):
