@@ -196,8 +196,12 @@ WRITABLE = ("/tmp", "/home", "/dev/shm")  # with the working folder: what a call
 SNAPSHOT_CAP = 20_000  # entries listed per snapshot; more counts as changed
 
 
-def writable_snapshot(folders):
-    """{path: (inode, size, mtime, mode)} of everything below `folders` (links not followed)."""
+def writable_snapshot(folders, skip=()):
+    """{path: (inode, size, mtime, mode)} of everything below `folders` (links not followed).
+
+    `skip`: read-only folders bound below them (the Python environment where
+    it lives below /home or /tmp), which no call can change.
+    """
     entries = {}
     for top in folders:
         stack = [top]
@@ -209,6 +213,8 @@ def writable_snapshot(folders):
                 continue
             for name in names:
                 path = os.path.join(folder, name)
+                if path in skip:
+                    continue
                 try:
                     info = _lstat(path)
                 except OSError:
@@ -219,6 +225,24 @@ def writable_snapshot(folders):
                 if (info.st_mode & 0o170000) == 0o040000:
                     stack.append(path)
     return entries
+
+
+def read_only_mounts():
+    """The read-only mount points of this sandbox (its Python environment, the package)."""
+    return {point for point, options in _mounts() if "ro" in options}
+
+
+def warm_up():
+    """Import what torch loads lazily on first use of the meta device, as a notebook's
+    first such cell would: a template does it once, so no student pays for it.
+    The random number generator is left as it was."""
+    import torch
+
+    state = torch.random.get_rng_state()
+    with torch.device("meta"):
+        torch.nn.Linear(2, 2)
+        torch.triu(torch.ones(2, 2), diagonal=1)
+    torch.random.set_rng_state(state)
 
 
 def make_shell():
@@ -275,6 +299,7 @@ class Runner:
         self.namespace = self.shell.user_ns  # a real __main__ module's, as in a notebook
         self.setup = {}  # what the instructor's set-up cells bound, by name
         self.writable = WRITABLE + (os.getcwd(),)
+        self.read_only = read_only_mounts()
 
     def handle(self, request):
         op = request.get("op")
@@ -357,7 +382,7 @@ class Runner:
     def call_in_child(self, request, reply):
         """Answer a call in a forked child; returns the reply to send (None: already sent)."""
         flush_streams()
-        before = writable_snapshot(self.writable)
+        before = writable_snapshot(self.writable, self.read_only)
         read_end, write_end = _pipe()
         pid = _fork()
         if pid == 0:  # the child: answer, hand the reply to the parent, vanish
@@ -381,7 +406,7 @@ class Runner:
         if not _isinstance(answer, dict):
             answer = {"id": request.get("id"), "exception": "RuntimeError",
                       "message": _ended(status)}
-        after = writable_snapshot(self.writable)
+        after = writable_snapshot(self.writable, self.read_only)
         if before is None or after != before:
             answer["restart"] = True
         return answer
@@ -491,6 +516,7 @@ def serve(runner):
     send({"ready": True})
     for request in read_requests():
         if request.get("op") == "template" and CONTROL_FD is not None:
+            warm_up()
             send({"id": request.get("id"), "template": True})
             serve_template(runner, CONTROL_FD)
             return
