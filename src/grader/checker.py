@@ -261,7 +261,11 @@ class Checker:
                         reply = self._ask(kernel, {"op": "get", "name": name}, deadline, lost, name)
                         namespace[name] = self._decode(reply, name)
             with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
-                exec(compile(code, "<test>", "exec"), namespace)
+                try:
+                    exec(compile(code, "<test>", "exec"), namespace)
+                finally:
+                    if self.calls.called and not lost:  # the child that answered the calls goes
+                        self._ask(kernel, {"op": "end"}, deadline, lost, "the end of the check")
         except KernelLost as problem:
             return problem.status, problem.message, _capped(output)
         except KeyboardInterrupt:  # the instructor stopped the grading
@@ -310,6 +314,7 @@ class Checker:
         checker = self
 
         def proxy(*args, **kwargs):
+            checker.calls.called = True
             stream = io.BytesIO()
             try:
                 ArgumentPickler(stream, checker.by_id).dump((args, kwargs))
@@ -341,6 +346,7 @@ class CallContext:
 
     def __init__(self, namespace, code):
         self.namespace, self.proxies = namespace, {}
+        self.called = False  # a call went to the kernel: its check must end there too
         self.definitions = {}  # (name, first line) -> source of a def in the test cell
         try:
             tree = ast.parse(code)

@@ -15,7 +15,9 @@ per request on the request pipe and reads one JSON line back on the reply pipe
     {"id": n, "op": "call", "name": "...", "args": base64 pickle of (args, kwargs),
      "overrides": ["def ...", ...]}
         -> {"id": n, "value": encoded} or {"id": n, "exception": "TypeError", "message": "..."}
-           (with "restart": true when the call changed files)
+           (or, if the call ended the process, an exception with "restart": true when
+           the check's calls changed files)
+    {"id": n, "op": "end"}   -> {"id": n, "ended": true} (the same "restart" flag)
     any request that cannot be answered -> {"id": n, "error": "..."}
 
 The runner decides nothing: the test cells never come here. They run in the
@@ -24,11 +26,13 @@ define and calls the answers' functions through this channel. Whatever this
 process replies is only ever treated as an answer to check, so student code
 that takes over the channel can do no more than answer for itself.
 
-A check's call runs in a forked child of this process that is thrown away
-afterwards: whatever the answer function changes in memory (globals it
-records, module state, random number generators) is gone before the next cell.
-If the call changed the sandbox's writable folders, the reply says so and the
-driver starts a fresh kernel for the cells after the check. ``overrides`` are
+A check's calls run in a forked child of this process that answers every
+request until the check ends (``{"id": n, "op": "end"}`` -> ``{"id": n, "ended":
+true}``) and is then thrown away: whatever the answer functions change in
+memory (globals they record, module state, random number generators) is gone
+before the next cell. If the calls changed the sandbox's writable folders,
+the reply to "end" says so (``"restart": true``) and the driver starts a fresh
+kernel for the cells after the check. ``overrides`` are
 definitions from the check itself (a reference version of another answer) that
 the child binds before the call.
 
@@ -317,6 +321,8 @@ class Runner:
                     reply["value"] = Encoder().encode(self.namespace[name])
             elif op == "call":
                 return self.call_in_child(request, reply)
+            elif op == "end":  # a check that made no call ends: nothing to throw away
+                reply["ended"] = True
             elif op == "file":
                 self.write_file(request, reply)
             else:
@@ -380,45 +386,87 @@ class Runner:
         return found
 
     def call_in_child(self, request, reply):
-        """Answer a call in a forked child; returns the reply to send (None: already sent)."""
+        """Answer a check's calls in a forked child; returns the reply to send.
+
+        The child answers this call and every request after it (more calls,
+        values, descriptions) until the check ends ({"op": "end"}), then
+        vanishes: within a check, the answers see each other's effects, as in
+        the notebook; after it, nothing the calls changed remains.
+        """
         flush_streams()
         before = writable_snapshot(self.writable, self.read_only)
         read_end, write_end = _pipe()
         pid = _fork()
-        if pid == 0:  # the child: answer, hand the reply to the parent, vanish
+        if pid == 0:  # the child: answer until the check ends, then vanish
             code = 1
             try:
                 _close(read_end)
-                self.call(request, reply)
-                flush_streams()
-                send(reply, write_end)
+                self.answer_check(request, write_end)
                 code = 0
             finally:
                 _exit_now(code)
         _close(write_end)
-        line = _read_line(read_end)
+        lines = _read_all(read_end).split(b"\n")
         _close(read_end)
         _, status = _waitpid(pid, 0)
-        try:
-            answer = _loads(line) if line else None
-        except (ValueError, RecursionError):
-            answer = None
-        if not _isinstance(answer, dict):
-            answer = {"id": request.get("id"), "exception": "RuntimeError",
-                      "message": _ended(status)}
+        working, ended = request.get("id"), None
+        for line in lines:
+            if line.startswith(b"working "):
+                working = _loads(line[8:])
+            elif line.startswith(b"ended "):
+                ended = _loads(line[6:])
+        if _isinstance(ended, dict) and ended.get("op") == "end":
+            answer = {"id": ended.get("id"), "ended": True}
+        elif _isinstance(ended, dict):  # the next request came without an "end": answer it here
+            answer = self.handle(ended)
+        else:  # the child died answering `working`
+            answer = {"id": working, "exception": "RuntimeError", "message": _ended(status)}
         after = writable_snapshot(self.writable, self.read_only)
         if before is None or after != before:
             answer["restart"] = True
         return answer
 
+    def answer_check(self, request, parent):
+        """In the check's child: answer requests until one ends the check."""
+        requests = read_requests()
+        while request is not None:
+            if request.get("op") not in ("call", "get", "describe"):
+                _os_write(parent, b"ended " + _dumps(request).encode() + b"\n")
+                return
+            _os_write(parent, b"working " + _dumps(request.get("id")).encode() + b"\n")
+            if request.get("op") == "call":
+                reply = {"id": request.get("id")}
+                self.call(request, reply)
+            else:
+                reply = self.handle(request)
+            flush_streams()
+            send(reply)
+            request = next(requests, None)
+
     def call(self, request, reply):
+        replaced = {}  # name -> what it was before the check's definitions
+        try:
+            self._call(request, reply, replaced)
+        finally:
+            for name, value in replaced.items():
+                if value is _MISSING:
+                    self.namespace.pop(name, None)
+                else:
+                    self.namespace[name] = value
+
+    def _call(self, request, reply, replaced):
         name = request.get("name")
         for source in request.get("overrides") or []:
+            before = dict(self.namespace)
             try:  # the check's own definition of another answer, for this call only
                 _exec(_compile(_str(source), "<check>", "exec"), self.namespace)
             except _BaseException as exc:
                 reply["error"] = "the check's definitions could not be used: " + short(exc)
                 return
+            finally:
+                for key, value in list(self.namespace.items()):
+                    if before.get(key, _MISSING) is not value and key not in replaced:
+                        replaced[key] = before.get(key, _MISSING)
         function = self.namespace.get(name)
         if function is None:
             reply["error"] = f"{name} is not defined"
@@ -439,16 +487,14 @@ class Runner:
         reply["value"] = Encoder().encode(value)
 
 
-def _read_line(fd):
-    """Bytes up to the first newline written on `fd` (or up to its end)."""
+def _read_all(fd):
+    """Every byte written on `fd` until its last writer closes it."""
     data = bytearray()
     while True:
         chunk = _os_read(fd, 1 << 16)
         if not chunk:
             return bytes(data)
         data += chunk
-        if b"\n" in chunk:
-            return bytes(data).split(b"\n", 1)[0]
 
 
 def _ended(status):
