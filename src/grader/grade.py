@@ -9,6 +9,8 @@ records it. That split is what lets `--jobs N` grade in N worker processes.
 import atexit
 import copy
 import dataclasses
+import multiprocessing
+import multiprocessing.util
 import os
 import shutil
 import sys
@@ -262,6 +264,9 @@ def warm_template(limits, package, prelude):
         _TEMPLATES.pop(key).close()
     while len(_TEMPLATES) >= MAX_TEMPLATES:
         _TEMPLATES.pop(next(iter(_TEMPLATES))).close()
+    if not _TEMPLATES and multiprocessing.parent_process() is not None:
+        # a pool's worker ends through multiprocessing, which skips atexit
+        multiprocessing.util.Finalize(None, close_templates, exitpriority=10)
     try:
         _TEMPLATES[key] = Template(limits, package, prelude)
     except SandboxError as error:

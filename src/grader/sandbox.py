@@ -316,6 +316,24 @@ class SandboxCgroups:
             with open(os.path.join(folder, "cgroup.procs"), "w") as handle:
                 handle.write(str(os.getpid()))
 
+    @classmethod
+    def remove_stale(cls):
+        """Remove the groups of graders that are no longer running; returns their folders."""
+        removed = []
+        for folder in set(cls.own_groups().values()):
+            try:
+                names = os.listdir(folder)
+            except OSError:
+                continue
+            for name in names:
+                found = re.fullmatch(r"grader-(\d+)-\d+", name)
+                if found and _start_ticks(int(found.group(1))) is None:
+                    stale = cls(0, 0)
+                    stale.paths = [os.path.join(folder, name)]
+                    stale.remove()
+                    removed.append(os.path.join(folder, name))
+        return removed
+
     def hit_memory_limit(self, since=0):
         """Whether the groups reached their memory limit (more often than `since` times)."""
         return self.memory_limit_events() > since
