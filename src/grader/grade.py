@@ -7,6 +7,7 @@ records it. That split is what lets `--jobs N` grade in N worker processes.
 """
 
 import atexit
+import concurrent.futures
 import copy
 import dataclasses
 import multiprocessing
@@ -153,15 +154,21 @@ def run_plan(plan, job, files, instructor=None):
         budget = job.notebook_timeout or NOTEBOOK_BUDGET_FACTOR * timeout * max(len(code_cells), 1)
         # the grader's own start-up (its checks' set-up, the first sandbox) is not the
         # student's time: the budget starts once the first kernel is ready
-        checker = make_checker(plan, instructor) if any(
-            plan.cells[i].kind == "test" for i in code_cells) else None
+        package = sandboxed_package(job.blocked) if job.blocked else None
+        prelude = leading_setup(plan, code_cells)
+        with concurrent.futures.ThreadPoolExecutor(1) as background:
+            # the checks' set-up runs while the template starts in its own process (the
+            # template is started from this thread: a sandbox ends with the thread that
+            # started it)
+            checker = background.submit(make_checker, plan, instructor) if any(
+                plan.cells[i].kind == "test" for i in code_cells) else None
+            template = warm_template(job.limits, package, [(plan.cells[i].kind,
+                                                            plan.cells[i].source)
+                                                           for i in prelude])
+            checker = checker.result() if checker else None
         deadline = None
         outcomes, completed = {}, []
         restarts, over_budget = 0, False
-        package = sandboxed_package(job.blocked) if job.blocked else None
-        prelude = leading_setup(plan, code_cells)
-        template = warm_template(job.limits, package, [(plan.cells[i].kind, plan.cells[i].source)
-                                                       for i in prelude])
         if template is not None:  # the prelude has run in the template, once for everyone
             for index, outcome in zip(prelude, template.outcomes):
                 outcomes[index] = dataclasses.replace(outcome)

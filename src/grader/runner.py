@@ -238,8 +238,8 @@ def read_only_mounts():
 
 def warm_up():
     """Import what torch loads lazily on first use of the meta device, as a notebook's
-    first such cell would: a template does it once, so no student pays for it.
-    The random number generator is left as it was."""
+    first such cell would: a template does it once, while it waits, so the students
+    forked later do not pay for it. The random number generator is left as it was."""
     import torch
 
     state = torch.random.get_rng_state()
@@ -562,7 +562,6 @@ def serve(runner):
     send({"ready": True})
     for request in read_requests():
         if request.get("op") == "template" and CONTROL_FD is not None:
-            warm_up()
             send({"id": request.get("id"), "template": True})
             serve_template(runner, CONTROL_FD)
             return
@@ -630,9 +629,12 @@ def serve_template(runner, control_fd):
     control = socket.socket(fileno=control_fd)
     for fd in (REQUEST_FD, REPLY_FD):  # the template's own channel is not used again
         _close(fd)
-    spawned = {}
+    spawned, warm = {}, False
     while True:
         readable, _, _ = select.select([control], [], [], 0.2)
+        if not readable and not warm:  # idle: later forks need not load these themselves
+            warm_up()
+            warm = True
         while spawned:
             pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
