@@ -146,7 +146,7 @@ def autograde(args):
         return read_job(submission.student, submission.assignment, submission.submitted_dir,
                         instructor_texts, limits, blocked=blocked)
 
-    with engine(args) as (executor, slots, where, grade):
+    with engine(args) as (executor, in_flight, where, grade):
         print(f"autograding {args.assignment}: {len(submissions)} submission(s), {where}",
               file=sys.stderr)
         print(limits_in_force(limits, settings.package, blocked), file=sys.stderr)
@@ -161,7 +161,7 @@ def autograde(args):
         remove_stale_work_roots()
         remove_assignment_leftovers(settings.reports, settings.autograded, args.assignment)
         with private_work_root():
-            for submission, result in graded(gradable, prepare, executor, slots, grade):
+            for submission, result in graded(gradable, prepare, executor, in_flight, grade):
                 record_one(submission, result, settings, failures)
     write_assignment_report(settings.reports, args.assignment)
     if any(sandbox for _, sandbox in failures):
@@ -177,10 +177,14 @@ def autograde(args):
 
 @contextlib.contextmanager
 def engine(args):
-    """(executor, slots, description, task) for --jobs N or --scheduler ADDRESS."""
+    """(executor, jobs to hand out at once, description, task) for --jobs N or --scheduler.
+
+    One student is read ahead per local worker, two per Dask worker slot (the
+    transfer overlaps the grading); --jobs 1 grades each as soon as it is read.
+    """
     if args.scheduler:
-        with dask_cluster(args.scheduler, args.wait) as (executor, slots):
-            yield (executor, slots, f"on the Dask cluster at {args.scheduler} "
+        with dask_cluster(args.scheduler, args.wait) as (executor, in_flight, slots):
+            yield (executor, in_flight, f"on the Dask cluster at {args.scheduler} "
                    f"({slots()} worker slot(s) now)", grade_on_worker)
         return
     workers = max(1, args.jobs)
@@ -191,7 +195,7 @@ def engine(args):
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
                                                 initializer=_exit_with_grader,
                                                 initargs=(os.getpid(),)) as pool:
-        yield pool, lambda: workers, f"{workers} at a time", safe_grade
+        yield pool, lambda: 2 * workers, f"{workers} at a time", safe_grade
 
 
 def _exit_with_grader(grader_pid):

@@ -28,7 +28,7 @@ import time
 from .grade import grade_student
 from .sandbox import SandboxError, private_work_root, remove_stale_work_roots
 
-JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per worker slot, read from disk just in time
+JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
 CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
 
 
@@ -55,11 +55,12 @@ def failed(submission, message):
             "error": message}
 
 
-def graded(submissions, prepare, executor, slots, grade=safe_grade):
+def graded(submissions, prepare, executor, in_flight, grade=safe_grade):
     """Yields (submission, result) for every submission, each student exactly once.
 
-    `prepare(submission)` reads one submission into a Job, here; `slots()` is
-    how many jobs the executor runs at once now (it may change on a cluster).
+    `prepare(submission)` reads one submission into a Job, here; `in_flight()`
+    is how many jobs to hand out at once now (it may change on a cluster), so
+    that only those are held in memory.
     A submission that cannot be read, or whose worker failed, gets an error
     result for that student only.
     """
@@ -68,7 +69,7 @@ def graded(submissions, prepare, executor, slots, grade=safe_grade):
     exhausted = False
     recorded = set()
     while True:
-        while not exhausted and len(pending) < JOBS_IN_FLIGHT_PER_SLOT * max(1, slots()):
+        while not exhausted and len(pending) < max(1, in_flight()):
             submission = next(remaining, None)
             if submission is None:
                 exhausted = True
@@ -132,7 +133,7 @@ def grade_on_worker(job):
 
 @contextlib.contextmanager
 def dask_cluster(address, wait=CONNECT_SECONDS):
-    """(executor, slots) on the Dask cluster whose scheduler listens at `address`.
+    """(executor, in_flight, slots) on the Dask cluster whose scheduler is at `address`.
 
     Raises EngineError when the scheduler cannot be reached within `wait`
     seconds, or when no worker has joined it within `wait` seconds more.
@@ -166,7 +167,10 @@ def dask_cluster(address, wait=CONNECT_SECONDS):
         def slots():
             return sum(client.nthreads().values())
 
+        def in_flight():
+            return JOBS_IN_FLIGHT_PER_SLOT * slots()
+
         executor = client.get_executor(pure=False)
-        yield executor, slots
+        yield executor, in_flight, slots
     finally:
         client.close()
