@@ -147,75 +147,56 @@ def main():
     print(f"machine: {os.cpu_count()} cores, load average before: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     server = TemporaryPostgres() if "postgresql" in backends else None
-    results, reference, problems = [], None, 0
-    dask_results, dask_memory = [], {}
+    results, dask_results, dask_memory = [], [], {}
+    outcome = {"reference": None, "problems": 0}
+
+    def grade_batch(work, name, backend, engine_args):
+        """Seconds to grade the batch in a fresh course with `engine_args`; checks the grades."""
+        course = os.path.join(work, name)
+        if backend == "sqlite":
+            db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
+        else:
+            db_url = server.create_database(name.replace("-", "_"))
+        prepare(course, assignments, students, db_url)
+        seconds, rows = 0.0, {}
+        for assignment in assignments:
+            took, code, tail = run([sys.executable, "-m", "grader", "autograde", assignment,
+                                    *engine_args], course, db_url)
+            seconds += took
+            rows[assignment] = gradebook_rows(db_url, assignment)
+            if code != 0:
+                outcome["problems"] += 1
+                print(f"  {name} {assignment}: exit status {code}\n{tail}")
+        if outcome["reference"] is None:
+            outcome["reference"] = rows
+        elif rows != outcome["reference"]:
+            outcome["problems"] += 1
+            print(f"  {name}: the grades DIFFER from those of the first run")
+        print(f"  graded {name}: {seconds:.1f} s (load average now "
+              f"{os.getloadavg()[0]:.1f})", flush=True)
+        return seconds
+
     with tempfile.TemporaryDirectory(prefix="grading-benchmark-") as work:
         if server:
             server.start()
         try:
             for backend in backends if "local" in engines else ():
                 for jobs in jobs_list:
-                    name = f"{backend}-{jobs}"
-                    course = os.path.join(work, name)
-                    if backend == "sqlite":
-                        db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
-                    else:
-                        db_url = server.create_database(name.replace("-", "_"))
-                    prepare(course, assignments, students, db_url)
-                    seconds = 0.0
-                    rows = {}
-                    for assignment in assignments:
-                        took, code, tail = run(
-                            [sys.executable, "-m", "grader", "autograde", assignment,
-                             "--jobs", str(jobs)], course, db_url)
-                        seconds += took
-                        rows[assignment] = gradebook_rows(db_url, assignment)
-                        if code != 0:
-                            problems += 1
-                            print(f"  {name} {assignment}: exit status {code}\n{tail}")
-                    if reference is None:
-                        reference = rows
-                    elif rows != reference:
-                        problems += 1
-                        print(f"  {name}: the grades DIFFER from those of the first run")
+                    seconds = grade_batch(work, f"{backend}-{jobs}", backend,
+                                          ["--jobs", str(jobs)])
                     results.append((backend, jobs, seconds))
-                    print(f"  graded {name}: {seconds:.1f} s (load average now "
-                          f"{os.getloadavg()[0]:.1f})", flush=True)
             if "dask" in engines:
-                backend = backends[0]
-                name = f"{backend}-dask{args.dask_workers}"
-                course = os.path.join(work, name)
-                if backend == "sqlite":
-                    db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
-                else:
-                    db_url = server.create_database(name.replace("-", "_"))
-                prepare(course, assignments, students, db_url)
                 folder = os.path.join(work, "dask")
                 os.makedirs(folder)
                 cluster = LocalDaskCluster(args.dask_workers, folder)
                 cluster.start()  # the cluster's start-up is not timed: it serves many runs
                 try:
-                    seconds, rows = 0.0, {}
-                    for assignment in assignments:
-                        took, code, tail = run(
-                            [sys.executable, "-m", "grader", "autograde", assignment,
-                             "--scheduler", cluster.address], course, db_url)
-                        seconds += took
-                        rows[assignment] = gradebook_rows(db_url, assignment)
-                        if code != 0:
-                            problems += 1
-                            print(f"  {name} {assignment}: exit status {code}\n{tail}")
+                    seconds = grade_batch(work, f"{backends[0]}-dask{args.dask_workers}",
+                                          backends[0], ["--scheduler", cluster.address])
                     dask_memory = cluster.peak_memory()
                 finally:
                     cluster.stop()
-                if reference is None:
-                    reference = rows
-                elif rows != reference:
-                    problems += 1
-                    print(f"  {name}: the grades DIFFER from those of the first run")
-                dask_results.append((backend, seconds))
-                print(f"  graded {name}: {seconds:.1f} s (load average now "
-                      f"{os.getloadavg()[0]:.1f})", flush=True)
+                dask_results.append((backends[0], seconds))
         finally:
             if server:
                 server.stop()
@@ -257,6 +238,7 @@ def main():
           f"efficiency measured here with {max(jobs_list)}, and the machine has memory for "
           f"{PROJECTED_CORES} kernels at once (each is capped by the sandbox's memory limit, "
           f"c.SandboxGrader.memory_mib)")
+    problems = outcome["problems"]
     print(f"all runs recorded identical grades and exited 0: {'yes' if not problems else 'NO'}")
     return 1 if problems else 0
 
