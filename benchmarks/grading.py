@@ -39,6 +39,7 @@ from grader.synthetic_batch import (KINDS, gradebook_rows, make_course, student_
 
 PROJECTED_NOTEBOOKS = 1000
 PROJECTED_CORES = 16
+PROJECTED_MACHINES = 4
 
 
 def environment(db_url):
@@ -233,6 +234,20 @@ def main():
               f"{PROJECTED_CORES} cores with JOBS={PROJECTED_CORES}: about {minutes:.0f} min "
               f"(perfect scaling: {ideal:.0f} min; one worker: "
               f"{PROJECTED_NOTEBOOKS * per_notebook / 60:.0f} min)")
+    for backend, seconds in dask_results:
+        if backend not in serial:
+            continue
+        per_notebook = serial[backend] / n
+        efficiency = min(1.0, serial[backend] / (args.dask_workers * seconds))
+        cores = PROJECTED_MACHINES * PROJECTED_CORES
+        minutes = PROJECTED_NOTEBOOKS * per_notebook / (cores * efficiency) / 60
+        print(f"projection (Dask, {backend}): {PROJECTED_NOTEBOOKS:,} notebooks on "
+              f"{PROJECTED_MACHINES} machines of {PROJECTED_CORES} cores ({cores} workers of "
+              f"one thread): about {minutes:.0f} min (perfect scaling: "
+              f"{PROJECTED_NOTEBOOKS * per_notebook / cores / 60:.0f} min), if each worker "
+              f"keeps the efficiency the {args.dask_workers} local Dask workers had here "
+              f"and the gradebook writer keeps up (one student's recording takes well under "
+              f"a second)")
     print(f"assumes: each notebook costs what it costs here with one worker (this mix of "
           f"kinds and assignments), each of {PROJECTED_CORES} workers keeps the per-worker "
           f"efficiency measured here with {max(jobs_list)}, and the machine has memory for "
