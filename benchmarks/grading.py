@@ -246,8 +246,8 @@ def main():
               f"one thread): about {minutes:.0f} min (perfect scaling: "
               f"{PROJECTED_NOTEBOOKS * per_notebook / cores / 60:.0f} min), if each worker "
               f"keeps the efficiency the {args.dask_workers} local Dask workers had here "
-              f"and the gradebook writer keeps up (one student's recording takes well under "
-              f"a second)")
+              f"and the one gradebook writer keeps up with {cores} workers (not measured "
+              f"here)")
     print(f"assumes: each notebook costs what it costs here with one worker (this mix of "
           f"kinds and assignments), each of {PROJECTED_CORES} workers keeps the per-worker "
           f"efficiency measured here with {max(jobs_list)}, and the machine has memory for "
