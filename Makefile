@@ -25,7 +25,7 @@ help:
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
-	@echo "  make autograde           grade in the sandbox [JOBS=N] [STUDENTS=a,b] [SHARD=K/N]"
+	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
@@ -137,8 +137,9 @@ benchmark: setup
 # The grading loop, with nbgrader's own commands (README, "Grading homework"):
 # release-to-exchange -> students fetch and submit -> collect -> autograde ->
 # feedback -> release-feedback -> grades. autograde runs student code only inside
-# the bubblewrap sandbox, JOBS students at a time; STUDENTS=a,b or SHARD=K/N grade
-# a subset; ASSIGNMENT=name limits a target to one assignment.
+# the bubblewrap sandbox, JOBS students at a time, or on the workers of a Dask
+# cluster with SCHEDULER=tcp://host:8786 (docs/scaling.md); STUDENTS=a,b or SHARD=K/N
+# grade a subset; ASSIGNMENT=name limits a target to one assignment.
 #
 # Every target that runs nbgrader first checks nbgrader_config.py and ASSIGNMENT
 # (CHECK_CONFIG): nbgrader itself would skip a broken file and carry on with its
@@ -149,12 +150,13 @@ ASSIGNMENTS := parameters logits-to-text
 JOBS ?= $(shell nproc)
 STUDENTS ?=
 SHARD ?=
+SCHEDULER ?=
 ASSIGNMENT ?=
 DUEDATE ?=
 ROSTER ?=
 STUDENT ?=
 REHEARSAL_STUDENTS ?= 4
-export ASSIGNMENT STUDENTS SHARD DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS
+export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
 ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
 NBGRADER := $(ON_PATH) $(BIN)/nbgrader
@@ -216,10 +218,11 @@ collect: $(STAMP)
 	  $(NBGRADER) collect $$assignment --update || exit 1; \
 	done
 
-autograde: $(STAMP) grading-system
+# With SCHEDULER the sandbox runs on the Dask workers: this machine needs no bubblewrap.
+autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)
 	$(CHECK_CONFIG)
 	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(GRADER) autograde $$assignment --jobs $(JOBS) \
+	  $(GRADER) autograde $$assignment --jobs $(JOBS) $${SCHEDULER:+"--scheduler=$$SCHEDULER"} \
 	    $${STUDENTS:+"--students=$$STUDENTS"} $${SHARD:+"--shard=$$SHARD"} || exit $$?; \
 	done
 

@@ -1,4 +1,4 @@
-"""How fast a class is graded: one worker against two, SQLite against PostgreSQL.
+"""How fast a class is graded: one worker against two, SQLite against PostgreSQL, Dask.
 
 Generates a batch of submissions for each assignment (correct, partial, empty,
 crashing and unreadable notebooks in turn; see grader.synthetic_batch) and grades
@@ -11,13 +11,20 @@ every run recorded the same grades, and never fails because the machine is slow.
 
     .venv/bin/python benchmarks/grading.py [--students 20] [--jobs 1,2]
         [--assignments parameters,logits-to-text] [--backends sqlite,postgresql]
+        [--engines local,dask] [--dask-workers 2]
 
 --students is per assignment: the default batch is 2 x 20 = 40 submissions.
+--engines dask also grades the batch (into the first backend's kind of
+gradebook) through a Dask cluster started here on 127.0.0.1: a `dask
+scheduler` and `dask worker --nthreads 1 --nworkers N`, which the grader
+reaches with --scheduler; it prints the peak resident memory of each worker
+process and of the largest sandbox process each one reaped.
 """
 
 import argparse
 import os
 import resource
+import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +39,7 @@ from grader.synthetic_batch import (KINDS, gradebook_rows, make_course, student_
 
 PROJECTED_NOTEBOOKS = 1000
 PROJECTED_CORES = 16
+PROJECTED_MACHINES = 4
 
 
 def environment(db_url):
@@ -62,13 +70,73 @@ def prepare(course, assignments, students, db_url):
             raise SystemExit(f"releasing {assignment} failed:\n{tail}")
 
 
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def worker_peak_memory():
+    """On a Dask worker: (its own peak RSS, the largest reaped child's peak RSS), in MiB."""
+    import resource as worker_resource
+
+    return (worker_resource.getrusage(worker_resource.RUSAGE_SELF).ru_maxrss / 1024,
+            worker_resource.getrusage(worker_resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+
+
+class LocalDaskCluster:
+    """`dask scheduler` and `dask worker --nthreads 1 --nworkers N` on 127.0.0.1."""
+
+    def __init__(self, workers, folder):
+        self.workers, self.folder, self.processes = workers, folder, []
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+
+    def start(self):
+        from distributed import Client
+
+        dask = [sys.executable, "-m", "dask"]
+        port = self.address.rpartition(":")[2]
+        for command in (dask + ["scheduler", "--host", "127.0.0.1", "--port", port,
+                                "--no-dashboard"],
+                        dask + ["worker", self.address, "--nthreads", "1", "--nworkers",
+                                str(self.workers), "--host", "127.0.0.1", "--no-dashboard",
+                                "--local-directory", self.folder]):
+            log = open(os.path.join(self.folder, command[3] + ".log"), "w")
+            self.processes.append(subprocess.Popen(command, cwd=self.folder, stdout=log,
+                                                   stderr=subprocess.STDOUT,
+                                                   start_new_session=True))
+        with Client(self.address, timeout=300, set_as_default=False) as client:
+            client.wait_for_workers(self.workers, timeout=300)
+
+    def peak_memory(self):
+        """{worker address: (worker MiB, largest sandbox process MiB)}."""
+        from distributed import Client
+
+        with Client(self.address, timeout=60, set_as_default=False) as client:
+            return client.run(worker_peak_memory)
+
+    def stop(self):
+        for process in reversed(self.processes):
+            try:
+                os.killpg(process.pid, 9)
+            except ProcessLookupError:
+                pass
+            process.wait()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20, help="submissions per assignment")
     parser.add_argument("--assignments", default="parameters,logits-to-text")
     parser.add_argument("--jobs", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--engines", default="local",
+                        help="local (--jobs on this machine), dask (a local Dask cluster) "
+                             "or both, comma-separated")
+    parser.add_argument("--dask-workers", type=int, default=2,
+                        help="worker processes of the local Dask cluster")
     args = parser.parse_args()
+    engines = args.engines.split(",")
     assignments = args.assignments.split(",")
     jobs_list = [int(j) for j in args.jobs.split(",")]
     backends = args.backends.split(",")
@@ -80,39 +148,56 @@ def main():
     print(f"machine: {os.cpu_count()} cores, load average before: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     server = TemporaryPostgres() if "postgresql" in backends else None
-    results, reference, problems = [], None, 0
+    results, dask_results, dask_memory = [], [], {}
+    outcome = {"reference": None, "problems": 0}
+
+    def grade_batch(work, name, backend, engine_args):
+        """Seconds to grade the batch in a fresh course with `engine_args`; checks the grades."""
+        course = os.path.join(work, name)
+        if backend == "sqlite":
+            db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
+        else:
+            db_url = server.create_database(name.replace("-", "_"))
+        prepare(course, assignments, students, db_url)
+        seconds, rows = 0.0, {}
+        for assignment in assignments:
+            took, code, tail = run([sys.executable, "-m", "grader", "autograde", assignment,
+                                    *engine_args], course, db_url)
+            seconds += took
+            rows[assignment] = gradebook_rows(db_url, assignment)
+            if code != 0:
+                outcome["problems"] += 1
+                print(f"  {name} {assignment}: exit status {code}\n{tail}")
+        if outcome["reference"] is None:
+            outcome["reference"] = rows
+        elif rows != outcome["reference"]:
+            outcome["problems"] += 1
+            print(f"  {name}: the grades DIFFER from those of the first run")
+        print(f"  graded {name}: {seconds:.1f} s (load average now "
+              f"{os.getloadavg()[0]:.1f})", flush=True)
+        return seconds
+
     with tempfile.TemporaryDirectory(prefix="grading-benchmark-") as work:
         if server:
             server.start()
         try:
-            for backend in backends:
+            for backend in backends if "local" in engines else ():
                 for jobs in jobs_list:
-                    name = f"{backend}-{jobs}"
-                    course = os.path.join(work, name)
-                    if backend == "sqlite":
-                        db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
-                    else:
-                        db_url = server.create_database(name.replace("-", "_"))
-                    prepare(course, assignments, students, db_url)
-                    seconds = 0.0
-                    rows = {}
-                    for assignment in assignments:
-                        took, code, tail = run(
-                            [sys.executable, "-m", "grader", "autograde", assignment,
-                             "--jobs", str(jobs)], course, db_url)
-                        seconds += took
-                        rows[assignment] = gradebook_rows(db_url, assignment)
-                        if code != 0:
-                            problems += 1
-                            print(f"  {name} {assignment}: exit status {code}\n{tail}")
-                    if reference is None:
-                        reference = rows
-                    elif rows != reference:
-                        problems += 1
-                        print(f"  {name}: the grades DIFFER from those of the first run")
+                    seconds = grade_batch(work, f"{backend}-{jobs}", backend,
+                                          ["--jobs", str(jobs)])
                     results.append((backend, jobs, seconds))
-                    print(f"  graded {name}: {seconds:.1f} s (load average now "
-                          f"{os.getloadavg()[0]:.1f})", flush=True)
+            if "dask" in engines:
+                folder = os.path.join(work, "dask")
+                os.makedirs(folder)
+                cluster = LocalDaskCluster(args.dask_workers, folder)
+                cluster.start()  # the cluster's start-up is not timed: it serves many runs
+                try:
+                    seconds = grade_batch(work, f"{backends[0]}-dask{args.dask_workers}",
+                                          backends[0], ["--scheduler", cluster.address])
+                    dask_memory = cluster.peak_memory()
+                finally:
+                    cluster.stop()
+                dask_results.append((backends[0], seconds))
         finally:
             if server:
                 server.stop()
@@ -125,6 +210,13 @@ def main():
     for backend, jobs, seconds in results:
         speedup = serial[backend] / seconds if backend in serial else float("nan")
         print(f"{backend:<11}{jobs:>5}{seconds:>9.1f}{seconds / n:>14.2f}{speedup:>10.2f}")
+    for backend, seconds in dask_results:
+        speedup = serial[backend] / seconds if backend in serial else float("nan")
+        print(f"{backend:<11}{'dask' + str(args.dask_workers):>5}{seconds:>9.1f}"
+              f"{seconds / n:>14.2f}{speedup:>10.2f}")
+    for address, (own, child) in sorted(dask_memory.items()):
+        print(f"Dask worker {address}: {own:,.0f} MiB peak resident memory itself, "
+              f"{child:,.0f} MiB its largest sandbox process")
     print(f"largest process reaped under the grader: {peak_mib:,.0f} MiB peak resident "
           f"memory (kernels killed by the grader may not be counted)")
 
@@ -142,11 +234,26 @@ def main():
               f"{PROJECTED_CORES} cores with JOBS={PROJECTED_CORES}: about {minutes:.0f} min "
               f"(perfect scaling: {ideal:.0f} min; one worker: "
               f"{PROJECTED_NOTEBOOKS * per_notebook / 60:.0f} min)")
+    for backend, seconds in dask_results:
+        if backend not in serial:
+            continue
+        per_notebook = serial[backend] / n
+        efficiency = min(1.0, serial[backend] / (args.dask_workers * seconds))
+        cores = PROJECTED_MACHINES * PROJECTED_CORES
+        minutes = PROJECTED_NOTEBOOKS * per_notebook / (cores * efficiency) / 60
+        print(f"projection (Dask, {backend}): {PROJECTED_NOTEBOOKS:,} notebooks on "
+              f"{PROJECTED_MACHINES} machines of {PROJECTED_CORES} cores ({cores} workers of "
+              f"one thread): about {minutes:.0f} min (perfect scaling: "
+              f"{PROJECTED_NOTEBOOKS * per_notebook / cores / 60:.0f} min), if each worker "
+              f"keeps the efficiency the {args.dask_workers} local Dask workers had here "
+              f"and the one gradebook writer keeps up with {cores} workers (not measured "
+              f"here)")
     print(f"assumes: each notebook costs what it costs here with one worker (this mix of "
           f"kinds and assignments), each of {PROJECTED_CORES} workers keeps the per-worker "
           f"efficiency measured here with {max(jobs_list)}, and the machine has memory for "
           f"{PROJECTED_CORES} kernels at once (each is capped by the sandbox's memory limit, "
           f"c.SandboxGrader.memory_mib)")
+    problems = outcome["problems"]
     print(f"all runs recorded identical grades and exited 0: {'yes' if not problems else 'NO'}")
     return 1 if problems else 0
 

@@ -39,8 +39,9 @@ def tiny_config():
 # is slow when its module grades notebooks, builds the site or starts servers, when it
 # uses a module- or session-wide fixture of its own module (a graded batch, a course),
 # or when it is marked @pytest.mark.slow (it starts a sandbox itself).
-SLOW_MODULES = {"test_assignments", "test_book", "test_course_exchange", "test_grader_loop",
-                "test_grader_submissions", "test_grades_out", "test_honest_students",
+SLOW_MODULES = {"test_assignments", "test_book", "test_course_exchange", "test_dask_grading",
+                "test_grader_loop", "test_grader_submissions", "test_grades_out",
+                "test_honest_students",
                 "test_instructor_loop", "test_jupyterhub", "test_parallel_grading",
                 "test_postgres_gradebook", "test_rehearsal"}
 

@@ -374,7 +374,7 @@ def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
 
 
 def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
-    from grader.grade import Job, grade_student
+    from grader.grade import grade_student, read_instructor_notebooks, read_job
 
     slow = "import time\ntime.sleep(2.5)\n"
     nb = fx.correct(fx.released(course), double_answer=slow + fx.ANSWERS["double_answer"],
@@ -383,9 +383,10 @@ def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
     folder = tmp_path / "submitted" / "slow" / "tiny"
     folder.mkdir(parents=True)
     (folder / "tiny.ipynb").write_text(json.dumps(nb))
-    job = Job("slow", "tiny", str(folder),
-              {"tiny": os.path.join(course, "source", "tiny", "tiny.ipynb")},
-              Limits(timeout=3, memory_mib=1536), notebook_timeout=6)
+    job = read_job("slow", "tiny", str(folder),
+                   read_instructor_notebooks({"tiny": os.path.join(course, "source", "tiny",
+                                                                   "tiny.ipynb")}),
+                   Limits(timeout=3, memory_mib=1536), notebook_timeout=6)
     record = grade_student(job)
     notebook = record["notebooks"][0]
     tests = {t["grade_id"]: t for t in notebook["tests"]}

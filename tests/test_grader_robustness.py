@@ -379,7 +379,6 @@ def _record(student):
 def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(tmp_path,
                                                                            monkeypatch):
     from grader import __main__ as cli
-    from grader.grade import Job
 
     root = str(tmp_path)
     settings = type("S", (), {"autograded": os.path.join(root, "autograded"),
@@ -396,7 +395,7 @@ def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(t
     monkeypatch.setattr(cli, "record_in_gradebook", fake_record)
     failures = []
     for student in ("broken", "fine"):
-        job = Job(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {}, None)
+        job = cli.Submission(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
         cli.record_one(job, _record(student), settings, failures)
     assert failures == [("broken", False)] and recorded == ["fine"]
     with open(os.path.join(root, "reports", fx.ASSIGNMENT, "broken.json")) as handle:

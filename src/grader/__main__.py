@@ -1,11 +1,12 @@
 """Command line: ``python -m grader autograde ASSIGNMENT`` and ``python -m grader summary``.
 
-    python -m grader autograde ASSIGNMENT [--jobs N] [--students a,b,...] [--shard K/N]
-        [--db-url URL] [--timeout SECONDS] [--memory-mib MIB] [--tmpfs-mib MIB]
-        [--course DIR]
+    python -m grader autograde ASSIGNMENT [--jobs N | --scheduler ADDRESS [--wait SECONDS]]
+        [--students a,b,...] [--shard K/N] [--db-url URL] [--timeout SECONDS]
+        [--memory-mib MIB] [--tmpfs-mib MIB] [--course DIR]
 
 Grades every submission of ASSIGNMENT under the course's submitted/ folder in
-sandboxed kernels, N students at a time, records the scores in nbgrader's
+sandboxed kernels, N students at a time on this machine or on the workers of
+a Dask cluster (docs/scaling.md), records the scores in nbgrader's
 gradebook, writes autograded notebooks and the grade report
 (reports/ASSIGNMENT.csv and .json beside the gradebook's other run-time data).
 Exit status: 0 when every submission was processed, whatever the students
@@ -18,16 +19,19 @@ course files, no sandbox).
 
 import argparse
 import concurrent.futures
+import contextlib
 import multiprocessing
 import os
 import signal
 import sys
-import time
+from dataclasses import dataclass
 
 import nbformat
 
 from . import course
-from .grade import Job, grade_student
+from .engines import (CONNECT_SECONDS, EngineError, InlineExecutor, dask_cluster, grade_on_worker,
+                      graded, safe_grade)
+from .grade import read_instructor_notebooks, read_job
 from .notebooks import (build_plan, clean_name, clean_text, shown_id, student_id_problem,
                         submission_link_problem)
 from .record import (StagedFiles, clean_record, read_timestamp, record_in_gradebook,
@@ -40,6 +44,16 @@ from .summary import write_summary
 
 class InstructorError(Exception):
     """A problem with the course set-up, not with any submission (exit status 2)."""
+
+
+@dataclass
+class Submission:
+    """One student's submission on the instructor's machine: what is read and recorded."""
+
+    student: str
+    assignment: str
+    submitted_dir: str  # submitted/<student>/<assignment>
+    instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
 
 
 def parse_shard(text):
@@ -57,7 +71,14 @@ def build_parser():
     commands = parser.add_subparsers(dest="command", required=True)
     auto = commands.add_parser("autograde", help="grade the submissions of one assignment")
     auto.add_argument("assignment")
-    auto.add_argument("--jobs", type=int, default=1, help="students graded at once (default 1)")
+    auto.add_argument("--jobs", type=int, default=1,
+                      help="students graded at once on this machine (default 1)")
+    auto.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                      help="grade on the workers of the Dask cluster whose scheduler is at "
+                           "ADDRESS (tcp://HOST:8786) instead of on this machine")
+    auto.add_argument("--wait", type=float, default=CONNECT_SECONDS, metavar="SECONDS",
+                      help="with --scheduler: how long to wait for the scheduler, and then "
+                           f"for a first worker (default {CONNECT_SECONDS})")
     auto.add_argument("--students", default="", help="comma-separated student ids (default: all)")
     auto.add_argument("--shard", type=parse_shard, default=None,
                       help="grade only shard K of N (1-based) of the sorted students")
@@ -88,14 +109,14 @@ def main(argv=None):
             print(write_summary(settings, names))
             return 0
         return autograde(args)
-    except (InstructorError, course.CourseError) as error:
+    except (InstructorError, EngineError, course.CourseError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
 
 def autograde(args):
     settings = course.load(args.course, db_url=args.db_url)
-    if not bwrap_available():
+    if not args.scheduler and not bwrap_available():
         raise InstructorError("bubblewrap (bwrap) is not installed: run `make system` "
                               "(Debian package bubblewrap); student code never runs unsandboxed")
     notebooks = settings.instructor_notebooks(args.assignment)
@@ -115,29 +136,38 @@ def autograde(args):
                     memory_mib=args.memory_mib or settings.memory_mib,
                     tmpfs_mib=args.tmpfs_mib or settings.tmpfs_mib)
     blocked = course.blocked_functions(settings, notebooks)
-    jobs = [Job(student, args.assignment,
-                os.path.join(settings.submitted, student, args.assignment), notebooks, limits,
-                blocked=blocked)
-            for student in students]
-    print(f"autograding {args.assignment}: {len(jobs)} submission(s), {args.jobs} at a time",
-          file=sys.stderr)
-    print(limits_in_force(limits, settings.package, blocked), file=sys.stderr)
-    failures = []
-    gradable = []
-    for job in jobs:
-        reason = refusal(settings, job)
-        if reason:
-            record_one(job, refused_record(job, reason), settings, failures)
-        else:
-            gradable.append(job)
-    remove_stale_work_roots()
-    remove_assignment_leftovers(settings.reports, settings.autograded, args.assignment)
-    with private_work_root():
-        failures += run_jobs(gradable, max(1, args.jobs), settings)
+    instructor_texts = read_instructor_notebooks(notebooks)
+    submissions = [Submission(student, args.assignment,
+                              os.path.join(settings.submitted, student, args.assignment),
+                              notebooks)
+                   for student in students]
+
+    def prepare(submission):
+        return read_job(submission.student, submission.assignment, submission.submitted_dir,
+                        instructor_texts, limits, blocked=blocked)
+
+    with engine(args) as (executor, in_flight, where, grade):
+        print(f"autograding {args.assignment}: {len(submissions)} submission(s), {where}",
+              file=sys.stderr)
+        print(limits_in_force(limits, settings.package, blocked), file=sys.stderr)
+        failures = []
+        gradable = []
+        for submission in submissions:
+            reason = refusal(settings, submission)
+            if reason:
+                record_one(submission, refused_record(submission, reason), settings, failures)
+            else:
+                gradable.append(submission)
+        remove_stale_work_roots()
+        remove_assignment_leftovers(settings.reports, settings.autograded, args.assignment)
+        with private_work_root():
+            for submission, result in graded(gradable, prepare, executor, in_flight, grade):
+                record_one(submission, result, settings, failures)
     write_assignment_report(settings.reports, args.assignment)
     if any(sandbox for _, sandbox in failures):
+        where = "the Dask workers" if args.scheduler else "this machine"
         raise InstructorError("the sandbox could not be started (see the messages above): "
-                              "check that bubblewrap works on this machine")
+                              f"check that bubblewrap works on {where}")
     failures = [student for student, _ in failures]
     if failures:
         print(f"the grader failed on: {', '.join(failures)} (see messages above)", file=sys.stderr)
@@ -145,27 +175,27 @@ def autograde(args):
     return 0
 
 
-def run_jobs(jobs, workers, settings):
-    """Grade in `workers` processes; this process alone records each result as it arrives."""
-    failures = []
+@contextlib.contextmanager
+def engine(args):
+    """(executor, jobs to hand out at once, description, task) for --jobs N or --scheduler.
+
+    One student is read ahead per local worker, two per Dask worker slot (the
+    transfer overlaps the grading); --jobs 1 grades each as soon as it is read.
+    """
+    if args.scheduler:
+        with dask_cluster(args.scheduler, args.wait) as (executor, in_flight, slots):
+            yield (executor, in_flight, f"on the Dask cluster at {args.scheduler} "
+                   f"({slots()} worker slot(s) now)", grade_on_worker)
+        return
+    workers = max(1, args.jobs)
     if workers == 1:
-        for job in jobs:
-            record_one(job, _safe_grade(job), settings, failures)
-        return failures
+        yield InlineExecutor(), lambda: 1, "1 at a time", safe_grade
+        return
     context = multiprocessing.get_context("fork")
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
                                                 initializer=_exit_with_grader,
                                                 initargs=(os.getpid(),)) as pool:
-        futures = {pool.submit(_safe_grade, job): job for job in jobs}
-        for future in concurrent.futures.as_completed(futures):
-            job = futures[future]
-            try:
-                result = future.result()
-            except Exception as error:  # noqa: BLE001 (a worker process died: this student only)
-                result = {"student": job.student, "assignment": job.assignment,
-                          "error": f"the grading worker process failed ({error!r})"}
-            record_one(job, result, settings, failures)
-    return failures
+        yield pool, lambda: 2 * workers, f"{workers} at a time", safe_grade
 
 
 def _exit_with_grader(grader_pid):
@@ -176,20 +206,6 @@ def _exit_with_grader(grader_pid):
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != grader_pid:  # the grader died before the line above took effect
         os._exit(1)
-
-
-def _safe_grade(job):
-    """grade_student, with the grader's own failures turned into a record, not a crash."""
-    started = time.monotonic()
-    try:
-        record = grade_student(job)
-    except SandboxError as error:  # the machine's set-up, not the submission
-        return {"student": job.student, "assignment": job.assignment, "error": str(error),
-                "sandbox": True}
-    except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
-        return {"student": job.student, "assignment": job.assignment, "error": repr(error)}
-    record["seconds"] = time.monotonic() - started
-    return record
 
 
 def limits_in_force(limits, package, blocked):

@@ -1,8 +1,8 @@
 """Grading one student: pure computation that returns a plain result record.
 
-Nothing here writes to the gradebook or to course-data: `grade_student` reads
-the submission and the instructor's notebooks, runs the cells in sandboxed
-kernels and returns a dict. The single writer process (see `record.py`)
+Nothing here writes to the gradebook or to course-data: `read_job` reads one
+student's submission and the instructor's notebooks into a `Job` (plain data),
+`grade_student` runs its cells in sandboxed kernels and returns a dict. The single writer process (see `record.py`)
 records it. That split is what lets `--jobs N` grade in N worker processes.
 """
 
@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass, field
 
 import nbformat
 
-from .notebooks import (Unreadable, build_plan, read_submission, student_extra_files,
-                        without_controls)
+from .notebooks import (MAX_COPIED_FILE_BYTES, Unreadable, build_plan, parse_submission,
+                        read_submission_bytes, student_extra_files, without_controls)
 from .checker import Checker
 from .sandbox import (CellOutcome, ForkedKernel, Kernel, Limits, SandboxError, Template,
                       sandbox_uid, sandboxed_package)
@@ -53,40 +53,90 @@ class NotebookResult:
 
 @dataclass
 class Job:
-    """Everything a worker needs to grade one student; plain data, picklable."""
+    """Everything a worker needs to grade one student, as data; picklable.
+
+    It holds no path of the course: the instructor's notebooks as JSON text, the
+    submitted notebooks as bytes and the student's other files as bytes, read on
+    the instructor's machine by `read_job`. A worker writes what it needs into a
+    private temporary folder of its own, so workers need neither the course
+    folder nor a shared file system.
+    """
 
     student: str
     assignment: str
-    submitted_dir: str  # submitted/<student>/<assignment>
-    instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
+    instructor_notebooks: dict  # notebook name -> the instructor's notebook, JSON text
     limits: Limits
+    submission: dict = field(default_factory=dict)  # notebook name -> the file's bytes
+    unreadable: dict = field(default_factory=dict)  # notebook name -> why it was not read
+    files: dict = field(default_factory=dict)  # relative path -> bytes, copied into the sandbox
+    folder_notes: list = field(default_factory=list)  # what reading the folder noticed
     notebook_timeout: float = 0.0  # seconds for one notebook in all; 0: derived
     blocked: tuple = ()  # course-package functions that are stubs in the sandbox
 
 
+def read_instructor_notebooks(paths):
+    """{name: JSON text} of the instructor's notebooks {name: path}."""
+    texts = {}
+    for name, path in paths.items():
+        with open(path, encoding="utf-8") as handle:
+            texts[name] = handle.read()
+    return texts
+
+
+def read_job(student, assignment, submitted_dir, instructor_notebooks, limits,
+             notebook_timeout=0.0, blocked=()):
+    """The Job for submitted_dir (submitted/<student>/<assignment>), read here.
+
+    `instructor_notebooks` is {name: JSON text} (read_instructor_notebooks).
+    The submitted notebooks go through the checks on the file itself (no link,
+    a regular file, at most MAX_NOTEBOOK_BYTES); one that fails them is kept
+    as its reason, reported as today. The other files are those
+    student_extra_files picks (no links, limited in number and size).
+    """
+    expected = {name + ".ipynb" for name in instructor_notebooks}
+    files, folder_notes = student_extra_files(submitted_dir, expected)
+    submission, unreadable = {}, {}
+    for name in instructor_notebooks:
+        try:
+            submission[name] = read_submission_bytes(os.path.join(submitted_dir, name + ".ipynb"))
+        except FileNotFoundError:
+            pass
+        except Unreadable as problem:
+            unreadable[name] = str(problem)
+    contents = {}
+    for relative in files:
+        fd = os.open(os.path.join(submitted_dir, relative),
+                     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            contents[relative] = handle.read(MAX_COPIED_FILE_BYTES + 1)[:MAX_COPIED_FILE_BYTES]
+    return Job(student, assignment, dict(instructor_notebooks), limits, submission, unreadable,
+               contents, folder_notes, notebook_timeout, tuple(blocked))
+
+
 def grade_student(job):
     """Grade every notebook of one student; returns a plain dict."""
-    expected = {name + ".ipynb" for name in job.instructor_notebooks}
-    files, folder_notes = student_extra_files(job.submitted_dir, expected)
     results = []
-    for name, instructor_path in sorted(job.instructor_notebooks.items()):
-        path = os.path.join(job.submitted_dir, name + ".ipynb")
-        result = grade_notebook(name, instructor_path, path, job, files)
+    for name, instructor_text in sorted(job.instructor_notebooks.items()):
+        result = grade_notebook(name, instructor_text, job)
         results.append(asdict(result))
     missing = [r["notebook"] for r in results if r["status"] == "missing"]
-    notes = list(folder_notes)
-    for note in folder_notes:
+    notes = list(job.folder_notes)
+    for note in job.folder_notes:
         if note.startswith("extra notebook") and missing:
             notes.append(f"{missing[0]}.ipynb is missing; was it renamed? ({note})")
     return {"student": job.student, "assignment": job.assignment, "notes": notes,
             "notebooks": results}
 
 
-def grade_notebook(name, instructor_path, path, job, files):
+def grade_notebook(name, instructor_text, job):
     started = time.monotonic()
-    instructor = nbformat.read(instructor_path, as_version=4)
+    instructor = nbformat.reads(instructor_text, as_version=4)
     try:
-        submission = read_submission(path)
+        if name in job.unreadable:
+            raise Unreadable(job.unreadable[name])
+        if name not in job.submission:
+            raise FileNotFoundError(name)
+        submission = parse_submission(job.submission[name])
         status, message = "graded", ""
     except FileNotFoundError:
         submission, status, message = None, "missing", "notebook missing"
@@ -94,7 +144,7 @@ def grade_notebook(name, instructor_path, path, job, files):
         submission, status, message = None, "unreadable", str(problem)
     plan = build_plan(instructor, submission)
     if status == "graded":
-        outcomes, run_notes = run_plan(plan, job, files, instructor)
+        outcomes, run_notes = run_plan(plan, job, job.files, instructor)
     else:
         outcomes, run_notes = {}, []
     tests = []
@@ -141,11 +191,13 @@ def run_plan(plan, job, files, instructor=None):
     notes = []
     kernel = None
     try:
-        for relative in files:
-            target = os.path.join(workdir, relative)
+        for relative, content in files.items():
+            target = os.path.normpath(os.path.join(workdir, relative))
+            if os.path.isabs(relative) or not target.startswith(os.path.normpath(workdir) + os.sep):
+                raise ValueError(f"file outside the submission's folder: {relative!r}")
             os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copyfile(os.path.join(job.submitted_dir, relative), target,
-                            follow_symlinks=False)
+            with open(target, "xb") as handle:
+                handle.write(content)
         give_to_sandbox_user(workdir)
         code_cells = [i for i, c in enumerate(plan.cells) if c.kind in ("setup", "solution",
                                                                         "extra", "test")]

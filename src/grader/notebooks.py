@@ -80,6 +80,16 @@ def read_submission(path):
 
     The file is opened without following symbolic links and never written.
     """
+    return parse_submission(read_submission_bytes(path))
+
+
+def read_submission_bytes(path):
+    """The submitted notebook's bytes, after the checks on the file itself; raises Unreadable.
+
+    (FileNotFoundError when there is none.) The grader reads each submission
+    with this on the instructor's machine and sends the bytes to the worker
+    that grades it, which parses them with parse_submission.
+    """
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -89,11 +99,25 @@ def read_submission(path):
     if not stat.S_ISREG(info.st_mode):
         raise Unreadable("notebook could not be read: not a regular file")
     if info.st_size > MAX_NOTEBOOK_BYTES:
-        raise Unreadable(f"notebook too large ({info.st_size / 2**20:.0f} MiB; at most "
-                         f"{MAX_NOTEBOOK_BYTES >> 20} MiB): not graded")
+        raise Unreadable(too_large(info.st_size))
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
+        data = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:  # it grew after the check above
+        raise Unreadable(too_large(len(data)))
+    return data
+
+
+def too_large(size):
+    return (f"notebook too large ({size / 2**20:.0f} MiB; at most "
+            f"{MAX_NOTEBOOK_BYTES >> 20} MiB): not graded")
+
+
+def parse_submission(data):
+    """The submitted notebook's bytes (from read_submission_bytes) as read_submission gives them.
+
+    Raises Unreadable, with the same messages as read_submission.
+    """
     if not data.strip():
         raise Unreadable("notebook could not be read: empty file")
     try:

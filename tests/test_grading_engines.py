@@ -1,0 +1,114 @@
+"""A submission becomes a job of plain data, and one path hands jobs out and takes results back.
+
+These run no sandbox: the jobs are graded by stand-ins, so the path itself
+(what is read on the instructor's machine, in what order, and how often a
+student is recorded) is what is checked.
+"""
+
+import concurrent.futures
+import os
+import pickle
+from dataclasses import dataclass
+
+from grader import notebooks
+from grader.engines import InlineExecutor, graded
+from grader.grade import read_job
+from grader.sandbox import Limits
+
+INSTRUCTOR = {"hw": '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'}
+
+
+@dataclass
+class Submission:
+    student: str
+    assignment: str = "hw"
+
+
+def handed_in(folder, notebook=b'{"cells": []}', **files):
+    os.makedirs(folder, exist_ok=True)
+    if notebook is not None:
+        with open(os.path.join(folder, "hw.ipynb"), "wb") as handle:
+            handle.write(notebook)
+    for name, content in files.items():
+        path = os.path.join(folder, name.replace("__", os.sep))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(content)
+    return folder
+
+
+def test_a_job_carries_the_notebook_and_the_students_files_as_bytes(tmp_path):
+    folder = handed_in(str(tmp_path / "ada"), b'{"cells": [1]}', **{"data.csv": b"1,2\n",
+                                                                   "sub__notes.txt": b"hi"})
+    os.symlink("/etc/passwd", os.path.join(folder, "secret.txt"))
+    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits())
+    assert job.submission == {"hw": b'{"cells": [1]}'}
+    assert job.files == {"data.csv": b"1,2\n", os.path.join("sub", "notes.txt"): b"hi"}
+    assert job.folder_notes == ["symbolic link 'secret.txt' was ignored"]
+    assert job.unreadable == {}
+    assert pickle.loads(pickle.dumps(job)) == job  # what a worker on another machine gets
+    assert folder not in repr(job)  # no path of the course travels with it
+
+
+def test_a_notebook_over_the_size_cap_is_reported_unread_as_before(tmp_path, monkeypatch):
+    monkeypatch.setattr(notebooks, "MAX_NOTEBOOK_BYTES", 1 << 20)
+    folder = handed_in(str(tmp_path / "ada"), b" " * ((1 << 20) + 1))
+    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits())
+    assert job.submission == {}
+    assert job.unreadable == {"hw": "notebook too large (1 MiB; at most 1 MiB): not graded"}
+
+
+def test_a_linked_or_missing_notebook_is_kept_as_its_reason(tmp_path):
+    linked = handed_in(str(tmp_path / "ada"), None)
+    os.symlink("/etc/hostname", os.path.join(linked, "hw.ipynb"))
+    job = read_job("ada", "hw", linked, INSTRUCTOR, Limits())
+    assert job.unreadable == {"hw": "notebook could not be read: it is a symbolic link"}
+    missing = read_job("bob", "hw", handed_in(str(tmp_path / "bob"), None), INSTRUCTOR, Limits())
+    assert missing.submission == {} and missing.unreadable == {}
+
+
+def test_one_at_a_time_each_student_is_read_graded_and_recorded_before_the_next():
+    events = []
+
+    def prepare(submission):
+        events.append(("read", submission.student))
+        return submission.student
+
+    def grade(job):
+        events.append(("graded", job))
+        return {"student": job}
+
+    for submission, result in graded([Submission("a"), Submission("b")], prepare,
+                                     InlineExecutor(), lambda: 1, grade):
+        events.append(("recorded", result["student"]))
+    assert events == [("read", "a"), ("graded", "a"), ("recorded", "a"),
+                      ("read", "b"), ("graded", "b"), ("recorded", "b")]
+
+
+def test_a_student_listed_twice_is_recorded_once():
+    results = list(graded([Submission("a"), Submission("a"), Submission("b")],
+                          lambda s: s.student, InlineExecutor(), lambda: 1,
+                          lambda job: {"student": job}))
+    assert [s.student for s, _ in results] == ["a", "b"]
+
+
+def test_an_unreadable_folder_or_a_failed_worker_fails_that_student_only():
+    def prepare(submission):
+        if submission.student == "unreadable":
+            raise PermissionError("submitted/unreadable")
+        return submission.student
+
+    def grade(job):
+        if job == "crashes":
+            raise RuntimeError("worker lost")
+        return {"student": job, "notebooks": []}
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        results = {s.student: r for s, r in graded(
+            [Submission(n) for n in ("a", "unreadable", "crashes", "b")], prepare, pool,
+            lambda: 4, grade)}
+    assert sorted(results) == ["a", "b", "crashes", "unreadable"]
+    assert results["a"] == {"student": "a", "notebooks": []}
+    assert results["unreadable"]["error"] == "PermissionError('submitted/unreadable')"
+    assert results["crashes"]["error"] == ("the grading worker process failed "
+                                           "(RuntimeError('worker lost'))")
