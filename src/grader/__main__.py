@@ -159,6 +159,7 @@ def autograde(args):
             else:
                 gradable.append(submission)
         remove_stale_work_roots()
+        SandboxCgroups.remove_stale()  # of graders killed before they could remove them
         remove_assignment_leftovers(settings.reports, settings.autograded, args.assignment)
         with private_work_root():
             for submission, result in graded(gradable, prepare, executor, in_flight, grade):
