@@ -1,17 +1,19 @@
-"""How fast a class is graded: one worker against two, SQLite against PostgreSQL, Dask.
+"""How fast a class is graded: stock nbgrader, one worker, two, Dask; SQLite or PostgreSQL.
 
 Generates a batch of submissions for each assignment (correct, partial, empty,
 crashing and unreadable notebooks in turn; see grader.synthetic_batch) and grades
-it with ``python -m grader autograde`` at each number of workers into each kind
-of gradebook, each run in a fresh course folder whose gradebook holds the released
-assignments (releasing is not timed). It starts its own temporary PostgreSQL
-server, as the tests do. It prints seconds per submission, the speed-up over one
-worker and a projection for 1,000 notebooks on a 16-core machine, checks that
-every run recorded the same grades, and never fails because the machine is slow.
+it with stock ``nbgrader autograde`` (--engines stock, for comparison) and with
+``python -m grader autograde`` at each number of workers into each kind of
+gradebook, each run in a fresh course folder whose gradebook holds the released
+assignments (releasing is not timed). With postgresql it starts its own temporary
+PostgreSQL server, as the tests do. It prints seconds per submission, the ratio to
+stock nbgrader, the speed-up over one worker and a projection for 1,000 notebooks
+on a 16-core machine, checks that every run of the course's grader recorded the
+same grades, and never fails because the machine is slow.
 
     .venv/bin/python benchmarks/grading.py [--students 20] [--jobs 1,2]
-        [--assignments parameters,logits-to-text] [--backends sqlite,postgresql]
-        [--engines local,dask] [--dask-workers 2]
+        [--assignments parameters,logits-to-text] [--backends sqlite[,postgresql]]
+        [--engines stock,local,dask] [--dask-workers 2]
 
 --students is per assignment: the default batch is 2 x 20 = 40 submissions.
 --engines dask also grades the batch (into the first backend's kind of
@@ -49,10 +51,10 @@ def environment(db_url):
     return env
 
 
-def run(command, course, db_url):
+def run(command, course, db_url, **extra_env):
     """(wall seconds, exit status, output tail) of one command run in ``course``."""
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=course, env=environment(db_url),
+    result = subprocess.run(command, cwd=course, env=dict(environment(db_url), **extra_env),
                             capture_output=True, text=True)
     seconds = time.perf_counter() - start
     return seconds, result.returncode, (result.stdout + result.stderr)[-3000:]
@@ -129,10 +131,10 @@ def main():
     parser.add_argument("--students", type=int, default=20, help="submissions per assignment")
     parser.add_argument("--assignments", default="parameters,logits-to-text")
     parser.add_argument("--jobs", default="1,2", help="comma-separated worker counts")
-    parser.add_argument("--backends", default="sqlite,postgresql")
-    parser.add_argument("--engines", default="local",
-                        help="local (--jobs on this machine), dask (a local Dask cluster) "
-                             "or both, comma-separated")
+    parser.add_argument("--backends", default="sqlite", help="sqlite, postgresql or both")
+    parser.add_argument("--engines", default="stock,local,dask",
+                        help="stock (nbgrader's own autograde, unsandboxed), local (--jobs on "
+                             "this machine), dask (a local Dask cluster), comma-separated")
     parser.add_argument("--dask-workers", type=int, default=2,
                         help="worker processes of the local Dask cluster")
     args = parser.parse_args()
@@ -148,11 +150,17 @@ def main():
     print(f"machine: {os.cpu_count()} cores, load average before: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     server = TemporaryPostgres() if "postgresql" in backends else None
-    results, dask_results, dask_memory = [], [], {}
+    results, dask_results, dask_memory, per_assignment = [], [], {}, {}
+    stock_seconds = None
     outcome = {"reference": None, "problems": 0}
 
-    def grade_batch(work, name, backend, engine_args):
-        """Seconds to grade the batch in a fresh course with `engine_args`; checks the grades."""
+    def grade_batch(work, name, backend, engine_args, stock=False):
+        """Seconds to grade the batch in a fresh course with `engine_args`; checks the grades.
+
+        With `stock`, nbgrader's own autograde grades it instead (switched back on for
+        this course copy), unsandboxed, with one torch thread per kernel as in the sandbox;
+        its grades are not compared (it cannot grade every kind of the batch).
+        """
         course = os.path.join(work, name)
         if backend == "sqlite":
             db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
@@ -161,26 +169,37 @@ def main():
         prepare(course, assignments, students, db_url)
         seconds, rows = 0.0, {}
         for assignment in assignments:
-            took, code, tail = run([sys.executable, "-m", "grader", "autograde", assignment,
-                                    *engine_args], course, db_url)
+            command = ([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force",
+                        "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"]
+                       if stock else
+                       [sys.executable, "-m", "grader", "autograde", assignment, *engine_args])
+            took, code, tail = run(command, course, db_url,
+                                   **({"OMP_NUM_THREADS": "1"} if stock else {}))
             seconds += took
+            per_assignment[name, assignment] = took
+            if stock:
+                continue
             rows[assignment] = gradebook_rows(db_url, assignment)
             if code != 0:
                 outcome["problems"] += 1
                 print(f"  {name} {assignment}: exit status {code}\n{tail}")
+        print(f"  graded {name}: {seconds:.1f} s (load average now "
+              f"{os.getloadavg()[0]:.1f})", flush=True)
+        if stock:
+            return seconds
         if outcome["reference"] is None:
             outcome["reference"] = rows
         elif rows != outcome["reference"]:
             outcome["problems"] += 1
             print(f"  {name}: the grades DIFFER from those of the first run")
-        print(f"  graded {name}: {seconds:.1f} s (load average now "
-              f"{os.getloadavg()[0]:.1f})", flush=True)
         return seconds
 
     with tempfile.TemporaryDirectory(prefix="grading-benchmark-") as work:
         if server:
             server.start()
         try:
+            if "stock" in engines:
+                stock_seconds = grade_batch(work, "stock", backends[0], [], stock=True)
             for backend in backends if "local" in engines else ():
                 for jobs in jobs_list:
                     seconds = grade_batch(work, f"{backend}-{jobs}", backend,
@@ -214,6 +233,23 @@ def main():
         speedup = serial[backend] / seconds if backend in serial else float("nan")
         print(f"{backend:<11}{'dask' + str(args.dask_workers):>5}{seconds:>9.1f}"
               f"{seconds / n:>14.2f}{speedup:>10.2f}")
+    if stock_seconds:
+        print()
+        names = ["stock"] + [f"{b}-{j}" for b, j, _ in results] + [
+            f"{b}-dask{args.dask_workers}" for b, _ in dask_results]
+        print("seconds per notebook, and the ratio to stock nbgrader's on the same notebooks:")
+        print(f"{'run':<14}" + "".join(f"{a:>24}" for a in assignments) + f"{'all':>18}")
+        for name in names:
+            cells = []
+            for assignment in assignments:
+                took = per_assignment[name, assignment] / len(students)
+                ratio = took / (per_assignment["stock", assignment] / len(students))
+                cells.append(f"{took:>14.2f} ({ratio:>5.2f}x)")
+            total = sum(per_assignment[name, a] for a in assignments)
+            cells.append(f"{total / n:>9.2f} ({total / stock_seconds:>5.2f}x)")
+            print(f"{name:<14}" + "".join(f"{c:>24}" for c in cells[:-1]) + f"{cells[-1]:>18}")
+        print("(each run's wall time, divided by its notebooks: start-up included; stock "
+              "nbgrader runs every kernel unsandboxed, one at a time)")
     for address, (own, child) in sorted(dask_memory.items()):
         print(f"Dask worker {address}: {own:,.0f} MiB peak resident memory itself, "
               f"{child:,.0f} MiB its largest sandbox process")

@@ -287,6 +287,8 @@ class FakeKernel:
                               if n in self.answers or n in self.calls}}, ok
         if message["op"] == "get":
             return {"value": json.loads(json.dumps(self.answers[message["name"]]))}, ok
+        if message["op"] == "end":  # the check is over: the kernel's child that answered goes
+            return {"ended": True}, ok
         reply = self.calls[message["name"]]
         if reply == "timeout":
             self.process = None
@@ -312,7 +314,7 @@ def test_the_checker_runs_the_test_here_with_the_kernels_answers():
         "passed", "", "ok\n")
     sent = " ".join(str(r) for r in kernel.requests)
     assert "secret" not in sent and "assert" not in sent  # only names and arguments travel
-    assert [r["op"] for r in kernel.requests] == ["describe", "get", "call"]
+    assert [r["op"] for r in kernel.requests] == ["describe", "get", "call", "end"]
     status, message, _ = check(FakeKernel({"answer": 41}), "assert answer == 42, 'not 42'")
     assert (status, message) == ("failed", "AssertionError: not 42")
 
@@ -358,7 +360,7 @@ def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
                  "model = GPTModel({'vocab_size': 10, 'context_length': 4, 'emb_dim': 4,"
                  " 'n_heads': 2, 'n_layers': 1, 'drop_rate': 0.0, 'qkv_bias': False})\n"
                  "tokenizer = get_tokenizer()",))
-    data = base64.b64decode(kernel.requests[-1]["args"])
+    data = base64.b64decode(next(r for r in kernel.requests if r["op"] == "call")["args"])
     refs = []
 
     class Loader(pickle.Unpickler):

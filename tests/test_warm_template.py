@@ -8,7 +8,6 @@ second sees a sandbox as fresh as a new one; then they grade real notebooks
 both ways and compare every recorded result.
 """
 
-import dataclasses
 import json
 import os
 
@@ -16,7 +15,7 @@ import pytest
 
 from grader import grade
 from grader.course import blocked_functions, load
-from grader.grade import Job, grade_student
+from grader.grade import grade_student, read_instructor_notebooks, read_job
 from grader.sandbox import ForkedKernel, Limits, Template, bwrap_available
 from honest_students import ROOT, CASES, solved
 
@@ -207,8 +206,9 @@ def _graded(tmp_path, warm):
             for file_name, data in files.items():
                 (folder / file_name).write_bytes(data)
             notebooks = settings.instructor_notebooks(assignment)
-            record = grade_student(Job(name, assignment, str(folder), notebooks, LIMITS,
-                                       blocked=blocked_functions(settings, notebooks)))
+            record = grade_student(read_job(name, assignment, str(folder),
+                                            read_instructor_notebooks(notebooks), LIMITS,
+                                            blocked=blocked_functions(settings, notebooks)))
             for notebook in record["notebooks"]:
                 notebook.pop("seconds")
             results[name] = record
