@@ -31,7 +31,7 @@ import nbformat
 from . import course
 from .engines import (CONNECT_SECONDS, EngineError, InlineExecutor, dask_cluster, grade_on_worker,
                       graded, safe_grade)
-from .grade import read_instructor_notebooks, read_job
+from .grade import prepare_checkers, read_instructor_notebooks, read_job
 from .notebooks import (build_plan, clean_name, clean_text, shown_id, student_id_problem,
                         submission_link_problem)
 from .record import (StagedFiles, clean_record, read_timestamp, record_in_gradebook,
@@ -146,6 +146,8 @@ def autograde(args):
         return read_job(submission.student, submission.assignment, submission.submitted_dir,
                         instructor_texts, limits, blocked=blocked)
 
+    if args.jobs > 1 and not args.scheduler:
+        prepare_checkers(instructor_texts)  # once here: the forked workers share them
     with engine(args) as (executor, in_flight, where, grade):
         print(f"autograding {args.assignment}: {len(submissions)} submission(s), {where}",
               file=sys.stderr)

@@ -364,6 +364,19 @@ def make_checker(plan, instructor):
     return _CHECKERS[key]
 
 
+def prepare_checkers(instructor_texts):
+    """Build the checks' set-up of every notebook {name: JSON text} now, in this process,
+    so that the worker processes forked from it start with them. One torch thread:
+    each worker is one core's work, and a process that forks must not have started
+    a pool of threads."""
+    import torch
+
+    torch.set_num_threads(1)
+    for text in instructor_texts.values():
+        instructor = nbformat.reads(text, as_version=4)
+        make_checker(build_plan(instructor, None), instructor)
+
+
 def give_to_sandbox_user(folder):
     """The student's copy belongs to the sandbox's unprivileged user (when we may chown)."""
     os.chmod(folder, 0o777)
