@@ -23,9 +23,9 @@ import textwrap
 import time
 import types
 
-from .sandbox import clean
+from .runner import short as _short
+from .sandbox import OUTPUT_CAP, clean  # a test cell's own printing keeps as much as a cell's
 
-OUTPUT_CAP = 20_000  # characters a test cell's own printing keeps
 
 
 class KernelLost(BaseException):
@@ -384,12 +384,8 @@ def _student_exception(reply, name):
 
 
 def short(exc):
-    try:
-        text = str(exc)
-    except Exception:  # noqa: BLE001
-        text = ""
-    name = type(exc).__name__
-    return clean(f"{name}: {text}" if text else name)
+    """'TypeError: message', as the kernel words it, made safe for reports."""
+    return clean(_short(exc))
 
 
 def _capped(output):

@@ -29,6 +29,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .runner import MESSAGE_CAP  # characters of a student-made message kept
+
 RUNNER = Path(__file__).with_name("runner.py")
 SANDBOX_HOME = "/home/student"
 SANDBOX_WORK = SANDBOX_HOME + "/work"
@@ -36,7 +38,6 @@ SANDBOX_RUNNER = "/opt/grader/runner.py"
 OUTPUT_CAP = 20_000  # bytes of stdout and of stderr kept per cell
 REQUEST_CAP = 16 << 20  # bytes of one request to the sandbox
 REPLY_CAP = 40 << 20  # bytes of one reply line; more is garbage
-MESSAGE_CAP = 600  # characters of a student-made message kept
 START_TIMEOUT = 60  # seconds for Python, torch and gptcourse to import
 NOBODY = 65534  # the uid student code sees inside a user namespace
 MAX_PROCESSES = 128  # processes and threads of one sandbox's user
