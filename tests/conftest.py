@@ -43,7 +43,7 @@ SLOW_MODULES = {"test_assignments", "test_book", "test_course_exchange", "test_d
                 "test_grader_loop", "test_grader_submissions", "test_grades_out",
                 "test_honest_students",
                 "test_instructor_loop", "test_jupyterhub", "test_parallel_grading",
-                "test_postgres_gradebook", "test_rehearsal"}
+                "test_postgres_gradebook", "test_rehearsal", "test_warm_template"}
 
 
 def pytest_collection_modifyitems(config, items):
