@@ -12,7 +12,8 @@ import pytest
 
 from grader.record import writer_tag
 from scaling_helpers import (ASSIGNMENT, STUDENTS, finish, gradebook_rows, make_course,
-                             output_files, run_grader, sqlite_url, start_grader)
+                             output_files, run_grader, start_grader)
+from testsupport.gradebook import sqlite_url
 
 pytest_plugins = ["scaling_fixtures"]
 
