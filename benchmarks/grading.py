@@ -1,7 +1,7 @@
 """How fast a class is graded: stock nbgrader, one worker, two, Dask; SQLite or PostgreSQL.
 
 Generates a batch of submissions for each assignment (correct, partial, empty,
-crashing and unreadable notebooks in turn; see grader.synthetic_batch) and grades
+crashing and unreadable notebooks in turn; see testsupport.synthetic_batch) and grades
 it with stock ``nbgrader autograde`` (--engines stock, for comparison) and with
 ``python -m grader autograde`` at each number of workers into each kind of
 gradebook, each run in a fresh course folder whose gradebook holds the released
@@ -33,28 +33,23 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)  # testsupport
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from grader.postgres_server import TemporaryPostgres  # noqa: E402
-from grader.synthetic_batch import (KINDS, gradebook_rows, make_course, student_ids,  # noqa: E402
-                                    write_batch)
+from testsupport.course import nbgrader_env  # noqa: E402
+from testsupport.gradebook import gradebook_rows, sqlite_url  # noqa: E402
+from testsupport.postgres import TemporaryPostgres  # noqa: E402
+from testsupport.synthetic_batch import KINDS, make_course, student_ids, write_batch  # noqa: E402
 
 PROJECTED_NOTEBOOKS = 1000
 PROJECTED_CORES = 16
 PROJECTED_MACHINES = 4
 
 
-def environment(db_url):
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env["GPTCOURSE_DB_URL"] = db_url
-    return env
-
-
 def run(command, course, db_url, **extra_env):
     """(wall seconds, exit status, output tail) of one command run in ``course``."""
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=course, env=dict(environment(db_url), **extra_env),
+    result = subprocess.run(command, cwd=course, env=nbgrader_env(db_url, **extra_env),
                             capture_output=True, text=True)
     seconds = time.perf_counter() - start
     return seconds, result.returncode, (result.stdout + result.stderr)[-3000:]
@@ -163,7 +158,7 @@ def main():
         """
         course = os.path.join(work, name)
         if backend == "sqlite":
-            db_url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
+            db_url = sqlite_url(course)
         else:
             db_url = server.create_database(name.replace("-", "_"))
         prepare(course, assignments, students, db_url)

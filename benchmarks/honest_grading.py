@@ -21,9 +21,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
 
-from honest_students import CASES, assignments, course_copy  # noqa: E402
+from honest_students import CASES  # noqa: E402
+from testsupport.course import (assignments, copy_course, nbgrader_env,  # noqa: E402
+                                release_assignments)
 
 BEFORE = "6046492"  # the grader before student-order plans, IPython and forked calls
 
@@ -40,7 +42,7 @@ def grader_at(revision, folder):
 
 
 def make_course(folder, styles):
-    course_copy(folder)
+    release_assignments(copy_course(folder))
     for name in styles:
         style = CASES[name]
         target = os.path.join(folder, "course-data", "submitted", name, style.assignment)
@@ -51,9 +53,7 @@ def make_course(folder, styles):
 
 
 def environment(grader_src):
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.pop("GPTCOURSE_DB_URL", None)
+    env = nbgrader_env()
     if grader_src:
         env["PYTHONPATH"] = grader_src  # its `grader` package comes before the installed one
     return env

@@ -14,6 +14,9 @@ import sys
 
 import nbformat
 
+from testsupport.course import nbgrader_env
+from testsupport.gradebook import gradebook_scores as read_scores, sqlite_url
+
 ASSIGNMENT = "tiny"
 NOTEBOOK = "tiny"
 MAX_SCORE = 6.0
@@ -105,13 +108,6 @@ def instructor_notebook():
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
                                  "name": "python3"}
     return nb
-
-
-def nbgrader_env():
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.pop("GPTCOURSE_DB_URL", None)
-    return env
 
 
 def make_course(root):
@@ -206,14 +202,5 @@ def report(root):
 
 
 def gradebook_scores(root):
-    """{student: {grade_id: auto_score}} read back from the gradebook."""
-    from nbgrader.api import Gradebook
-
-    url = "sqlite:///" + os.path.join(root, "course-data", "gradebook.db")
-    scores = {}
-    with Gradebook(url) as gb:
-        for submission in gb.assignment_submissions(ASSIGNMENT):
-            for notebook in submission.notebooks:
-                for grade in notebook.grades:
-                    scores.setdefault(submission.student.id, {})[grade.cell.name] = grade.auto_score
-    return scores
+    """{student: {grade_id: auto_score}} read back from the course's gradebook."""
+    return read_scores(sqlite_url(root), ASSIGNMENT)

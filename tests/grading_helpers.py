@@ -1,54 +1,37 @@
-"""Build submissions for the two assignments and grade a batch of them with nbgrader.
+"""Build submissions for the assignments and grade a batch of them.
 
 A submission is made from the committed student notebook (``exercises/``): every
 answer cell gets the instructor's solution (the code between the solution
 markers of ``solutions/``), and any answer cell can be replaced by other code to
-model a student who wrote it differently or wrongly. Grading goes through one
-function, ``grade_batch``, so the tests do not depend on how grading is done.
+model a student who wrote it differently or wrongly. ``grade_batch`` grades a
+batch with the course's own grader (``python -m grader autograde``, as `make
+autograde` does); ``grade_batch_with_stock_nbgrader`` grades it with stock
+nbgrader, as a second check.
 """
 
-import os
-import shutil
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 
-REPO = Path(__file__).resolve().parent.parent
-COURSE_FILES = ("nbgrader_config.py", "solutions", "exercises")
-NOTEBOOKS = {"parameters": "parameters.ipynb", "logits-to-text": "logits_to_text.ipynb"}
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+from testsupport.course import ROOT, assignments, nbgrader_env, solution_answers
+from testsupport.gradebook import gradebook_scores, sqlite_url
 
-
-def make_course(directory):
-    """Copy the course (configuration, solutions, exercises) into ``directory``; return its path."""
-    course = Path(directory)
-    course.mkdir(parents=True, exist_ok=True)
-    for name in COURSE_FILES:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, course / name)
-        else:
-            shutil.copy2(source, course / name)
-    return course
+REPO = Path(ROOT)
+NOTEBOOKS = {name: notebook + ".ipynb" for name, notebook in assignments().items()}
 
 
 def nbgrader(course_dir, *args):
     """Run an nbgrader command in ``course_dir``; return the finished process (stdout and stderr merged).
 
-    The environment's ``bin`` goes first on PATH (nbgrader runs ``alembic`` from
-    there to create the gradebook) and the Jupyter configuration directory is
-    an empty one, so a user's own nbgrader settings cannot leak in.
+    The Jupyter configuration directory is an empty one, so a user's own nbgrader
+    settings cannot leak in; assignments are graded side by side, so one torch
+    thread per kernel keeps the kernels from fighting over a small machine's cores.
     """
-    course_dir = Path(course_dir)
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["JUPYTER_CONFIG_DIR"] = str(course_dir / ".jupyter-config")
-    env.pop("GPTCOURSE_DB_URL", None)  # the course copy keeps its own SQLite gradebook
-    # Assignments are graded side by side: one torch thread per kernel keeps the
-    # kernels from fighting over a small machine's cores.
-    env["OMP_NUM_THREADS"] = "1"
+    env = nbgrader_env(JUPYTER_CONFIG_DIR=str(Path(course_dir) / ".jupyter-config"),
+                       OMP_NUM_THREADS="1")
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=course_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -61,19 +44,6 @@ def notebook_path(course_dir, folder, assignment, student=None):
     return Path(course_dir).joinpath(*[part for part in parts if part is not None])
 
 
-def solution_sources(assignment):
-    """The instructor's answer for each answer cell: {grade_id: source without the solution markers}."""
-    nb = nbformat.read(REPO / "solutions" / assignment / NOTEBOOKS[assignment], as_version=4)
-    answers = {}
-    for cell in nb.cells:
-        nbgrader_meta = cell.metadata.get("nbgrader", {})
-        if nbgrader_meta.get("solution"):
-            lines = [line for line in cell.source.split("\n")
-                     if not any(marker in line for marker in SOLUTION_MARKERS)]
-            answers[nbgrader_meta["grade_id"]] = "\n".join(lines)
-    return answers
-
-
 def build_submission(assignment, answers=None, fill_solutions=True):
     """The student notebook with its answer cells filled in.
 
@@ -82,7 +52,7 @@ def build_submission(assignment, answers=None, fill_solutions=True):
     grade_id is an error, so a renamed cell cannot silently leave a test vacuous.
     """
     nb = nbformat.read(REPO / "exercises" / assignment / NOTEBOOKS[assignment], as_version=4)
-    sources = dict(solution_sources(assignment)) if fill_solutions else {}
+    sources = dict(solution_answers(assignment)) if fill_solutions else {}
     answers = answers or {}
     answer_ids = {cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells
                   if cell.metadata.get("nbgrader", {}).get("solution")}
@@ -97,38 +67,58 @@ def build_submission(assignment, answers=None, fill_solutions=True):
     return nb
 
 
-def grade_batch(course_dir, assignment, submissions):
-    """Autograde ``submissions`` ({student: notebook}) of ``assignment``; return {student: {grade_id: score}}.
-
-    The submissions are written where nbgrader collects them, the assignment is
-    generated (which records its test cells in the gradebook), every student is
-    autograded in one run, and the per-cell scores are read from the gradebook.
-    """
-    from nbgrader.api import Gradebook
-
+def _hand_in_and_release(course_dir, assignment, submissions):
+    """Writes ``submissions`` ({student: notebook}) where nbgrader collects them and
+    generates the assignment (which records its test cells in the gradebook)."""
     for student, nb in submissions.items():
         path = notebook_path(course_dir, "course-data/submitted", assignment, student)
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, path)
-    # stock nbgrader on purpose, a second check beside the course's grader: the course's
-    # nbgrader_config.py switches nbgrader's own autograde off, so the test switches it on
+    done = nbgrader(course_dir, "generate_assignment", assignment, "--force")
+    if done.returncode != 0:
+        raise RuntimeError(f"nbgrader generate_assignment failed ({done.returncode}):\n"
+                           f"{done.stdout[-5000:]}")
+
+
+def grade_batch(course_dir, assignment, submissions, jobs=2):
+    """Grades ``submissions`` ({student: notebook}) of ``assignment`` with the course's grader.
+
+    Returns ({student: {grade_id: score}} from the gradebook, {student: {grade_id:
+    message}} of every check that did not pass, from the grader's report).
+    """
+    _hand_in_and_release(course_dir, assignment, submissions)
+    env = nbgrader_env(JUPYTER_CONFIG_DIR=str(Path(course_dir) / ".jupyter-config"))
+    done = subprocess.run([sys.executable, "-m", "grader", "autograde", assignment,
+                           "--jobs", str(jobs)], cwd=course_dir, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"grader autograde failed ({done.returncode}):\n{done.stdout[-5000:]}")
+    scores = gradebook_scores(sqlite_url(str(course_dir)), assignment, "gptcourse")
+    report = Path(course_dir) / "course-data" / "reports" / (assignment + ".json")
+    messages = {student: {} for student in submissions}
+    for row in json.loads(report.read_text(encoding="utf-8"))["rows"]:
+        if row["grade_id"] and row["status"] not in ("passed", "note"):
+            messages[row["student"]][row["grade_id"]] = row["message"]
+    return {student: scores[student] for student in submissions}, messages
+
+
+def grade_batch_with_stock_nbgrader(course_dir, assignment, submissions):
+    """Grades ``submissions`` with stock `nbgrader autograde`; returns {student: {grade_id: score}}.
+
+    The course's nbgrader_config.py switches nbgrader's own autograde off (the
+    course grades in its sandbox), so this switches it back on for the run.
+    """
+    _hand_in_and_release(course_dir, assignment, submissions)
     stock = "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"
-    for args in (("generate_assignment", assignment, "--force"),
-                 ("autograde", assignment, "--force", stock)):
-        done = nbgrader(course_dir, *args)
-        if done.returncode != 0:
-            raise RuntimeError(f"nbgrader {' '.join(args)} failed ({done.returncode}):\n{done.stdout[-5000:]}")
-    db_url = "sqlite:///" + str(Path(course_dir) / "course-data" / "gradebook.db")
-    scores = {}
-    with Gradebook(db_url, "gptcourse") as gradebook:
-        for student in submissions:
-            graded = gradebook.find_submission_notebook(Path(NOTEBOOKS[assignment]).stem, assignment, student)
-            scores[student] = {grade.name: grade.score for grade in graded.grades}
-    return scores
+    done = nbgrader(course_dir, "autograde", assignment, "--force", stock)
+    if done.returncode != 0:
+        raise RuntimeError(f"nbgrader autograde failed ({done.returncode}):\n{done.stdout[-5000:]}")
+    scores = gradebook_scores(sqlite_url(str(course_dir)), assignment, "gptcourse")
+    return {student: scores[student] for student in submissions}
 
 
-def failure_messages(course_dir, assignment, student):
-    """{grade_id: 'ErrorName: message'} of the test cells that failed in the autograded notebook."""
+def stock_failure_messages(course_dir, assignment, student):
+    """{grade_id: 'ErrorName: message'} of the test cells that failed in stock nbgrader's autograded notebook."""
     nb = nbformat.read(notebook_path(course_dir, "course-data/autograded", assignment, student), as_version=4)
     messages = {}
     for cell in nb.cells:

@@ -11,27 +11,9 @@ them all in one run.
 """
 
 import json
-import os
 from dataclasses import dataclass, field
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-
-
-def assignments():
-    """{assignment: notebook name}, from solutions/ (one notebook per assignment here)."""
-    found = {}
-    for name in sorted(os.listdir(os.path.join(ROOT, "solutions"))):
-        folder = os.path.join(ROOT, "solutions", name)
-        notebooks = sorted(f[:-6] for f in os.listdir(folder) if f.endswith(".ipynb"))
-        if notebooks:
-            found[name] = notebooks[0]
-    return found
-
-
-def _read(*parts):
-    with open(os.path.join(ROOT, *parts), encoding="utf-8") as handle:
-        return json.load(handle)
+from testsupport.course import assignments, read_notebook, solution_answers
 
 
 def grade_id(cell):
@@ -39,41 +21,9 @@ def grade_id(cell):
     return meta.get("grade_id") if isinstance(meta, dict) else None
 
 
-def solution_answers(assignment):
-    """{grade_id: the instructor's answer without the solution markers}."""
-    nb = _read("solutions", assignment, assignments()[assignment] + ".ipynb")
-    answers = {}
-    for cell in nb["cells"]:
-        meta = cell["metadata"].get("nbgrader", {})
-        if meta.get("solution"):
-            lines = "".join(cell["source"]).splitlines(keepends=True)
-            answers[meta["grade_id"]] = "".join(l for l in lines if l.strip() not in MARKERS)
-    return answers
-
-
-def course_copy(folder):
-    """A copy of the course at `folder` (configuration, solutions, student notebooks)
-    with every assignment released into its own gradebook."""
-    import shutil
-    import subprocess
-    import sys
-
-    os.makedirs(folder)
-    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), folder)
-    for part in ("solutions", "exercises"):
-        shutil.copytree(os.path.join(ROOT, part), os.path.join(folder, part))
-    env = dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep
-               + os.environ.get("PATH", ""))
-    env.pop("GPTCOURSE_DB_URL", None)
-    for assignment in assignments():
-        subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment,
-                        "--force"], cwd=folder, env=env, check=True, capture_output=True)
-    return folder
-
-
 def solved(assignment):
     """The released notebook with every answer cell holding the instructor's solution."""
-    nb = _read("exercises", assignment, assignments()[assignment] + ".ipynb")
+    nb = read_notebook("exercises", assignment)
     answers = solution_answers(assignment)
     for cell in nb["cells"]:
         if grade_id(cell) in answers:

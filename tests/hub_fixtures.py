@@ -24,6 +24,8 @@ import tempfile
 import time
 import urllib.request
 
+from testsupport.course import MAKE_FILES, copy_course as copy_course_files
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY = os.path.join(ROOT, "deploy")
 VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))
@@ -35,8 +37,6 @@ ACCOUNT_MARK = "gptcourse hub test account"
 GRADER = "gptc-grader"
 STUDENTS = ("gptc-alice", "gptc-bob", "gptc-carol", "gptc-dave")
 PASSWORD = "course-hub-test-7"
-COURSE_FILES = ("Makefile", "nbgrader_config.py", "requirements.txt", "pyproject.toml",
-                "solutions", "exercises")
 START_SECONDS = 120  # the hub's own start, bounded
 
 
@@ -122,13 +122,7 @@ def copy_course(home, entry, environment):
     """The repository's course files into ~/gptcourse, owned by the grader account."""
     course = os.path.join(home, "gptcourse")
     os.makedirs(course)
-    for name in COURSE_FILES:
-        source = os.path.join(ROOT, name)
-        if os.path.isdir(source):
-            shutil.copytree(source, os.path.join(course, name),
-                            ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
-        else:
-            shutil.copy2(source, os.path.join(course, name))
+    copy_course_files(course, extra=MAKE_FILES)
     chown_tree(course, entry)
     # make's .venv: the repository's packages, run by an interpreter every account can run
     os.symlink(environment, os.path.join(course, ".venv"))

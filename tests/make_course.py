@@ -6,21 +6,13 @@ everything it writes stays in the copy.
 """
 
 import os
-import shutil
 import subprocess
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-COPIED = ["Makefile", "nbgrader_config.py", "requirements.txt", "pyproject.toml"]
+from testsupport.course import copy_course as _copy_course
 
 
 def copy_course(folder, extra=()):
-    os.makedirs(folder, exist_ok=True)
-    for name in COPIED:  # copy2 keeps the times: .venv's stamp stays newer than the files
-        shutil.copy2(os.path.join(ROOT, name), folder)
-    for name in ("solutions", "exercises", *extra):
-        shutil.copytree(os.path.join(ROOT, name), os.path.join(folder, name))
-    os.symlink(os.path.join(ROOT, ".venv"), os.path.join(folder, ".venv"))
-    return folder
+    return _copy_course(folder, extra, for_make=True)
 
 
 def make(folder, *args, env=None, timeout=600):

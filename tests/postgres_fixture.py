@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from grader.postgres_server import PostgresError, TemporaryPostgres
+from testsupport.postgres import PostgresError, TemporaryPostgres
 
 _database_numbers = itertools.count(1)
 

@@ -8,7 +8,8 @@ run into SQLite is the reference the other runs are compared with.
 import pytest
 
 from scaling_helpers import (GradedRun, gradebook_rows, make_course, output_files, release,
-                             run_grader, sqlite_path, sqlite_url)
+                             run_grader, sqlite_path)
+from testsupport.gradebook import sqlite_url
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """Helpers for grading a batch in parallel, in shards and on PostgreSQL.
 
-Every run grades the same generated batch (see grader.synthetic_batch) in a course
+Every run grades the same generated batch (see testsupport.synthetic_batch) in a course
 folder of its own: a copy of nbgrader_config.py, solutions/ and exercises/, the
 submissions under course-data/submitted/, and a gradebook into which the
 assignment was released (``nbgrader generate_assignment``, run once per session
@@ -17,38 +17,24 @@ from dataclasses import dataclass
 
 import pytest
 
-from grader import synthetic_batch
-from grader.synthetic_batch import student_ids
+from testsupport import gradebook, synthetic_batch
+from testsupport.course import ROOT, nbgrader_env
+from testsupport.synthetic_batch import student_ids
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASSIGNMENT = "logits-to-text"  # the quicker of the two assignments to grade
 STUDENTS = student_ids(6)  # correct, partial, empty, crashing, unreadable, correct
 GRADER_TIMEOUT = 600  # seconds a whole grader run may take before the test fails
-
-
-def grader_env(db_url=None):
-    env = dict(os.environ)
-    # nbgrader runs the `alembic` command when it creates a gradebook
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.pop("GPTCOURSE_DB_URL", None)
-    if db_url is not None:
-        env["GPTCOURSE_DB_URL"] = db_url
-    return env
 
 
 def sqlite_path(course):
     return os.path.join(course, "course-data", "gradebook.db")
 
 
-def sqlite_url(course):
-    return "sqlite:///" + sqlite_path(course)
-
-
 def release(course, db_url=None):
     """nbgrader generate_assignment in ``course``: puts the assignment into the gradebook."""
     result = subprocess.run(
         [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
-        cwd=course, env=grader_env(db_url), capture_output=True, text=True, timeout=300)
+        cwd=course, env=nbgrader_env(db_url), capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, f"generate_assignment failed:\n{result.stderr[-4000:]}"
 
 
@@ -71,7 +57,7 @@ def start_grader(course, *args, db_url=None):
     """The grader as a running process in its own process group; output to a log file."""
     number = len([n for n in os.listdir(course) if n.startswith("grader-")])
     log = open(os.path.join(course, f"grader-{number}.log"), "w+")
-    process = subprocess.Popen(grader_command(*args), cwd=course, env=grader_env(db_url),
+    process = subprocess.Popen(grader_command(*args), cwd=course, env=nbgrader_env(db_url),
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     process.log = log
     return process
@@ -98,7 +84,7 @@ def run_grader(course, *args, db_url=None):
 
 
 def gradebook_rows(db_url):
-    return synthetic_batch.gradebook_rows(db_url, ASSIGNMENT)
+    return gradebook.gradebook_rows(db_url, ASSIGNMENT)
 
 
 def _without_timings(value):

@@ -1,14 +1,17 @@
 """The two nbgrader assignments: how they are built, and that they grade right.
 
-Grading runs stock nbgrader on a temporary copy of the course: every model
-student of ``assignment_students`` is autograded in one run per assignment,
-and each test cell's score is compared with what that student earned.
+Every model student of ``assignment_students`` is graded by the course's own
+grader (``python -m grader autograde``, what `make autograde` runs) in a
+temporary copy of the course, one run per assignment, and each test cell's
+score is compared with what that student earned. Stock ``nbgrader autograde``
+grades the same notebooks in another copy as a second check.
 """
 
 import ast
 import json
 import re
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -25,11 +28,12 @@ from grading_helpers import (
     NOTEBOOKS,
     REPO,
     build_submission,
-    failure_messages,
     grade_batch,
-    make_course,
+    grade_batch_with_stock_nbgrader,
     nbgrader,
+    stock_failure_messages,
 )
+from testsupport.course import copy_course
 
 ASSIGNMENTS = {
     "parameters": (PARAMETERS_POINTS, PARAMETERS_STUDENTS, PARAMETERS_HIDDEN_VALUES),
@@ -143,7 +147,7 @@ def test_student_notebooks_hold_no_solution_code_and_no_hidden_tests(assignment)
 
 
 def test_exercises_are_regenerated_byte_for_byte_from_solutions(tmp_path):
-    course = make_course(tmp_path / "course")
+    course = Path(copy_course(str(tmp_path / "course")))
     for assignment in ASSIGNMENTS:
         done = nbgrader(course, "generate_assignment", assignment, "--force")
         assert done.returncode == 0, done.stdout[-3000:]
@@ -159,20 +163,44 @@ def test_exercises_are_regenerated_byte_for_byte_from_solutions(tmp_path):
 # --- grading ----------------------------------------------------------------------
 
 
+def _submissions(assignment):
+    students = ASSIGNMENTS[assignment][1]
+    return {name: build_submission(assignment, student.answers, student.fill_solutions)
+            for name, student in students.items()}
+
+
 @pytest.fixture(scope="session")
 def graded(tmp_path_factory):
-    """{assignment: (course directory, {student: {grade_id: score}})}, the two assignments graded side by side."""
+    """{assignment: ({student: {grade_id: score}}, {student: {grade_id: message}})} from the
+    course's grader, the assignments graded side by side."""
 
     def grade(assignment):
-        course = make_course(tmp_path_factory.mktemp(assignment) / "course")
-        students = ASSIGNMENTS[assignment][1]
-        submissions = {name: build_submission(assignment, student.answers, student.fill_solutions)
-                       for name, student in students.items()}
-        return course, grade_batch(course, assignment, submissions)
+        course = Path(copy_course(str(tmp_path_factory.mktemp(assignment) / "course")))
+        return grade_batch(course, assignment, _submissions(assignment))
 
     with ThreadPoolExecutor(max_workers=len(ASSIGNMENTS)) as pool:
         futures = {assignment: pool.submit(grade, assignment) for assignment in ASSIGNMENTS}
         return {assignment: future.result() for assignment, future in futures.items()}
+
+
+@pytest.fixture(scope="session")
+def stock_graded(tmp_path_factory):
+    """{assignment: (course directory, {student: {grade_id: score}})} from stock nbgrader."""
+
+    def grade(assignment):
+        course = Path(copy_course(str(tmp_path_factory.mktemp("stock-" + assignment) / "course")))
+        return course, grade_batch_with_stock_nbgrader(course, assignment, _submissions(assignment))
+
+    with ThreadPoolExecutor(max_workers=len(ASSIGNMENTS)) as pool:
+        futures = {assignment: pool.submit(grade, assignment) for assignment in ASSIGNMENTS}
+        return {assignment: future.result() for assignment, future in futures.items()}
+
+
+def _expected_scores(assignment, student):
+    points, students, _ = ASSIGNMENTS[assignment]
+    failures = students[student].failures
+    return {grade_id: 0.0 if grade_id in failures else float(value)
+            for grade_id, value in points.items()}
 
 
 STUDENT_CASES = [(assignment, name) for assignment, (_, students, _) in ASSIGNMENTS.items() for name in students]
@@ -180,21 +208,39 @@ STUDENT_CASES = [(assignment, name) for assignment, (_, students, _) in ASSIGNME
 
 @pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
 def test_each_student_earns_exactly_the_points_of_the_checks_they_pass(graded, assignment, student):
-    points, students, _ = ASSIGNMENTS[assignment]
-    expected = students[student]
-    course, scores = graded[assignment]
-    wanted = {grade_id: 0.0 if grade_id in expected.failures else float(value)
-              for grade_id, value in points.items()}
-    assert scores[student] == wanted
-    assert sum(scores[student].values()) == expected.total
+    scores, _ = graded[assignment]
+    assert scores[student] == _expected_scores(assignment, student)
+    assert sum(scores[student].values()) == ASSIGNMENTS[assignment][1][student].total
 
 
 @pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
 def test_failure_messages_name_the_mistake_and_hide_the_expected_values(graded, assignment, student):
     _, students, hidden_values = ASSIGNMENTS[assignment]
     expected = students[student]
-    course, _ = graded[assignment]
-    messages = failure_messages(course, assignment, student)
+    _, all_messages = graded[assignment]
+    messages = all_messages[student]
+    assert set(messages) == set(expected.failures)
+    for grade_id, words in expected.failures.items():
+        if words is not None:
+            assert words in messages[grade_id], messages[grade_id]
+        for value in hidden_values.get(grade_id, []):
+            assert value not in messages[grade_id], f"{grade_id} reveals {value}: {messages[grade_id]}"
+
+
+# a second check: stock nbgrader gives the same points and its own messages agree
+@pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
+def test_stock_nbgrader_gives_each_student_the_same_points(stock_graded, assignment, student):
+    _, scores = stock_graded[assignment]
+    assert scores[student] == _expected_scores(assignment, student)
+
+
+@pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
+def test_stock_nbgrader_failure_messages_name_the_mistake_and_hide_the_expected_values(
+        stock_graded, assignment, student):
+    _, students, hidden_values = ASSIGNMENTS[assignment]
+    expected = students[student]
+    course, _ = stock_graded[assignment]
+    messages = stock_failure_messages(course, assignment, student)
     assert set(messages) == set(expected.failures)
     for grade_id, words in expected.failures.items():
         if words is not None:

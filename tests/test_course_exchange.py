@@ -10,24 +10,16 @@ import shutil
 import subprocess
 import sys
 
-import nbformat
 import pytest
 
-from grader_fixtures import ASSIGNMENT, NOTEBOOK, correct, make_course, nbgrader_env, released, \
+from testsupport.course import copy_course, nbgrader_env
+from grader_fixtures import ASSIGNMENT, NOTEBOOK, correct, make_course, released, \
     run_grader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 READ_EXCHANGE = ("from nbgrader.apps.baseapp import NbGrader\n"
                  "app = NbGrader()\napp.load_config_file()\n"
                  "print(app.config.Exchange.root if 'root' in app.config.Exchange else '')\n")
-
-
-def course_copy(folder):
-    os.makedirs(folder)
-    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), folder)
-    for name in ("solutions", "exercises"):
-        shutil.copytree(os.path.join(ROOT, name), os.path.join(folder, name))
-    return folder
 
 
 def isolated_env(home, config_path=None):
@@ -49,13 +41,13 @@ def exchange_root(course, env):
 
 
 def test_without_a_hub_the_course_keeps_its_own_exchange(tmp_path):
-    course = course_copy(str(tmp_path / "course"))
+    course = copy_course(str(tmp_path / "course"))
     root = exchange_root(course, isolated_env(tmp_path))
     assert root == os.path.join(course, "course-data", "exchange")
 
 
 def test_a_machine_wide_exchange_wins_over_the_course_folders(tmp_path):
-    course = course_copy(str(tmp_path / "course"))
+    course = copy_course(str(tmp_path / "course"))
     settings = tmp_path / "etc-jupyter"
     settings.mkdir()
     (settings / "nbgrader_config.py").write_text(
@@ -65,7 +57,7 @@ def test_a_machine_wide_exchange_wins_over_the_course_folders(tmp_path):
 
 def test_the_hubs_grader_settings_load_the_course_and_keep_the_hubs_exchange(tmp_path):
     """deploy/grader/ loads ~/gptcourse/nbgrader_config.py, which looks for a machine exchange."""
-    course_copy(str(tmp_path / "gptcourse"))
+    copy_course(str(tmp_path / "gptcourse"))
     env = isolated_env(tmp_path, os.path.join(ROOT, "deploy", "grader"))
     script = READ_EXCHANGE + "print(app.config.CourseDirectory.source_directory)\n"
     result = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path), env=env,
@@ -75,7 +67,7 @@ def test_the_hubs_grader_settings_load_the_course_and_keep_the_hubs_exchange(tmp
 
 
 def test_nbgrader_autograde_refuses_and_touches_no_grade_or_file(tmp_path):
-    course = course_copy(str(tmp_path / "course"))
+    course = copy_course(str(tmp_path / "course"))
     env = isolated_env(tmp_path)
     generated = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment",
                                 "parameters", "--force"], cwd=course, env=env,

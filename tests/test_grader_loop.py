@@ -9,18 +9,16 @@ import csv
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 from bad_submissions.cases import leak_by_exception
-from grader_fixtures import nbgrader_env
-from honest_students import solution_answers
+from testsupport.course import assignments, copy_course, nbgrader_env, solution_answers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NOTEBOOKS = {"parameters": "parameters", "logits-to-text": "logits_to_text"}
+NOTEBOOKS = assignments()
 PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
            "logits-to-text": ["next_token_ids_answer"]}
 # output_shape (0.5) and count_parameters (1.5 + 1.5); next_token_ids (1 + 1.5)
@@ -145,11 +143,7 @@ with open("fetched.json", "w", encoding="utf-8") as handle:
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory):
-    course = str(tmp_path_factory.mktemp("loop") / "course")
-    os.makedirs(course)
-    shutil.copy(os.path.join(ROOT, "nbgrader_config.py"), course)
-    for folder in ("solutions", "exercises"):
-        shutil.copytree(os.path.join(ROOT, folder), os.path.join(course, folder))
+    course = copy_course(str(tmp_path_factory.mktemp("loop") / "course"))
     exchange = os.path.join(course, "course-data", "exchange")
     students = {"alice": "correct", "bob": "untouched", "carol": "partial", "dave": "typed",
                 "eve": "oracle"}

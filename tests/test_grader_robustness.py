@@ -27,7 +27,7 @@ from grader.sandbox import (SANDBOX_HOME, SANDBOX_WORK, WORK_ROOT_PREFIX, _start
                             remove_stale_work_roots, sandbox_command)
 
 TMPFS_MIB = 8  # each writable folder of a sandbox in this batch
-FILL_CELL = '''import os
+FILL_CELL = '''import json, os
 written = {}
 for place in ("/tmp", "/home/student", ".", "/dev/shm"):
     total, error = 0, "no error"
@@ -39,7 +39,7 @@ for place in ("/tmp", "/home/student", ".", "/dev/shm"):
     except OSError as problem:
         error = problem.strerror
     written[place] = (total, error)
-print("WRITTEN", written)
+print("WRITTEN", json.dumps(written))
 '''
 
 
@@ -267,7 +267,7 @@ def test_every_writable_folder_of_the_sandbox_is_limited_in_size(batch):
     text = "".join(output.get("text", "") for cell in nb.cells
                    for output in cell.get("outputs", []))
     line = next(line for line in text.splitlines() if line.startswith("WRITTEN "))
-    written = eval(line[len("WRITTEN "):], {})  # the dict the cell printed
+    written = json.loads(line[len("WRITTEN "):])  # the dict the cell printed
     assert set(written) == {"/tmp", "/home/student", ".", "/dev/shm"}
     for place, (mebibytes, error) in written.items():
         assert mebibytes <= TMPFS_MIB and error == "No space left on device", place

@@ -66,7 +66,7 @@ def batch(tmp_path_factory):
     listener = Listener()
     all_cases = cases(root, listener.port)
     for case in all_cases:
-        fx.hand_in(root, case.name, case.build(released))
+        fx.hand_in(root, case.name, case.files(released))
     fx.hand_in(root, "honest-1", {"tiny.ipynb": fx.correct(released)})
     fx.hand_in(root, "honest-2", {"tiny.ipynb": fx.correct(released)})
     fx.hand_in(root, "untouched", {"tiny.ipynb": released})
@@ -182,7 +182,7 @@ def test_the_sandbox_has_no_network(batch):
 def test_the_environment_does_not_reveal_the_grader(batch):
     line = next(x for x in printed(batch, "detect-grader-environment").splitlines()
                 if x.startswith("ENV"))
-    names = eval(line[4:])  # a printed sorted list of names
+    names = json.loads(line[4:])  # the sorted list of names the cell printed
     assert not [n for n in names if "GRADER" in n.upper() or "NBGRADER" in n.upper()]
     assert "HOME" in names and "PATH" in names
 
@@ -240,6 +240,11 @@ def test_red_team_attacks_see_no_hidden_test(batch, name):
 
 def test_names_a_check_defines_never_reach_the_kernel(batch):
     assert "LEAKED []" in printed(batch, "hidden-test-names-copied-back")
+
+
+def test_a_runner_patched_to_claim_success_earns_nothing_for_the_functions_it_answers(batch):
+    assert "PATCHED Runner True" in printed(batch, "patch-the-runner")  # the patch took hold
+    assert batch["scores"]["patch-the-runner"] == batch["cases"]["patch-the-runner"].earns
 
 
 def test_a_hijacked_channel_sees_only_requests_for_answers(batch):

@@ -17,8 +17,9 @@ import sys
 
 import pytest
 
+from testsupport.course import nbgrader_env
 from grader_fixtures import (ANSWERS, ASSIGNMENT, MAX_SCORE, NOTEBOOK, correct, fill, hand_in,
-                             make_course, nbgrader_env, released)
+                             make_course, released)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUE = "2026-01-15 12:30:00 UTC"

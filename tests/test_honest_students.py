@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
-from grader_fixtures import nbgrader_env
-from honest_students import CASES, assignments, course_copy
+from honest_students import CASES
+from testsupport.course import (assignments, copy_course, nbgrader_env, read_notebook,
+                                 release_assignments)
 
 # Answers that hand in the course package's own function in disguise. Each earns
 # nothing for the function it wraps; the rest of the notebook is the solution.
@@ -77,7 +78,7 @@ def wrapper_notebook(source_id, source):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    course = course_copy(str(tmp_path_factory.mktemp("honest") / "course"))
+    course = release_assignments(copy_course(str(tmp_path_factory.mktemp("honest") / "course")))
     env = nbgrader_env()
     for name, style in CASES.items():
         hand_in(course, name, style.assignment, style.hand_in())
@@ -97,9 +98,7 @@ def graded(tmp_path_factory):
 
 
 def max_points(assignment):
-    from honest_students import _read
-
-    nb = _read("solutions", assignment, assignments()[assignment] + ".ipynb")
+    nb = read_notebook("solutions", assignment)
     return {c["metadata"]["nbgrader"]["grade_id"]: float(c["metadata"]["nbgrader"]["points"])
             for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")}
 

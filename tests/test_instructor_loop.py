@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from make_course import ROOT, copy_course, make
+from make_course import copy_course, make
+from testsupport.course import ROOT
 
 # every target that runs nbgrader (or the grader), with what it needs besides ASSIGNMENT
 NBGRADER_TARGETS = {"release": [], "release-to-exchange": [], "collect": [], "autograde": [],

@@ -227,7 +227,7 @@ def gradebook(hub):
     script = ("import json\nfrom nbgrader.api import Gradebook\n"
               "out = {}\n"
               "with Gradebook('sqlite:///course-data/gradebook.db') as gb:\n"
-              "    for a in ('parameters', 'logits-to-text'):\n"
+              "    for a in [assignment.name for assignment in gb.assignments]:\n"
               "        for s in gb.assignment_submissions(a):\n"
               "            out[s.student.id + '/' + a] = [s.score, s.total_seconds_late,\n"
               "                                           s.late_submission_penalty]\n"

@@ -12,9 +12,17 @@ import pytest
 
 from grader.record import writer_tag
 from scaling_helpers import (ASSIGNMENT, STUDENTS, finish, gradebook_rows, make_course,
-                             output_files, run_grader, sqlite_url, start_grader)
+                             output_files, run_grader, start_grader)
+from testsupport.gradebook import sqlite_url
 
 pytest_plugins = ["scaling_fixtures"]
+
+# logits-to-text, 10 points. partial fills answers 1, 3 and 5: next_token_ids (1 + 1.5)
+# and token_ids_to_text (1); generated_text needs the unfilled generate_text_simple.
+PARTIAL_POINTS = 3.5
+# crashing: next_token_ids raises before it is defined, so every check that calls it
+# (its own and the generation checks) fails; text_to_token_ids and token_ids_to_text (1 + 1)
+CRASHING_POINTS = 2.0
 
 
 def total_scores(rows):
@@ -37,10 +45,8 @@ def test_serial_run_grades_every_student_once_with_the_expected_totals(serial_sq
     assert by_kind["correct"] == {(10.0, 10.0)}  # the instructor's answers: full marks
     assert by_kind["empty"] == {(0.0, 10.0)}  # the untouched student version
     assert by_kind["unreadable"] == {(0.0, 10.0)}
-    partial, = by_kind["partial"]
-    crashing, = by_kind["crashing"]
-    assert 0.0 < partial[0] < 10.0
-    assert 0.0 <= crashing[0] < 10.0
+    assert by_kind["partial"] == {(PARTIAL_POINTS, 10.0)}
+    assert by_kind["crashing"] == {(CRASHING_POINTS, 10.0)}
 
 
 def test_two_workers_give_the_same_grades_reports_and_autograded_files(
@@ -68,12 +74,14 @@ def wait_for_recorded(db_url, count, process, timeout=300):
     pytest.fail(f"fewer than {count} students were recorded within {timeout} s")
 
 
-def test_run_killed_half_way_then_run_again_ends_consistent(
+def test_run_killed_part_way_then_run_again_ends_consistent(
         serial_sqlite_run, released_sqlite_gradebook, tmp_path):
     course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
     db_url = sqlite_url(course)
     first = start_grader(course, "--jobs", "2")
-    wait_for_recorded(db_url, len(STUDENTS) // 2, first)
+    # killed as soon as the first student is recorded: the other five take seconds
+    # each, so the kill lands part way however slow the machine is
+    wait_for_recorded(db_url, 1, first)
     os.kill(first.pid, signal.SIGKILL)  # the grader's main process, without warning
     code, _ = finish(first)
     assert code == -signal.SIGKILL
@@ -82,7 +90,7 @@ def test_run_killed_half_way_then_run_again_ends_consistent(
         os.killpg(first.pid, signal.SIGKILL)  # tidy up before failing
     assert leftover == [], "the killed grader's workers kept running"
     recorded = gradebook_rows(db_url)["submissions"]
-    assert len(STUDENTS) // 2 <= len(recorded) < len(STUDENTS)  # killed half way
+    assert 1 <= len(recorded) < len(STUDENTS)  # killed part way
     assert all(count == 1 for _, count in recorded)
     # what a kill between a student's gradebook commit and putting its files in
     # place leaves (the kill above lands there only by chance)

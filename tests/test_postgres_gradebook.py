@@ -17,6 +17,7 @@ from traitlets.config import Config
 from nbgrader.api import Gradebook
 from scaling_helpers import (STUDENTS, finish, gradebook_rows, make_course, output_files,
                               run_grader, sqlite_path, start_grader)
+from testsupport.course import nbgrader_env
 
 pytest_plugins = ["postgres_fixture", "scaling_fixtures"]
 
@@ -43,12 +44,8 @@ def load_db_url(course, monkeypatch, env_url=None):
 
 def nbgrader(course, *args, env_url=None):
     """Runs an nbgrader command in ``course``; the environment carries no URL unless given."""
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.pop("GPTCOURSE_DB_URL", None)
-    if env_url is not None:
-        env["GPTCOURSE_DB_URL"] = env_url
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
+    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course,
+                          env=nbgrader_env(env_url),
                           capture_output=True, text=True, timeout=120)
 
 

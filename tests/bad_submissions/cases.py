@@ -16,11 +16,28 @@ from grader_fixtures import ANSWERS, POINTS, correct, fill, grade_id
 
 @dataclass
 class Case:
+    """One row of the table: a hostile or odd submission and what it must earn.
+
+    Most rows are the released notebook with the instructor's answers, some answer
+    cells replaced (``answers``: {answer cell id: source}); the rest build their
+    files themselves (``build``: released notebook JSON -> {file name: bytes | dict}).
+    """
     name: str
-    build: object  # (released notebook JSON, course root) -> {file name: bytes | dict}
     earns: dict  # grade_id -> points that the honest work in the submission earns
     reason: str = ""  # words the report must contain for this student ("" : none needed)
     note: str = ""  # words one of the student's notes must contain
+    answers: dict = None  # answer cell id -> source, over the instructor's answers
+    build: object = None
+
+    def __post_init__(self):
+        if (self.answers is None) == (self.build is None):
+            raise ValueError(f"{self.name}: give either answers or build")
+
+    def files(self, released):
+        """{file name: bytes | notebook dict} this student hands in."""
+        if self.answers is not None:
+            return _with(released, **self.answers)
+        return self.build(released)
 
 
 def earns(double=True, ones=True, answer=True):
@@ -240,224 +257,277 @@ WRONG_DOUBLE = "def double(x):\n    return x + 1\n"
 def cases(root, port):
     """Every case, for a course at `root`; `port` is a host port nobody may reach."""
     files = [
-        Case("not-json", lambda nb: {"tiny.ipynb": b"this is { not json"}, NONE, "not JSON"),
-        Case("empty-file", lambda nb: {"tiny.ipynb": b""}, NONE, "empty file"),
-        Case("truncated", lambda nb: {"tiny.ipynb": _raw(correct(nb))[:1500]}, NONE, "truncated"),
-        Case("saved-as-html", lambda nb: {"tiny.ipynb": b"<!DOCTYPE html>\n<html><body>"
-                                          b"<pre>def double(x): return 2*x</pre></body></html>"},
-             NONE, "HTML, not a notebook"),
-        Case("missing-notebook", lambda nb: {"notes.txt": b"I forgot the notebook"}, NONE,
-             "notebook missing"),
-        Case("renamed-notebook", lambda nb: {"tiny-Copy1.ipynb": correct(nb)}, NONE,
-             "notebook missing", note="tiny-Copy1.ipynb"),
-        Case("extra-notebook", lambda nb: {"tiny.ipynb": correct(nb), "scratch.ipynb": nb}, ALL,
-             note="extra notebook 'scratch.ipynb' was not graded"),
-        Case("huge-outputs", lambda nb: nb_file(_huge_outputs(nb)), ALL),
-        Case("non-ascii-ünïcödé", lambda nb: {"tiny.ipynb": _non_ascii(nb),
-                                              "données-ü.txt": "é".encode()}, ALL),
-        Case("ids-fresh", lambda nb: nb_file(_ids(correct(nb), "fresh")), ALL),
-        Case("ids-missing", lambda nb: nb_file(_ids(correct(nb), "none")), ALL),
-        Case("ids-null", lambda nb: nb_file(_ids(correct(nb), "null")), ALL),
-        Case("ids-duplicate", lambda nb: nb_file(_ids(correct(nb), "duplicate")), ALL),
-        Case("nbformat-4-0", lambda nb: nb_file(_ids(correct(nb), "old")), ALL),
-        Case("own-functions-in-added-cells", lambda nb: nb_file(_added_cells(nb)), ALL),
-        Case("symlink-to-solutions", lambda nb: {"tiny.ipynb": ("link", f"{root}/source/tiny/tiny.ipynb")},
-             NONE, "symbolic link"),
+        Case("not-json", NONE, "not JSON",
+             build=lambda nb: {"tiny.ipynb": b"this is { not json"}),
+        Case("empty-file", NONE, "empty file",
+             build=lambda nb: {"tiny.ipynb": b""}),
+        Case("truncated", NONE, "truncated",
+             build=lambda nb: {"tiny.ipynb": _raw(correct(nb))[:1500]}),
+        Case("saved-as-html", NONE, "HTML, not a notebook",
+             build=lambda nb: {"tiny.ipynb": b"<!DOCTYPE html>\n<html><body>"
+                                          b"<pre>def double(x): return 2*x</pre></body></html>"}),
+        Case("missing-notebook", NONE, "notebook missing",
+             build=lambda nb: {"notes.txt": b"I forgot the notebook"}),
+        Case("renamed-notebook", NONE, "notebook missing", note="tiny-Copy1.ipynb",
+             build=lambda nb: {"tiny-Copy1.ipynb": correct(nb)}),
+        Case("extra-notebook", ALL, note="extra notebook 'scratch.ipynb' was not graded",
+             build=lambda nb: {"tiny.ipynb": correct(nb), "scratch.ipynb": nb}),
+        Case("huge-outputs", ALL,
+             build=lambda nb: nb_file(_huge_outputs(nb))),
+        Case("non-ascii-ünïcödé", ALL,
+             build=lambda nb: {"tiny.ipynb": _non_ascii(nb),
+                                              "données-ü.txt": "é".encode()}),
+        Case("ids-fresh", ALL,
+             build=lambda nb: nb_file(_ids(correct(nb), "fresh"))),
+        Case("ids-missing", ALL,
+             build=lambda nb: nb_file(_ids(correct(nb), "none"))),
+        Case("ids-null", ALL,
+             build=lambda nb: nb_file(_ids(correct(nb), "null"))),
+        Case("ids-duplicate", ALL,
+             build=lambda nb: nb_file(_ids(correct(nb), "duplicate"))),
+        Case("nbformat-4-0", ALL,
+             build=lambda nb: nb_file(_ids(correct(nb), "old"))),
+        Case("own-functions-in-added-cells", ALL,
+             build=lambda nb: nb_file(_added_cells(nb))),
+        Case("symlink-to-solutions", NONE, "symbolic link",
+             build=lambda nb: {"tiny.ipynb": ("link", f"{root}/source/tiny/tiny.ipynb")}),
     ]
     execution = [
-        Case("infinite-loop", lambda nb: _with(nb, double_answer="def double(x):\n    while True:\n"
-                                                                   "        pass\n"),
-             earns(double=False), "timed out in double_visible"),
-        Case("loop-eats-memory", lambda nb: _with(nb, ones_answer="def ones(n):\n    hoard = []\n"
-                                                                    "    while True:\n"
-                                                                    "        hoard.append(' ' * 10**7)\n"),
-             earns(ones=False), "MemoryError|timed out in ones"),
-        Case("huge-allocation", lambda nb: _with(nb, answer_answer="big = torch.empty(10**12)\n"
-                                                                     "answer = 42\n"),
-             earns(answer=False), "can't allocate memory"),
-        Case("infinite-recursion", lambda nb: _with(nb, double_answer="def double(x):\n"
-                                                                        "    return double(x)\n"),
-             earns(double=False), "RecursionError"),
-        Case("stack-overflow", lambda nb: _with(
-            nb, double_answer="import sys\nsys.setrecursionlimit(10**8)\n"
-                              "def double(x):\n"
-                              "    return list(map(double, [x]))[0]  # C frames: the C stack\n"),
-             earns(double=False), "kernel died"),
-        Case("million-lines", lambda nb: _with(
-            nb, answer_answer="print('\\n'.join(f'line {i}' for i in range(3_000_000)))\n"
-                              "for i in range(100_000):\n    print('line', i)\n"
-                              "answer = 42\n"), ALL),
-        Case("sys-exit", lambda nb: _with(nb, answer_answer="answer = 42\nimport sys\nsys.exit()\n"),
-             ALL, note="sys.exit"),
-        Case("raise-systemexit", lambda nb: _with(nb, ones_answer="def ones(n):\n"
-                                                                    "    raise SystemExit(0)\n"),
-             earns(ones=False), "sys.exit(0)"),
-        Case("os-exit", lambda nb: _with(nb, double_answer="def double(x):\n    import os\n"
-                                                             "    os._exit(0)\n"),
-             earns(double=False), "kernel exited"),
-        Case("kill-own-kernel", lambda nb: _with(nb, ones_answer="def ones(n):\n"
-                                                                   "    import os, signal\n"
-                                                                   "    os.kill(os.getpid(), signal.SIGKILL)\n"),
-             earns(ones=False), "kernel died"),
-        Case("segfault", lambda nb: _with(nb, answer_answer="import ctypes\nctypes.string_at(0)\n"
-                                                              "answer = 42\n"),
-             earns(answer=False), "segmentation fault"),
-        Case("fork-bomb", lambda nb: _with(nb, ones_answer="import os, time\ndef ones(n):\n"
-                                                            "    while True:\n"
-                                                            "        if os.fork() == 0:\n"
-                                                            "            time.sleep(30)\n"
-                                                            "            os._exit(0)\n"),
-             # on a loaded machine the cell's 3 s may end before the 128th fork; the
-             # process limit itself is tested with time to spare in test_grader_cli
-             earns(ones=False), "Resource temporarily unavailable|timed out"),
-        Case("stderr-from-correct-answer", lambda nb: _with(
-            nb, double_answer="import sys, warnings\ndef double(x):\n"
-                              "    warnings.warn('this is deprecated', DeprecationWarning)\n"
-                              "    print('noise on stderr', file=sys.stderr)\n    return 2 * x\n",
-            ones_answer="import warnings\ndef ones(n):\n    warnings.warn('a user warning')\n"
-                        "    return torch.ones(n)\n"), ALL),
+        Case("infinite-loop", earns(double=False), "timed out in double_visible",
+             answers={"double_answer": ('def double(x):\n'
+                                        '    while True:\n'
+                                        '        pass\n')}),
+        Case("loop-eats-memory", earns(ones=False), "MemoryError|timed out in ones",
+             answers={"ones_answer": ('def ones(n):\n'
+                                      '    hoard = []\n'
+                                      '    while True:\n'
+                                      "        hoard.append(' ' * 10**7)\n")}),
+        Case("huge-allocation", earns(answer=False), "can't allocate memory",
+             answers={"answer_answer": ('big = torch.empty(10**12)\n'
+                                        'answer = 42\n')}),
+        Case("infinite-recursion", earns(double=False), "RecursionError",
+             answers={"double_answer": ('def double(x):\n'
+                                        '    return double(x)\n')}),
+        Case("stack-overflow", earns(double=False), "kernel died",
+             answers={"double_answer": ('import sys\n'
+                                        'sys.setrecursionlimit(10**8)\n'
+                                        'def double(x):\n'
+                                        '    return list(map(double, [x]))[0]  # C frames: the C stack\n')}),
+        # three million lines in one write and many small prints: cheap to produce, so
+        # the cell ends well within the batch's 3 s however loaded the machine is
+        Case("million-lines", ALL,
+             answers={"answer_answer": ('import sys\n'
+                                        "sys.stdout.write('line\\n' * 3_000_000)\n"
+                                        'for i in range(10_000):\n'
+                                        "    print('line', i)\n"
+                                        'answer = 42\n')}),
+        Case("sys-exit", ALL, note="sys.exit",
+             answers={"answer_answer": ('answer = 42\n'
+                                        'import sys\n'
+                                        'sys.exit()\n')}),
+        Case("raise-systemexit", earns(ones=False), "sys.exit(0)",
+             answers={"ones_answer": ('def ones(n):\n'
+                                      '    raise SystemExit(0)\n')}),
+        Case("os-exit", earns(double=False), "kernel exited",
+             answers={"double_answer": ('def double(x):\n'
+                                        '    import os\n'
+                                        '    os._exit(0)\n')}),
+        Case("kill-own-kernel", earns(ones=False), "kernel died",
+             answers={"ones_answer": ('def ones(n):\n'
+                                      '    import os, signal\n'
+                                      '    os.kill(os.getpid(), signal.SIGKILL)\n')}),
+        Case("segfault", earns(answer=False), "segmentation fault",
+             answers={"answer_answer": ('import ctypes\n'
+                                        'ctypes.string_at(0)\n'
+                                        'answer = 42\n')}),
+        # on a loaded machine the cell's 3 s may end before the 128th fork; the
+        # process limit itself is tested with time to spare in test_grader_cli
+        Case("fork-bomb", earns(ones=False), "Resource temporarily unavailable|timed out",
+             answers={"ones_answer": ('import os, time\n'
+                                      'def ones(n):\n'
+                                      '    while True:\n'
+                                      '        if os.fork() == 0:\n'
+                                      '            time.sleep(30)\n'
+                                      '            os._exit(0)\n')}),
+        Case("stderr-from-correct-answer", ALL,
+             answers={"double_answer": ('import sys, warnings\n'
+                                        'def double(x):\n'
+                                        "    warnings.warn('this is deprecated', DeprecationWarning)\n"
+                                        "    print('noise on stderr', file=sys.stderr)\n"
+                                        '    return 2 * x\n'),
+                      "ones_answer": ('import warnings\n'
+                                      'def ones(n):\n'
+                                      "    warnings.warn('a user warning')\n"
+                                      '    return torch.ones(n)\n')}),
     ]
     tampering = [
-        Case("test-cells-edited", lambda nb: nb_file(_edit_tests(correct(nb, double_answer=WRONG_DOUBLE),
-                                                                 _set_source("pass"))),
-             earns(double=False), note="was modified and restored"),
-        Case("test-cells-emptied", lambda nb: nb_file(_edit_tests(nb, _set_source(""))), NONE,
-             note="was modified and restored"),
-        Case("test-cells-deleted", lambda nb: nb_file(
-            {**correct(nb), "cells": [c for c in correct(nb)["cells"] if grade_id(c) not in POINTS]}),
-             ALL, note="was deleted"),
-        Case("test-cells-markdown", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
-                                                                   _to_markdown)),
-             earns(ones=False), note="turned into markdown"),
-        Case("test-cells-moved-up", lambda nb: nb_file(_move_tests_up(correct(nb))), ALL,
-             note="was moved; the instructor's order was used"),
-        Case("points-edited", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
-                                                             _points_100)),
-             earns(ones=False), note="points of"),
-        Case("grade-ids-edited", lambda nb: nb_file(_rename_ids(correct(nb, ones_answer=WRONG_ONES))),
-             earns(ones=False), note="was deleted (or its id changed) and restored"),
-        Case("metadata-garbled", lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
-                                                                _garble)),
-             earns(ones=False)),
-        Case("metadata-newer-schema", lambda nb: nb_file(_edit_tests(
-            correct(nb), lambda c: c["metadata"]["nbgrader"].update(schema_version=99))), ALL,
-             note="schema version 99"),
-        Case("answer-duplicated", lambda nb: nb_file(_duplicate_answer(nb)), ALL,
-             note="appears 2 times"),
-        Case("kernelspec-changed", lambda nb: nb_file(
+        Case("test-cells-edited", earns(double=False), note="was modified and restored",
+             build=lambda nb: nb_file(_edit_tests(correct(nb, double_answer=WRONG_DOUBLE),
+                                                                 _set_source("pass")))),
+        Case("test-cells-emptied", NONE, note="was modified and restored",
+             build=lambda nb: nb_file(_edit_tests(nb, _set_source("")))),
+        Case("test-cells-deleted", ALL, note="was deleted",
+             build=lambda nb: nb_file(
+            {**correct(nb), "cells": [c for c in correct(nb)["cells"] if grade_id(c) not in POINTS]})),
+        Case("test-cells-markdown", earns(ones=False), note="turned into markdown",
+             build=lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
+                                                                   _to_markdown))),
+        Case("test-cells-moved-up", ALL, note="was moved; the instructor's order was used",
+             build=lambda nb: nb_file(_move_tests_up(correct(nb)))),
+        Case("points-edited", earns(ones=False), note="points of",
+             build=lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
+                                                             _points_100))),
+        Case("grade-ids-edited", earns(ones=False), note="was deleted (or its id changed) and restored",
+             build=lambda nb: nb_file(_rename_ids(correct(nb, ones_answer=WRONG_ONES)))),
+        Case("metadata-garbled", earns(ones=False),
+             build=lambda nb: nb_file(_edit_tests(correct(nb, ones_answer=WRONG_ONES),
+                                                                _garble))),
+        Case("metadata-newer-schema", ALL, note="schema version 99",
+             build=lambda nb: nb_file(_edit_tests(
+            correct(nb), lambda c: c["metadata"]["nbgrader"].update(schema_version=99)))),
+        Case("answer-duplicated", ALL, note="appears 2 times",
+             build=lambda nb: nb_file(_duplicate_answer(nb))),
+        Case("kernelspec-changed", ALL, note="kernelspec was changed",
+             build=lambda nb: nb_file(
             {**correct(nb), "metadata": {"kernelspec": {"name": "ir", "display_name": "R",
-                                                        "language": "R"}}}), ALL,
-             note="kernelspec was changed"),
+                                                        "language": "R"}}})),
     ]
     cheating = [
-        Case("patch-torch-equal", lambda nb: _with(
-            nb, ones_answer="def ones(n):\n    return torch.zeros(n)\n"
-                            "torch.equal = lambda *args, **kwargs: True\n"
-                            "torch.allclose = lambda *args, **kwargs: True\n"
-                            "torch.Tensor.__eq__ = lambda self, other: True\n"), earns(ones=False)),
-        Case("patch-builtins", lambda nb: _with(
-            nb, double_answer="import builtins\ndef double(x):\n    return str(2 * x)\n"
-                              "builtins.isinstance = lambda *args: True\n"
-                              "builtins.sum = lambda *args: 3\n"
-                              "builtins.type = lambda *args: int\n"
-                              "isinstance = lambda *args: True\ntype = lambda *args: int\n"),
-             earns(double=False)),
-        Case("always-equal-objects", lambda nb: _with(
-            nb, double_answer="class Yes:\n    def __eq__(self, other):\n        return True\n"
-                              "def double(x):\n    return Yes()\n",
-            answer_answer="class Int(int):\n    def __eq__(self, other):\n        return True\n"
-                          "answer = Int(7)\n",
-            ones_answer="class T(torch.Tensor):\n    def __eq__(self, other):\n        return True\n"
-                        "def ones(n):\n    return torch.zeros(n).as_subclass(T)\n"), NONE),
-        Case("replace-assertionerror", lambda nb: _with(
-            nb, double_answer="import builtins\nclass Quiet(Exception):\n    pass\n"
-                              "builtins.AssertionError = Quiet\nAssertionError = Quiet\n"
-                              "def double(x):\n    return 0\n"), earns(double=False)),
-        Case("hide-tracebacks-and-hooks", lambda nb: _with(
-            nb, double_answer="import sys\nsys.excepthook = lambda *args: None\n"
-                              "sys.settrace(None)\n"
-                              "try:\n    ip = get_ipython()\n"
-                              "    ip.showtraceback = lambda *a, **k: None\n"
-                              "    ip.input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n"
-                              "    ip.events.register('pre_run_cell', lambda *a: None)\n"
-                              "except NameError:\n    pass\n"
-                              "def double(x):\n    return 0\n"), NONE),
+        Case("patch-torch-equal", earns(ones=False),
+             answers={"ones_answer": ('def ones(n):\n'
+                                      '    return torch.zeros(n)\n'
+                                      'torch.equal = lambda *args, **kwargs: True\n'
+                                      'torch.allclose = lambda *args, **kwargs: True\n'
+                                      'torch.Tensor.__eq__ = lambda self, other: True\n')}),
+        Case("patch-builtins", earns(double=False),
+             answers={"double_answer": ('import builtins\n'
+                                        'def double(x):\n'
+                                        '    return str(2 * x)\n'
+                                        'builtins.isinstance = lambda *args: True\n'
+                                        'builtins.sum = lambda *args: 3\n'
+                                        'builtins.type = lambda *args: int\n'
+                                        'isinstance = lambda *args: True\n'
+                                        'type = lambda *args: int\n')}),
+        Case("always-equal-objects", NONE,
+             answers={"double_answer": ('class Yes:\n'
+                                        '    def __eq__(self, other):\n'
+                                        '        return True\n'
+                                        'def double(x):\n'
+                                        '    return Yes()\n'),
+                      "answer_answer": ('class Int(int):\n'
+                                        '    def __eq__(self, other):\n'
+                                        '        return True\n'
+                                        'answer = Int(7)\n'),
+                      "ones_answer": ('class T(torch.Tensor):\n'
+                                      '    def __eq__(self, other):\n'
+                                      '        return True\n'
+                                      'def ones(n):\n'
+                                      '    return torch.zeros(n).as_subclass(T)\n')}),
+        Case("replace-assertionerror", earns(double=False),
+             answers={"double_answer": ('import builtins\n'
+                                        'class Quiet(Exception):\n'
+                                        '    pass\n'
+                                        'builtins.AssertionError = Quiet\n'
+                                        'AssertionError = Quiet\n'
+                                        'def double(x):\n'
+                                        '    return 0\n')}),
+        Case("hide-tracebacks-and-hooks", NONE,
+             answers={"double_answer": ('import sys\n'
+                                        'sys.excepthook = lambda *args: None\n'
+                                        'sys.settrace(None)\n'
+                                        'try:\n'
+                                        '    ip = get_ipython()\n'
+                                        '    ip.showtraceback = lambda *a, **k: None\n'
+                                        "    ip.input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n"
+                                        "    ip.events.register('pre_run_cell', lambda *a: None)\n"
+                                        'except NameError:\n'
+                                        '    pass\n'
+                                        'def double(x):\n'
+                                        '    return 0\n')}),
         # (its input transformer empties the student's own later cells, as it would in
         # Jupyter; the checks never pass through it)
-        Case("timer-repatches", lambda nb: _with(
-            nb, ones_answer="import signal\ndef ones(n):\n    return torch.zeros(n)\n"
-                            "def again(*args):\n    torch.equal = lambda *a, **k: True\n"
-                            "signal.signal(signal.SIGALRM, again)\n"
-                            "signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)\n"),
-             earns(ones=False)),
-        Case("background-thread", lambda nb: _with(
-            nb, answer_answer="import threading, time\n"
-                              "def keep_patching():\n    while True:\n"
-                              "        torch.equal = lambda *a, **k: True\n        time.sleep(0.001)\n"
-                              "threading.Thread(target=keep_patching, daemon=True).start()\n"
-                              "answer = 42\n", ones_answer=WRONG_ONES),
-             earns(ones=False)),
-        Case("forged-replies", lambda nb: _with(
-            nb, double_answer="import os, json\nfor fd in range(3, 64):\n    for cell in "
-                              "('double_visible', 'double_hidden'):\n        try:\n"
-                              "            os.write(fd, (json.dumps({'cell': cell, 'status': 'passed',"
-                              " 'nonce': 'guess'}) + '\\n').encode())\n"
-                              "        except OSError:\n            pass\n"
-                              "def double(x):\n    return 0\n"), earns(double=False)),
-        Case("inspect-interpreter-objects", lambda nb: _with(
-            nb, double_answer="import gc\nfunctions = [o for o in gc.get_objects() if callable(o)]\n"
-                              "def double(x):\n    return 2 * x\n"), ALL),
-        Case("grab-runner-frame", lambda nb: _with(
-            nb, ones_answer="import sys\ncaller = sys._getframe(1)\n"
-                            "def ones(n):\n    return torch.ones(n)\n"), ALL),
-        Case("patch-the-runner", lambda nb: _with(
-            nb, double_answer="import inspect\nframe = inspect.currentframe()\n"
-                              "while frame is not None and 'self' not in frame.f_locals:\n"
-                              "    frame = frame.f_back\n"
-                              "Runner = type(frame.f_locals['self'])\n"
-                              "def run_test(self, code, reply):\n"
-                              "    reply['status'] = 'passed'\n"
-                              "Runner.run_test = run_test\n"
-                              "def double(x):\n    return 0\n"), earns(double=False)),
-        Case("trace-function-during-a-test", lambda nb: _with(
-            nb, double_answer="import sys\ndef double(x):\n"
-                              "    sys.settrace(lambda *args: None)\n    return 2 * x\n"), ALL),
-        Case("trace-function-in-an-answer", lambda nb: _with(
-            nb, ones_answer="import sys\nsys.settrace(lambda *args: None)\n"
-                            "sys.setprofile(lambda *args: None)\n"
-                            "def ones(n):\n    return torch.ones(n)\n"), ALL),
-        Case("detect-grader-environment", lambda nb: _with(
-            nb, answer_answer="import os, socket, sys\n"
-                              "print('ENV', sorted(os.environ))\n"
-                              "graded = any(k.startswith(('NBGRADER', 'GRADER')) for k in os.environ)\n"
-                              "answer = 42\n"), ALL),
+        Case("timer-repatches", earns(ones=False),
+             answers={"ones_answer": ('import signal\n'
+                                      'def ones(n):\n'
+                                      '    return torch.zeros(n)\n'
+                                      'def again(*args):\n'
+                                      '    torch.equal = lambda *a, **k: True\n'
+                                      'signal.signal(signal.SIGALRM, again)\n'
+                                      'signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)\n')}),
+        Case("background-thread", earns(ones=False),
+             answers={"answer_answer": ('import threading, time\n'
+                                        'def keep_patching():\n'
+                                        '    while True:\n'
+                                        '        torch.equal = lambda *a, **k: True\n'
+                                        '        time.sleep(0.001)\n'
+                                        'threading.Thread(target=keep_patching, daemon=True).start()\n'
+                                        'answer = 42\n'),
+                      "ones_answer": WRONG_ONES}),
+        Case("forged-replies", earns(double=False),
+             note="something wrote on the grader's channel",
+             answers={"double_answer": FORGED_REPLIES}),
+        Case("inspect-interpreter-objects", ALL,
+             answers={"double_answer": ('import gc\n'
+                                        'functions = [o for o in gc.get_objects() if callable(o)]\n'
+                                        'def double(x):\n'
+                                        '    return 2 * x\n')}),
+        Case("grab-runner-frame", ALL,
+             answers={"ones_answer": ('import sys\n'
+                                      'caller = sys._getframe(1)\n'
+                                      'def ones(n):\n'
+                                      '    return torch.ones(n)\n')}),
+        # the patch answers every call of this student's functions: ones loses too
+        Case("patch-the-runner", earns(double=False, ones=False),
+             answers={"double_answer": PATCHED_RUNNER}),
+        Case("trace-function-during-a-test", ALL,
+             answers={"double_answer": ('import sys\n'
+                                        'def double(x):\n'
+                                        '    sys.settrace(lambda *args: None)\n'
+                                        '    return 2 * x\n')}),
+        Case("trace-function-in-an-answer", ALL,
+             answers={"ones_answer": ('import sys\n'
+                                      'sys.settrace(lambda *args: None)\n'
+                                      'sys.setprofile(lambda *args: None)\n'
+                                      'def ones(n):\n'
+                                      '    return torch.ones(n)\n')}),
+        Case("detect-grader-environment", ALL,
+             answers={"answer_answer": ('import json, os, socket, sys\n'
+                                        "print('ENV', json.dumps(sorted(os.environ)))\n"
+                                        "graded = any(k.startswith(('NBGRADER', 'GRADER')) for k in os.environ)\n"
+                                        'answer = 42\n')}),
     ]
     # for these and detect-grader-environment, a test of their own in
     # test_grader_submissions also checks what the student code saw or did
     outside = [
-        Case("read-instructor-files", lambda nb: _with(nb, answer_answer=_outside_probe(root)), ALL),
-        Case("write-outside", lambda nb: _with(nb, answer_answer=_writes_outside(root)), ALL),
-        Case("planted-startup-files", lambda nb: {
+        Case("read-instructor-files", ALL,
+             answers={"answer_answer": _outside_probe(root)}),
+        Case("write-outside", ALL,
+             answers={"answer_answer": _writes_outside(root)}),
+        Case("planted-startup-files", earns(ones=False),
+             build=lambda nb: {
             "tiny.ipynb": correct(nb, ones_answer=WRONG_ONES), "sitecustomize.py": PLANTED,
             "usercustomize.py": PLANTED, "planted.pth": "import sitecustomize\n",
-            "conftest.py": PLANTED}, earns(ones=False)),
-        Case("network", lambda nb: _with(nb, answer_answer=_network(port)), ALL),
+            "conftest.py": PLANTED}),
+        Case("network", ALL,
+             answers={"answer_answer": _network(port)}),
     ]
     isolation = [
-        Case("stall-the-request-pipe", lambda nb: nb_file(_after_answer(
+        Case("stall-the-request-pipe", earns(answer=False), "timed out",
+             build=lambda nb: nb_file(_after_answer(
             correct(nb, answer_answer="answer = 42\n" + STALL_REQUESTS), "answer_answer",
-            "# a long cell\n" + "#" * 150_000 + "\nprint('never run')\n")),
-             earns(answer=False), "timed out"),
-        Case("record-what-checks-pass", lambda nb: nb_file(_after_answer(
-            correct(nb, double_answer=RECORDING_DOUBLE), "answer_answer", REPLAY_RECORDS)), ALL),
-        Case("control-characters-in-messages", lambda nb: _with(
-            nb, double_answer="def double(x):\n    raise ValueError('bad\\x00value\\rhere\\x1b[31m')\n"),
-             earns(double=False), "in double: badvaluehere[31m"),
-        Case("=1+2", lambda nb: _with(nb), ALL),
-        Case("@SUM(1)", lambda nb: _with(nb, double_answer=WRONG_DOUBLE), earns(double=False)),
-        Case("huge-answer-cell", lambda nb: _with(
-            nb, double_answer="def double(x):\n    return 2 * x\n" + "# padding\n" * 2_500_000),
-             earns(double=False), note="answer cell 'double_answer' too large"),
+            "# a long cell\n" + "#" * 150_000 + "\nprint('never run')\n"))),
+        Case("record-what-checks-pass", ALL,
+             build=lambda nb: nb_file(_after_answer(
+            correct(nb, double_answer=RECORDING_DOUBLE), "answer_answer", REPLAY_RECORDS))),
+        Case("control-characters-in-messages", earns(double=False), "in double: badvaluehere[31m",
+             answers={"double_answer": ('def double(x):\n'
+                                        "    raise ValueError('bad\\x00value\\rhere\\x1b[31m')\n")}),
+        Case("=1+2", ALL,
+             answers={}),
+        Case("@SUM(1)", earns(double=False),
+             answers={"double_answer": WRONG_DOUBLE}),
+        Case("huge-answer-cell", earns(double=False), note="answer cell 'double_answer' too large",
+             answers={"double_answer": "def double(x):\n    return 2 * x\n" + "# padding\n" * 2_500_000}),
     ]
     return (files + execution + tampering + cheating + outside + isolation
             + red_team_cases())
@@ -487,6 +557,38 @@ REPLAY_RECORDS = """print('SEEN', seen)
 print('FILE', os.path.exists('seen.txt'))
 import sys
 print('MODULES', sorted(m for m in sys.modules if m.startswith('double')))
+"""
+
+
+# Replies in the runner's protocol (runner.py), written ahead on every descriptor
+# for every request id the grader is likely to use: a call's value equal to what
+# the visible check wants and a passing status. The grader must notice the lines
+# it did not ask for, so double (which returns 0) earns nothing.
+FORGED_REPLIES = """import json, os
+for fd in range(3, 64):
+    for request_id in range(200):
+        line = json.dumps({"id": request_id, "status": "ok", "value": 4, "passed": True})
+        try:
+            os.write(fd, (line + "\\n").encode())
+        except OSError:
+            pass
+def double(x):
+    return 0
+"""
+# The runner's own Runner class, found among the live objects and patched so that
+# every call of an answer replies with fields claiming success and a value that
+# pretends to be an int: the checks take the reply only as the student's answer,
+# which is then wrong for every function the checks call.
+PATCHED_RUNNER = """import gc
+runner = next(o for o in gc.get_objects() if type(o).__name__ == "Runner")
+Runner = type(runner)
+def call(self, request, reply):
+    reply.update({"value": {"$opaque": "int"}, "status": "passed", "points": 100,
+                  "passed": True})
+Runner.call = call
+print("PATCHED", Runner.__name__, Runner.call is call)
+def double(x):
+    return 0
 """
 
 
@@ -592,17 +694,18 @@ RED_TEAM = ["protocol-hijack", "protocol-hijack-thread", "hidden-test-names-copi
 
 def red_team_cases():
     return [
-        Case("protocol-hijack", lambda nb: nb_file(fill(nb, {"double_answer": HIJACK_FRAME})), NONE),
-        Case("protocol-hijack-thread", lambda nb: nb_file(fill(nb, {"double_answer": HIJACK_THREAD})),
-             NONE),
-        Case("hidden-test-names-copied-back", lambda nb: _with(nb, ones_answer=NAMES_COPIED_BACK),
-             earns(ones=False)),
-        Case("frame-expected-values", lambda nb: _with(nb, double_answer=FRAME_ORACLE),
-             {**ALL, "double_hidden": 0.0}),  # a constant 4 earns the visible check only
-        Case("leak-via-exception", lambda nb: _with(nb, double_answer=leak_by_exception("double")),
-             earns(double=False)),
-        Case("unrestored-class-patch", lambda nb: _with(nb, ones_answer=CLASS_PATCH),
-             earns(ones=False)),
-        Case("import-machinery-poison", lambda nb: _with(nb, ones_answer=IMPORT_POISON),
-             earns(ones=False)),
+        Case("protocol-hijack", NONE,
+             build=lambda nb: nb_file(fill(nb, {"double_answer": HIJACK_FRAME}))),
+        Case("protocol-hijack-thread", NONE,
+             build=lambda nb: nb_file(fill(nb, {"double_answer": HIJACK_THREAD}))),
+        Case("hidden-test-names-copied-back", earns(ones=False),
+             answers={"ones_answer": NAMES_COPIED_BACK}),
+        Case("frame-expected-values", {**ALL, "double_hidden": 0.0},
+             answers={"double_answer": FRAME_ORACLE}),  # a constant 4 earns the visible check only
+        Case("leak-via-exception", earns(double=False),
+             answers={"double_answer": leak_by_exception("double")}),
+        Case("unrestored-class-patch", earns(ones=False),
+             answers={"ones_answer": CLASS_PATCH}),
+        Case("import-machinery-poison", earns(ones=False),
+             answers={"ones_answer": IMPORT_POISON}),
     ]

@@ -13,17 +13,17 @@ in a fixed order, so a batch of any size is the same every time:
 
 Files are written where ``nbgrader collect`` puts them:
 ``<submitted>/<student>/<assignment>/<notebook>.ipynb`` plus ``timestamp.txt``.
-``make_course`` sets up a course folder of its own for such a batch, and
-``gradebook_rows`` reads back what grading it left in the gradebook.
+``make_course`` sets up a course folder of its own for such a batch
+(``testsupport.gradebook.gradebook_rows`` reads back what grading left).
 """
 
 import json
 import os
-import shutil
+
+from testsupport.course import cell_source, copy_course, strip_solution_markers
 
 KINDS = ("correct", "partial", "empty", "crashing", "unreadable")
 TIMESTAMP = "2026-01-15 12:00:00.000000 UTC"
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
 def student_ids(count, prefix="s"):
@@ -34,17 +34,6 @@ def student_ids(count, prefix="s"):
 def kind_of(index):
     """The kind of the index-th (0-based) submission of a batch."""
     return KINDS[index % len(KINDS)]
-
-
-def answer_source(source):
-    """A solution cell's source with its BEGIN/END SOLUTION marker lines removed."""
-    lines = source.splitlines(keepends=True)
-    return "".join(line for line in lines if line.strip() not in SOLUTION_MARKERS)
-
-
-def _source(cell):
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
 
 
 def _grade_id(cell):
@@ -63,7 +52,7 @@ def answers(solution_path):
     found = {}
     for cell in notebook["cells"]:
         if _is_answer(cell):
-            found[_grade_id(cell)] = answer_source(_source(cell))
+            found[_grade_id(cell)] = strip_solution_markers(cell_source(cell))
     if not found:
         raise ValueError(f"{solution_path}: no answer cells (nbgrader 'solution' code cells)")
     return found
@@ -127,54 +116,5 @@ def write_batch(course_root, submitted_dir, assignment, students, notebooks=None
 def make_course(source_root, dest, assignment, students):
     """A course folder at ``dest``: nbgrader_config.py, solutions/ and exercises/ copied
     from ``source_root``, one generated submission per student. Returns {student: kind}."""
-    os.makedirs(dest, exist_ok=True)
-    shutil.copy(os.path.join(source_root, "nbgrader_config.py"),
-                os.path.join(dest, "nbgrader_config.py"))
-    for folder in ("solutions", "exercises"):
-        shutil.copytree(os.path.join(source_root, folder), os.path.join(dest, folder))
+    copy_course(dest, root=source_root)
     return write_batch(dest, os.path.join(dest, "course-data", "submitted"), assignment, students)
-
-
-def gradebook_rows(db_url, assignment):
-    """What the gradebook holds for ``assignment``, read with plain SQL.
-
-    {"submissions": [(student, rows)], "notebooks": [(student, notebook, rows)],
-    "grades": {(student, notebook, grade_id): (auto_score, max_score)},
-    "grade_rows": number of grade rows}: a student graded twice shows up as a
-    count above 1 or as more grade rows than cells.
-    """
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(db_url)
-    try:
-        with engine.connect() as db:
-            submissions = db.execute(text(
-                "SELECT s.student_id, count(*) FROM submitted_assignment s"
-                " JOIN assignment a ON a.id = s.assignment_id WHERE a.name = :a"
-                " GROUP BY s.student_id ORDER BY s.student_id"), {"a": assignment}).all()
-            notebooks = db.execute(text(
-                "SELECT s.student_id, n.name, count(*) FROM submitted_notebook sn"
-                " JOIN submitted_assignment s ON s.id = sn.assignment_id"
-                " JOIN assignment a ON a.id = s.assignment_id"
-                " JOIN notebook n ON n.id = sn.notebook_id WHERE a.name = :a"
-                " GROUP BY s.student_id, n.name ORDER BY s.student_id, n.name"),
-                {"a": assignment}).all()
-            grades = db.execute(text(
-                "SELECT s.student_id, n.name, c.name, g.auto_score,"
-                " coalesce(gc.max_score, tc.max_score) FROM grade g"
-                " JOIN submitted_notebook sn ON sn.id = g.notebook_id"
-                " JOIN submitted_assignment s ON s.id = sn.assignment_id"
-                " JOIN assignment a ON a.id = s.assignment_id"
-                " JOIN notebook n ON n.id = sn.notebook_id"
-                " JOIN base_cell c ON c.id = g.cell_id"
-                " LEFT JOIN grade_cells gc ON gc.id = c.id"
-                " LEFT JOIN task_cells tc ON tc.id = c.id WHERE a.name = :a"),
-                {"a": assignment}).all()
-    finally:
-        engine.dispose()
-    return {
-        "submissions": [tuple(row) for row in submissions],
-        "notebooks": [tuple(row) for row in notebooks],
-        "grades": {(s, nb, cell): (score, top) for s, nb, cell, score, top in grades},
-        "grade_rows": len(grades),
-    }
