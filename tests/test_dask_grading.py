@@ -20,7 +20,8 @@ import pytest
 
 from dask_fixtures import DaskCluster, worker_account
 from scaling_helpers import (STUDENTS, finish, gradebook_rows, make_course,
-                             output_files, run_grader, sqlite_url, start_grader)
+                             output_files, run_grader, start_grader)
+from testsupport.gradebook import sqlite_url
 
 pytest_plugins = ["scaling_fixtures"]
 
