@@ -196,6 +196,18 @@ def stock_graded(tmp_path_factory):
         return {assignment: future.result() for assignment, future in futures.items()}
 
 
+def _check_messages(assignment, student, messages):
+    """Exactly the expected checks failed, each message with its words and no hidden value."""
+    _, students, hidden_values = ASSIGNMENTS[assignment]
+    expected = students[student]
+    assert set(messages) == set(expected.failures)
+    for grade_id, words in expected.failures.items():
+        if words is not None:
+            assert words in messages[grade_id], messages[grade_id]
+        for value in hidden_values.get(grade_id, []):
+            assert value not in messages[grade_id], f"{grade_id} reveals {value}: {messages[grade_id]}"
+
+
 def _expected_scores(assignment, student):
     points, students, _ = ASSIGNMENTS[assignment]
     failures = students[student].failures
@@ -215,16 +227,8 @@ def test_each_student_earns_exactly_the_points_of_the_checks_they_pass(graded, a
 
 @pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
 def test_failure_messages_name_the_mistake_and_hide_the_expected_values(graded, assignment, student):
-    _, students, hidden_values = ASSIGNMENTS[assignment]
-    expected = students[student]
     _, all_messages = graded[assignment]
-    messages = all_messages[student]
-    assert set(messages) == set(expected.failures)
-    for grade_id, words in expected.failures.items():
-        if words is not None:
-            assert words in messages[grade_id], messages[grade_id]
-        for value in hidden_values.get(grade_id, []):
-            assert value not in messages[grade_id], f"{grade_id} reveals {value}: {messages[grade_id]}"
+    _check_messages(assignment, student, all_messages[student])
 
 
 # a second check: stock nbgrader gives the same points and its own messages agree
@@ -237,16 +241,8 @@ def test_stock_nbgrader_gives_each_student_the_same_points(stock_graded, assignm
 @pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
 def test_stock_nbgrader_failure_messages_name_the_mistake_and_hide_the_expected_values(
         stock_graded, assignment, student):
-    _, students, hidden_values = ASSIGNMENTS[assignment]
-    expected = students[student]
     course, _ = stock_graded[assignment]
-    messages = stock_failure_messages(course, assignment, student)
-    assert set(messages) == set(expected.failures)
-    for grade_id, words in expected.failures.items():
-        if words is not None:
-            assert words in messages[grade_id], messages[grade_id]
-        for value in hidden_values.get(grade_id, []):
-            assert value not in messages[grade_id], f"{grade_id} reveals {value}: {messages[grade_id]}"
+    _check_messages(assignment, student, stock_failure_messages(course, assignment, student))
 
 
 # --- what students read -------------------------------------------------------------
