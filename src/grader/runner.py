@@ -601,7 +601,8 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 32, 4096, 16384
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
-SANDBOX_WORK = "/home/student/work"
+SANDBOX_HOME = "/home/student"  # inside the sandbox; the driver (sandbox.py) uses these too
+SANDBOX_WORK = SANDBOX_HOME + "/work"
 FRESH = (("/tmp", "1777"), ("/home", "0755"), ("/dev/shm", "1777"))
 
 
@@ -751,8 +752,8 @@ def _fresh_folders(call, size):
         call("mount", None, point.encode(), None,
              MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
         _close(fd)
-    os.makedirs("/home/student", exist_ok=True)
-    os.chmod("/home/student", 0o1777)
+    os.makedirs(SANDBOX_HOME, exist_ok=True)
+    os.chmod(SANDBOX_HOME, 0o1777)
     os.makedirs(SANDBOX_WORK, exist_ok=True)
     call("mount", b"tmpfs", SANDBOX_WORK.encode(), b"tmpfs", MS_NOSUID | MS_NODEV,
          f"size={size},mode=0777".encode())

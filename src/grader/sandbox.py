@@ -29,11 +29,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .runner import MESSAGE_CAP  # characters of a student-made message kept
+from .runner import MESSAGE_CAP, SANDBOX_HOME, SANDBOX_WORK  # one definition each
 
 RUNNER = Path(__file__).with_name("runner.py")
-SANDBOX_HOME = "/home/student"
-SANDBOX_WORK = SANDBOX_HOME + "/work"
 SANDBOX_RUNNER = "/opt/grader/runner.py"
 OUTPUT_CAP = 20_000  # bytes of stdout and of stderr kept per cell
 REQUEST_CAP = 16 << 20  # bytes of one request to the sandbox
