@@ -139,7 +139,7 @@ def test_feedback_preprocessor_keeps_docstring_and_message_only():
 
 
 def test_death_reasons_are_plain_words():
-    limits = Limits(memory_mib=1024)
+    limits = Limits(timeout=60, memory_mib=1024)
     assert death_reason(-11, limits) == "kernel died (segmentation fault)"
     assert death_reason(128 + 9, limits).startswith("kernel died (killed")
     assert "1024 MiB" in death_reason(-9, limits)
@@ -148,17 +148,17 @@ def test_death_reasons_are_plain_words():
 
 def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(course):
     from grader.record import record_in_gradebook
+    from grader.results import NotebookResult, StudentResult, TestResult
 
-    tests = [{"grade_id": g, "points": p, "max_points": p, "status": "passed", "message": ""}
-             for g, p in fx.POINTS.items()]
-    tests[-1]["points"] = "not a number"  # fails half way through the student's grades
-    record = {"student": "halfway", "assignment": "tiny", "notes": [],
-              "notebooks": [{"notebook": "tiny", "status": "graded", "tests": tests}]}
+    tests = [TestResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
+    tests[-1].points = "not a number"  # fails half way through the student's grades
+    record = StudentResult("halfway", "tiny",
+                           notebooks=[NotebookResult("tiny", "graded", tests=tests)])
     url = "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
     with pytest.raises(ValueError):
         record_in_gradebook(url, "tinycourse", record, None)
     assert "halfway" not in fx.gradebook_scores(course)
-    tests[-1]["points"] = 1.0
+    tests[-1].points = 1.0
     record_in_gradebook(url, "tinycourse", record, None)
     record_in_gradebook(url, "tinycourse", record, None)  # again: overwritten, not doubled
     assert fx.gradebook_scores(course)["halfway"] == fx.POINTS
@@ -390,13 +390,13 @@ def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
                                                                    "tiny.ipynb")}),
                    Limits(timeout=3, memory_mib=1536), notebook_timeout=6)
     record = grade_student(job)
-    notebook = record["notebooks"][0]
-    tests = {t["grade_id"]: t for t in notebook["tests"]}
-    assert tests["double_visible"]["status"] == "passed"
-    assert tests["answer_value"]["message"] == "notebook took too long"
-    assert tests["answer_value"]["points"] == 0
-    assert any(n.startswith("notebook took too long (more than 6 seconds") for n in notebook["notes"])
-    assert notebook["seconds"] < 15
+    notebook = record.notebooks[0]
+    tests = {t.grade_id: t for t in notebook.tests}
+    assert tests["double_visible"].status == "passed"
+    assert tests["answer_value"].message == "notebook took too long"
+    assert tests["answer_value"].points == 0
+    assert any(n.startswith("notebook took too long (more than 6 seconds") for n in notebook.notes)
+    assert notebook.seconds < 15
 
 
 def test_a_check_that_defines_a_reference_answer_sends_it_with_its_calls():
@@ -497,9 +497,8 @@ except OSError as error:
 @pytest.mark.slow
 def test_processes_are_limited_for_the_sandbox_as_a_whole(tmp_path):
     """A fork bomb stops at the sandbox's process limit, with time to spare."""
-    from grader.sandbox import MAX_PROCESSES
-
     outcome = run_in_a_sandbox(tmp_path, FORK_UNTIL_REFUSED, timeout=120, memory_mib=3072)
     words = outcome.stdout.split()
-    assert words[:2] == ["refused", "after"] and int(words[2]) < MAX_PROCESSES, outcome.stdout
+    limit = Limits(timeout=120).max_processes
+    assert words[:2] == ["refused", "after"] and int(words[2]) < limit, outcome.stdout
     assert "Resource temporarily unavailable" in outcome.stdout

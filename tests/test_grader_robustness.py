@@ -20,11 +20,13 @@ import nbformat
 import pytest
 
 import grader_fixtures as fx
+from grader import files
 from grader import record as record_module
+from grader.files import owner_tag, remove_left_over_folders
 from grader.notebooks import (build_plan, normalised_cells, read_submission,
                               submission_link_problem)
-from grader.sandbox import (SANDBOX_HOME, SANDBOX_WORK, WORK_ROOT_PREFIX, _start_ticks,
-                            remove_stale_work_roots, sandbox_command)
+from grader.results import NotebookResult, StudentResult, TestResult
+from grader.sandbox import SANDBOX_HOME, SANDBOX_WORK, sandbox_command
 
 TMPFS_MIB = 8  # each writable folder of a sandbox in this batch
 FILL_CELL = '''import json, os
@@ -146,9 +148,10 @@ def batch(tmp_path_factory):
     before = fx.tree_hashes(submitted)
     temp = base / "tmp"  # the graders' temporary folder, to look for leftovers
     temp.mkdir()
-    stale = temp / f"{WORK_ROOT_PREFIX}999999999-1-abc"  # left by a grader that was killed
+    host = owner_tag().split("-")[0]
+    stale = temp / f"grader-run-{host}-999999999-1-abc"  # left by a grader that was killed
     (stale / "grader-x").mkdir(parents=True)
-    live = temp / f"{WORK_ROOT_PREFIX}{os.getpid()}-{_start_ticks(os.getpid())}-abc"
+    live = temp / f"grader-run-{owner_tag()}-abc"
     live.mkdir()  # a grader that is still running (this process)
     env = dict(fx.nbgrader_env(), TMPDIR=str(temp))
     command = [sys.executable, "-m", "grader", "autograde", fx.ASSIGNMENT,
@@ -349,36 +352,35 @@ def test_the_sandbox_gives_no_host_folder_to_write_and_sizes_every_tmpfs(tmp_pat
         str(fd), os.path.join(SANDBOX_WORK, "sub", "data.txt")]
 
 
-def test_stale_work_roots_of_dead_graders_are_removed(tmp_path):
-    dead = tmp_path / f"{WORK_ROOT_PREFIX}999999999-7-x"
-    reused = tmp_path / f"{WORK_ROOT_PREFIX}{os.getpid()}-1-x"  # same pid, other start time
-    alive = tmp_path / f"{WORK_ROOT_PREFIX}{os.getpid()}-{_start_ticks(os.getpid())}-x"
-    other = tmp_path / "grader-unrelated"
-    loose_old = tmp_path / "grader-ab_cd123"  # a working folder a killed run left long ago
-    loose_new = tmp_path / "grader-xy_zw789"  # one that may still be in use
-    for folder in (dead, reused, alive, other, loose_old, loose_new):
+def test_folders_of_dead_graders_are_removed_and_those_of_running_ones_kept(tmp_path):
+    host = owner_tag().split("-")[0]
+    dead = tmp_path / f"grader-run-{host}-999999999-7-x"
+    reused = tmp_path / f"grader-work-{host}-{os.getpid()}-1-x"  # same pid, other start time
+    alive = tmp_path / f"grader-work-{owner_tag()}-x"
+    unrelated = tmp_path / "grader-unrelated"
+    elsewhere_new = tmp_path / f"grader-run-{host}x-12-7-x"  # another machine's, maybe at work
+    elsewhere_old = tmp_path / f"grader-run-{host}x-13-7-x"  # another machine's, long untouched
+    for folder in (dead, reused, alive, unrelated, elsewhere_new, elsewhere_old):
         (folder / "inside").mkdir(parents=True)
-    long_ago = time.time() - 7 * 3600
-    os.utime(loose_old, (long_ago, long_ago))
-    os.utime(other, (long_ago, long_ago))
-    removed = remove_stale_work_roots(str(tmp_path))
-    assert sorted(removed) == sorted([str(dead), str(reused), str(loose_old)])
-    assert alive.exists() and other.exists() and loose_new.exists()
+    long_ago = time.time() - files.STALE_SECONDS - 60
+    os.utime(elsewhere_old, (long_ago, long_ago))
+    os.utime(unrelated, (long_ago, long_ago))
+    removed = remove_left_over_folders(str(tmp_path))
+    assert sorted(removed) == sorted([str(dead), str(reused), str(elsewhere_old)])
+    assert alive.exists() and unrelated.exists() and elsewhere_new.exists()
 
 
 def _record(student):
-    tests = [{"grade_id": g, "points": p, "max_points": p, "status": "passed", "message": ""}
-             for g, p in fx.POINTS.items()]
+    tests = [TestResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
     autograded = json.loads(nbformat.writes(fx.instructor_notebook()))
-    return {"student": student, "assignment": fx.ASSIGNMENT, "notes": ["\udce9 note"],
-            "seconds": 1.0, "notebooks": [{"notebook": fx.NOTEBOOK, "status": "graded",
-                                           "message": "", "notes": [], "tests": tests,
-                                           "autograded": autograded}]}
+    return StudentResult(student, fx.ASSIGNMENT, notes=["\udce9 note"], seconds=1.0,
+                         notebooks=[NotebookResult(fx.NOTEBOOK, "graded", tests=tests,
+                                                   autograded=autograded)])
 
 
 def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(tmp_path,
                                                                            monkeypatch):
-    from grader import __main__ as cli
+    from grader.run import Submission
 
     root = str(tmp_path)
     settings = type("S", (), {"autograded": os.path.join(root, "autograded"),
@@ -388,16 +390,16 @@ def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(t
     recorded = []
 
     def fake_record(db_url, course_id, record, timestamp, late_penalties=None):
-        if record["student"] == "broken":
+        if record.student == "broken":
             raise RuntimeError("database went away")
-        recorded.append(record["student"])
+        recorded.append(record.student)
 
-    monkeypatch.setattr(cli, "record_in_gradebook", fake_record)
-    failures = []
+    monkeypatch.setattr(record_module, "record_in_gradebook", fake_record)
+    writer = record_module.Writer(settings, fx.ASSIGNMENT)
     for student in ("broken", "fine"):
-        job = cli.Submission(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
-        cli.record_one(job, _record(student), settings, failures)
-    assert failures == [("broken", False)] and recorded == ["fine"]
+        job = Submission(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
+        writer.record(job, _record(student))
+    assert writer.failures == [("broken", False)] and recorded == ["fine"]
     with open(os.path.join(root, "reports", fx.ASSIGNMENT, "broken.json")) as handle:
         assert "not recorded" in " ".join(json.load(handle)["notes"])
     assert not os.path.exists(os.path.join(root, "autograded", "broken", fx.ASSIGNMENT,
@@ -414,7 +416,7 @@ def test_a_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     record = _record("s")
-    staged = record_module.StagedFiles()
+    staged = files.StagedFiles()
     staged.write(str(tmp_path / "first.txt"), "one")
     monkeypatch.setattr(record_module.nbformat, "writes", failing_writes)
     with pytest.raises(OSError, match="disk full"):
@@ -432,9 +434,9 @@ def _leftover(folder, target, tag):
 
 
 def test_what_a_killed_writer_left_is_removed_and_a_running_writer_is_left_alone(tmp_path):
-    host = record_module.writer_tag().rpartition("-")[0]
+    host = owner_tag().split("-")[0]
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+                          capture_output=True, text=True, check=True).stdout.strip() + "-1"
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
         reports = tmp_path / "reports"
@@ -442,10 +444,10 @@ def test_what_a_killed_writer_left_is_removed_and_a_running_writer_is_left_alone
         killed = [_leftover(reports / "a", "s1.json", f"{host}-{gone}"),
                   _leftover(reports, "a.json", f"{host}-{gone}"),
                   _leftover(autograded / "s1" / "a", "tiny.ipynb", f"{host}-{gone}")]
-        alive = _leftover(reports / "a", "s2.json", f"{host}-{running.pid}")
+        alive = _leftover(reports / "a", "s2.json", owner_tag(running.pid))
         elsewhere = _leftover(reports / "a", "s3.json", f"{host}x-{gone}")
         old = _leftover(reports / "a", "s4.json", f"{host}x-{gone}")
-        stale = time.time() - record_module.STALE_SECONDS - 60
+        stale = time.time() - files.STALE_SECONDS - 60
         os.utime(old, (stale, stale))
         other_assignment = _leftover(autograded / "s1" / "b", "tiny.ipynb", f"{host}-{gone}")
 
@@ -463,10 +465,10 @@ def test_what_a_killed_writer_left_is_removed_and_a_running_writer_is_left_alone
 
 
 def test_a_new_write_removes_the_leftover_of_its_killed_writer(tmp_path):
-    host = record_module.writer_tag().rpartition("-")[0]
+    host = owner_tag().split("-")[0]
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    leftover = _leftover(tmp_path, "s1.json", f"{host}-{gone}")
-    record_module._atomic_write(str(tmp_path / "s1.json"), "{}")
+    leftover = _leftover(tmp_path, "s1.json", f"{host}-{gone}-1")
+    files.write_atomically(str(tmp_path / "s1.json"), "{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s1.json"]
     assert not leftover.exists()

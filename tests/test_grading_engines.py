@@ -11,7 +11,8 @@ import pickle
 from dataclasses import dataclass
 
 from grader import notebooks
-from grader.engines import InlineExecutor, graded
+from grader.results import FAILED, StudentResult
+from grader.run import InlineExecutor, graded
 from grader.grade import read_job
 from grader.sandbox import Limits
 
@@ -41,7 +42,7 @@ def test_a_job_carries_the_notebook_and_the_students_files_as_bytes(tmp_path):
     folder = handed_in(str(tmp_path / "ada"), b'{"cells": [1]}', **{"data.csv": b"1,2\n",
                                                                    "sub__notes.txt": b"hi"})
     os.symlink("/etc/passwd", os.path.join(folder, "secret.txt"))
-    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits())
+    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits(timeout=60))
     assert job.submission == {"hw": b'{"cells": [1]}'}
     assert job.files == {"data.csv": b"1,2\n", os.path.join("sub", "notes.txt"): b"hi"}
     assert job.folder_notes == ["symbolic link 'secret.txt' was ignored"]
@@ -53,7 +54,7 @@ def test_a_job_carries_the_notebook_and_the_students_files_as_bytes(tmp_path):
 def test_a_notebook_over_the_size_cap_is_reported_unread_as_before(tmp_path, monkeypatch):
     monkeypatch.setattr(notebooks, "MAX_NOTEBOOK_BYTES", 1 << 20)
     folder = handed_in(str(tmp_path / "ada"), b" " * ((1 << 20) + 1))
-    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits())
+    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits(timeout=60))
     assert job.submission == {}
     assert job.unreadable == {"hw": "notebook too large (1 MiB; at most 1 MiB): not graded"}
 
@@ -61,9 +62,9 @@ def test_a_notebook_over_the_size_cap_is_reported_unread_as_before(tmp_path, mon
 def test_a_linked_or_missing_notebook_is_kept_as_its_reason(tmp_path):
     linked = handed_in(str(tmp_path / "ada"), None)
     os.symlink("/etc/hostname", os.path.join(linked, "hw.ipynb"))
-    job = read_job("ada", "hw", linked, INSTRUCTOR, Limits())
+    job = read_job("ada", "hw", linked, INSTRUCTOR, Limits(timeout=60))
     assert job.unreadable == {"hw": "notebook could not be read: it is a symbolic link"}
-    missing = read_job("bob", "hw", handed_in(str(tmp_path / "bob"), None), INSTRUCTOR, Limits())
+    missing = read_job("bob", "hw", handed_in(str(tmp_path / "bob"), None), INSTRUCTOR, Limits(timeout=60))
     assert missing.submission == {} and missing.unreadable == {}
 
 
@@ -101,14 +102,16 @@ def test_an_unreadable_folder_or_a_failed_worker_fails_that_student_only():
     def grade(job):
         if job == "crashes":
             raise RuntimeError("worker lost")
-        return {"student": job, "notebooks": []}
+        return StudentResult(job, "hw")
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         results = {s.student: r for s, r in graded(
             [Submission(n) for n in ("a", "unreadable", "crashes", "b")], prepare, pool,
             lambda: 4, grade)}
     assert sorted(results) == ["a", "b", "crashes", "unreadable"]
-    assert results["a"] == {"student": "a", "notebooks": []}
-    assert results["unreadable"]["error"] == "PermissionError('submitted/unreadable')"
-    assert results["crashes"]["error"] == ("the grading worker process failed "
-                                           "(RuntimeError('worker lost'))")
+    assert results["a"] == StudentResult("a", "hw")
+    assert results["unreadable"] == StudentResult("unreadable", "hw", FAILED,
+                                                  error="PermissionError('submitted/unreadable')")
+    assert results["crashes"] == StudentResult("crashes", "hw", FAILED,
+                                               error="the grading worker process failed "
+                                                     "(RuntimeError('worker lost'))")

@@ -10,31 +10,40 @@ from traitlets import Integer, List, TraitError, Unicode
 from traitlets.config import Configurable
 from traitlets.config.loader import PyFileConfigLoader
 
-DEFAULT_MEMORY_MIB = 3072
-DEFAULT_TIMEOUT = 60.0
-DEFAULT_TMPFS_MIB = 128
-DEFAULT_PACKAGE = "gptcourse"
-
 
 class CourseError(Exception):
     """The course set-up is wrong: the instructor's problem, never a student's."""
 
 
 class SandboxGrader(Configurable):
-    """The grader's own settings in nbgrader_config.py (``c.SandboxGrader.name = value``)."""
+    """The grader's own settings in nbgrader_config.py (``c.SandboxGrader.name = value``).
 
-    memory_mib = Integer(DEFAULT_MEMORY_MIB, min=64,
+    The one home of their defaults: the sandbox's Limits and the command line's
+    help read them from here (`default`). The limit per cell is nbgrader's own
+    ``c.Execute.timeout``.
+    """
+
+    memory_mib = Integer(3072, min=64,
                          help="memory of each sandbox, its processes together, in MiB"
                          ).tag(config=True)
-    tmpfs_mib = Integer(DEFAULT_TMPFS_MIB, min=1,
-                        help="size of each writable in-memory folder of a sandbox, in MiB"
-                        ).tag(config=True)
+    tmpfs_mib = Integer(128, min=1,
+                        help="size of each writable in-memory folder of a sandbox (/tmp, "
+                        "/home, /dev/shm and the working folder), in MiB").tag(config=True)
+    file_mib = Integer(64, min=1, help="largest file a sandbox may write, in MiB"
+                       ).tag(config=True)
+    max_processes = Integer(128, min=8, help="processes and threads of one sandbox, in all"
+                            ).tag(config=True)
     reports_directory = Unicode("", help="where grade reports go (default: reports/ beside "
                                 "the submitted/ folder)").tag(config=True)
-    course_package = Unicode(DEFAULT_PACKAGE, help="the course package students import"
+    course_package = Unicode("gptcourse", help="the course package students import"
                              ).tag(config=True)
     also_blocked = List(Unicode(), help="functions of the course package that compute answers, "
                         "stubs in the sandbox besides the answers").tag(config=True)
+
+    @classmethod
+    def default(cls, name):
+        """The default of setting `name`."""
+        return cls.class_traits()[name].default_value
 
 
 @dataclass
@@ -46,10 +55,8 @@ class Settings:
     autograded: str
     reports: str
     db_url: str
-    timeout: float
-    memory_mib: int
-    tmpfs_mib: int = DEFAULT_TMPFS_MIB
-    package: str = DEFAULT_PACKAGE  # the course package students import
+    limits: object  # sandbox.Limits: c.Execute.timeout and c.SandboxGrader's limits
+    package: str  # the course package students import
     also_blocked: tuple = ()  # its functions that compute answers, besides the answers
     config: object = field(default=None, repr=False)
     warnings: list = field(default_factory=list, repr=False)
@@ -117,8 +124,15 @@ def load(course_dir=".", db_url=None):
     def folder(key, default):
         return os.path.join(root, cd.get(key, default))
 
+    from nbgrader.preprocessors import Execute
+
+    from .sandbox import Limits
+
     submitted = folder("submitted_directory", "submitted")
     grader = SandboxGrader(config=config)
+    limits = Limits(timeout=float(Execute(config=config).timeout), memory_mib=grader.memory_mib,
+                    tmpfs_mib=grader.tmpfs_mib, file_mib=grader.file_mib,
+                    max_processes=grader.max_processes)
     url = db_url or cd.get("db_url") or "sqlite:///" + os.path.join(root, "gradebook.db")
     return Settings(
         root=root,
@@ -128,9 +142,7 @@ def load(course_dir=".", db_url=None):
         autograded=folder("autograded_directory", "autograded"),
         reports=grader.reports_directory or os.path.join(os.path.dirname(submitted), "reports"),
         db_url=url,
-        timeout=float(config.get("Execute", {}).get("timeout", DEFAULT_TIMEOUT) or DEFAULT_TIMEOUT),
-        memory_mib=grader.memory_mib,
-        tmpfs_mib=grader.tmpfs_mib,
+        limits=limits,
         package=grader.course_package,
         also_blocked=tuple(grader.also_blocked),
         config=config,
@@ -290,7 +302,6 @@ def check_gradebook(settings, assignment, notebooks):
         raise CourseError(f"solutions/{assignment} differs from what was released "
                           f"({'; '.join(changed[:5])}): run make release, so that students "
                           f"and the grader see the same checks")
-    os.makedirs(settings.reports, exist_ok=True)
 
 
 def unreleased_changes(settings, assignment, notebooks):

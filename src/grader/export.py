@@ -14,11 +14,11 @@ import csv
 import io
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 
 import nbformat
 
+from .files import write_atomically
 from .record import spreadsheet_safe
 from .roster import read_roster, roster_path
 
@@ -217,31 +217,6 @@ def csv_text(rows, fields=None):
     else:
         csv.writer(text).writerows(rows)
     return text.getvalue()
-
-
-def write_atomically(path, text):
-    """`text` into `path` through a temporary file beside it, moved into place when complete.
-
-    The file gets the usual permissions (0666 less the umask), not a temporary
-    file's 0600, so a course team can read it.
-    """
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", dir=folder,
-                                         prefix="." + os.path.basename(path) + ".",
-                                         suffix=".tmp", delete=False)
-    try:
-        with handle:
-            handle.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)
-        os.replace(handle.name, path)
-    except BaseException:
-        if os.path.exists(handle.name):
-            os.remove(handle.name)
-        raise
-    return path
 
 
 def export_paths(settings):

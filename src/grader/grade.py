@@ -1,9 +1,10 @@
-"""Grading one student: pure computation that returns a plain result record.
+"""Grading one student: pure computation that returns a `StudentResult` (results.py).
 
 Nothing here writes to the gradebook or to course-data: `read_job` reads one
 student's submission and the instructor's notebooks into a `Job` (plain data),
-`grade_student` runs its cells in sandboxed kernels and returns a dict. The single writer process (see `record.py`)
-records it. That split is what lets `--jobs N` grade in N worker processes.
+`grade_student` runs its cells in sandboxed kernels and returns the result. The
+single writer (record.py) records it. That split is what lets a run grade in
+several worker processes or on a Dask cluster (run.py).
 """
 
 import atexit
@@ -15,40 +16,21 @@ import multiprocessing.util
 import os
 import shutil
 import sys
-import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import nbformat
 
 from .notebooks import (MAX_COPIED_FILE_BYTES, Unreadable, build_plan, parse_submission,
                         read_submission_bytes, student_extra_files, without_controls)
 from .checker import Checker
+from .files import tagged_folder
+from .results import NotebookResult, StudentResult, TestResult
 from .sandbox import (CellOutcome, ForkedKernel, Kernel, Limits, SandboxError, Template,
                       sandbox_uid, sandboxed_package)
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
 NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
-
-
-@dataclass
-class TestResult:
-    grade_id: str
-    points: float
-    max_points: float
-    status: str  # passed | failed | timeout | died | not run
-    message: str = ""
-
-
-@dataclass
-class NotebookResult:
-    notebook: str
-    status: str  # graded | missing | unreadable
-    message: str = ""
-    notes: list = field(default_factory=list)
-    tests: list = field(default_factory=list)
-    seconds: float = 0.0
-    autograded: dict | None = None  # the notebook to write to autograded/, as JSON
 
 
 @dataclass
@@ -114,18 +96,17 @@ def read_job(student, assignment, submitted_dir, instructor_notebooks, limits,
 
 
 def grade_student(job):
-    """Grade every notebook of one student; returns a plain dict."""
-    results = []
-    for name, instructor_text in sorted(job.instructor_notebooks.items()):
-        result = grade_notebook(name, instructor_text, job)
-        results.append(asdict(result))
-    missing = [r["notebook"] for r in results if r["status"] == "missing"]
+    """Grade every notebook of one student; returns a StudentResult."""
+    started = time.monotonic()
+    results = [grade_notebook(name, instructor_text, job)
+               for name, instructor_text in sorted(job.instructor_notebooks.items())]
+    missing = [r.notebook for r in results if r.status == "missing"]
     notes = list(job.folder_notes)
     for note in job.folder_notes:
         if note.startswith("extra notebook") and missing:
             notes.append(f"{missing[0]}.ipynb is missing; was it renamed? ({note})")
-    return {"student": job.student, "assignment": job.assignment, "notes": notes,
-            "notebooks": results}
+    return StudentResult(job.student, job.assignment, notes=notes, notebooks=results,
+                         seconds=time.monotonic() - started)
 
 
 def grade_notebook(name, instructor_text, job):
@@ -166,8 +147,8 @@ def grade_notebook(name, instructor_text, job):
     autograded = None
     if status != "missing":
         autograded = autograded_notebook(instructor, plan, outcomes, message)
-    return NotebookResult(name, status, message, plan.notes + run_notes,
-                          [asdict(t) for t in tests], time.monotonic() - started, autograded)
+    return NotebookResult(name, status, message, plan.notes + run_notes, tests,
+                          time.monotonic() - started, autograded)
 
 
 def describe(outcome, cell):
@@ -187,7 +168,7 @@ def run_plan(plan, job, files, instructor=None):
 
     Returns ({cell index: CellOutcome}, notes).
     """
-    workdir = tempfile.mkdtemp(prefix="grader-")
+    workdir = tagged_folder("work")
     notes = []
     kernel = None
     try:

@@ -102,9 +102,7 @@ def set_due_date(settings, assignment, text):
 def write_grades(settings, names):
     """Everything `make grades` writes; returns lines saying where each file is."""
     from .export import read_grades, write_exports
-    from .record import write_assignment_report
-    from .report_page import write_report_pages
-    from .summary import write_summary
+    from .record import write_assignment_report, write_report_pages, write_summary
 
     for name in names:  # complete even if graders on several machines wrote parts
         if os.path.isdir(os.path.join(settings.reports, name)):

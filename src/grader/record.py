@@ -1,29 +1,110 @@
-"""The single writer: gradebook rows, autograded notebooks and the grade report.
+"""The single writer: gradebook rows, autograded notebooks, the grade report and summary.txt.
 
-Workers only compute; this module is the one place that writes. Each
-student's grades are recorded in one database transaction, so a run that is
-interrupted (Ctrl-C, kill) leaves every student either fully recorded or as
-before, and running again overwrites cleanly.
+Workers only compute (grade.py); the grader's main process records each
+student's `StudentResult` through one `Writer`, which owns every write of a run
+and its order: the student's autograded notebooks and report part are staged,
+the gradebook is changed in one database transaction, and only then are the
+files put in place. A run that is interrupted (Ctrl-C, kill) leaves every
+student either fully recorded or as before, and running again overwrites
+cleanly; what a killed writer left is removed by the next run (files.py).
 """
 
 import csv
 import io
 import json
 import os
-import socket
-import tempfile
-import time
+import sys
 
 import nbformat
-from nbgrader.api import Comment, Grade, Gradebook, MissingEntry, Student, SubmittedAssignment, \
-    SubmittedNotebook
+from nbgrader.api import Comment, Grade, Gradebook, Student, SubmittedAssignment, SubmittedNotebook
 from nbgrader.utils import parse_utc
 
-from .notebooks import clean_text, without_controls
+from .files import StagedFiles, remove_left_over_files, write_atomically
+from .notebooks import clean_name, clean_text, shown_id, student_id_problem, without_controls
+from .results import FAILED, GRADED, NO_SANDBOX, REFUSED, StudentResult
 
-STALE_SECONDS = 600  # a temporary file this old was left by a writer that was killed
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
                  "status", "message"]
+
+
+class Writer:
+    """Records one assignment's results, one student at a time, in the grader's main process.
+
+    `start()` before the first student (the reports folder, and what killed
+    writers left), `record()` for each student's result, `finish()` at the end
+    (the assignment's report rebuilt from every student's part). A student
+    the writer fails on is reported for that student and the run goes on;
+    `failures` lists them as (student, whether the sandbox failed).
+    """
+
+    def __init__(self, settings, assignment):
+        self.settings, self.assignment = settings, assignment
+        self.failures = []
+
+    def start(self):
+        os.makedirs(self.settings.reports, exist_ok=True)
+        remove_assignment_leftovers(self.settings.reports, self.settings.autograded,
+                                    self.assignment)
+
+    def finish(self):
+        return write_assignment_report(self.settings.reports, self.assignment)
+
+    def record(self, submission, result):
+        """Record one student's result: files staged, gradebook committed, files published.
+
+        A grader killed between the commit and the publishing leaves the new
+        grades with the previous files (and its temporaries); the next run
+        regrades every student and removes them.
+        """
+        settings = self.settings
+        student = clean_name(submission.student)
+        if result.status in (FAILED, NO_SANDBOX):
+            self.failures.append((student, result.status == NO_SANDBOX))
+            print(f"error grading {student}: {clean_text(result.error)}", file=sys.stderr)
+            self._report_only(submission, f"not graded: the grader failed on this submission "
+                                          f"({result.error})")
+            return
+        staged = StagedFiles()
+        # a refused folder is not read at all (it may be a link to someone else's files)
+        submitted_dir = None if result.status == REFUSED else submission.submitted_dir
+        try:
+            timestamp, note = read_timestamp(submitted_dir) if submitted_dir else (None, None)
+            if note:
+                result.notes.append(note)
+            if student != submission.student or student_id_problem(student):  # not storable
+                result.student = shown_id(student)
+                write_student_report(settings.reports, self.assignment, result, staged)
+                staged.publish()
+                return
+            write_autograded(settings.autograded, submission.student, self.assignment, result,
+                             submitted_dir, staged)
+            write_student_report(settings.reports, self.assignment, result, staged)
+            record_in_gradebook(settings.db_url, settings.course_id, result, timestamp,
+                                settings.late_penalties())
+            staged.publish()
+        except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
+            staged.discard()
+            self.failures.append((student, False))
+            message = clean_text(f"{type(error).__name__}: {error}")
+            print(f"error recording {student}: {message}", file=sys.stderr)
+            self._report_only(submission, f"not recorded: the grader failed while recording "
+                                          f"this submission ({message})")
+            return
+        except BaseException:
+            staged.discard()
+            raise
+        states = ", ".join(f"{nb.notebook}: {nb.status}" for nb in result.notebooks)
+        print(f"{student}: {result.points:g}/{result.max_points:g} ({states}) in "
+              f"{result.seconds:.1f} s", file=sys.stderr)
+
+    def _report_only(self, submission, note):
+        """A report entry saying why a student has no new result (best effort)."""
+        student = clean_name(submission.student)
+        try:
+            write_student_report(self.settings.reports, self.assignment,
+                                 StudentResult(student, self.assignment, FAILED, [note]))
+        except Exception as error:  # noqa: BLE001 (already failing; say so and go on)
+            print(f"error reporting on {student}: {clean_text(repr(error))}", file=sys.stderr)
 
 
 def read_timestamp(submitted_dir):
@@ -39,8 +120,9 @@ def read_timestamp(submitted_dir):
         return None, "timestamp.txt could not be read; the submission time is unknown"
 
 
-def record_in_gradebook(db_url, course_id, record, timestamp, late_penalties=None):
-    """Write one student's auto scores in one transaction, as nbgrader's autograde would.
+def record_in_gradebook(db_url, course_id, result, timestamp, late_penalties=None):
+    """Write one student's auto scores (a StudentResult) in one transaction, as nbgrader's
+    autograde would.
 
     `late_penalties` is nbgrader's AssignLatePenalties built with the course's
     settings (Settings.late_penalties); a submission after the due date gets, per
@@ -55,28 +137,27 @@ def record_in_gradebook(db_url, course_id, record, timestamp, late_penalties=Non
     with Gradebook(db_url, course_id) as gb:
         db = gb.db
         try:
-            if db.query(Student).filter(Student.id == record["student"]).one_or_none() is None:
-                db.add(Student(id=record["student"]))
+            if db.query(Student).filter(Student.id == result.student).one_or_none() is None:
+                db.add(Student(id=result.student))
                 db.flush()
-            assignment = gb.find_assignment(record["assignment"])
+            assignment = gb.find_assignment(result.assignment)
             submission = (db.query(SubmittedAssignment)
                           .filter(SubmittedAssignment.assignment == assignment,
-                                  SubmittedAssignment.student_id == record["student"])
+                                  SubmittedAssignment.student_id == result.student)
                           .one_or_none())
             if submission is None:
                 submission = SubmittedAssignment(assignment=assignment,
-                                                 student=db.get(Student, record["student"]))
+                                                 student=db.get(Student, result.student))
                 db.add(submission)
                 db.flush()
             submission.timestamp = timestamp
             _complete_structure(db, assignment, submission)
-            results = {nb["notebook"]: nb for nb in record["notebooks"]}
+            statuses = {nb.notebook: nb.status for nb in result.notebooks}
             for notebook in assignment.notebooks:
                 submitted = _submitted_notebook(db, notebook, submission)
                 names = {c.id: c.name for c in list(notebook.grade_cells) + list(notebook.task_cells)}
-                result = results.get(notebook.name)
-                scores = {t["grade_id"]: t["points"] for t in (result or {}).get("tests", [])}
-                graded = bool(result) and result["status"] == "graded"
+                scores = result.scores(notebook.name)
+                graded = statuses.get(notebook.name) == GRADED
                 for grade in db.query(Grade).filter(Grade.notebook_id == submitted.id):
                     name = names.get(grade.cell_id)
                     if name in scores:
@@ -132,42 +213,6 @@ def _complete_structure(db, assignment, submission):
         db.flush()
 
 
-class StagedFiles:
-    """Files written to temporary names beside their targets, put in place together.
-
-    The writer stages a student's autograded notebooks and report, commits the
-    gradebook, then publishes: a failure before the commit discards the
-    temporary files, so an error never leaves a temporary file behind. What
-    a killed writer leaves is removed by the next run (remove_leftovers).
-    """
-
-    def __init__(self):
-        self.pending = []  # (temporary path, target path)
-        self.removals = []
-
-    def write(self, path, text):
-        self.pending.append((_write_temporary(path, text), path))
-
-    def remove(self, path):
-        self.removals.append(path)
-
-    def publish(self):
-        for temporary, target in self.pending:
-            os.replace(temporary, target)
-        for path in self.removals:
-            if os.path.lexists(path):
-                os.remove(path)
-        self.pending, self.removals = [], []
-
-    def discard(self):
-        for temporary, _ in self.pending:
-            try:
-                os.remove(temporary)
-            except OSError:
-                pass
-        self.pending, self.removals = [], []
-
-
 def clean_record(value):
     """`value` with every string writable as UTF-8 (lone surrogates escaped), recursively."""
     if isinstance(value, str):
@@ -179,23 +224,22 @@ def clean_record(value):
     return value
 
 
-def write_autograded(autograded_root, student, assignment, record, submitted_dir, staged=None):
+def write_autograded(autograded_root, student, assignment, result, submitted_dir, staged=None):
     """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/.
 
     With `staged` (a StagedFiles) the files are only staged; the caller publishes.
     """
     own = staged is None
     staged = StagedFiles() if own else staged
-    record = clean_record(record)
     folder = os.path.join(autograded_root, student, assignment)
     os.makedirs(folder, exist_ok=True)
     try:
-        for result in record["notebooks"]:
-            target = os.path.join(folder, result["notebook"] + ".ipynb")
-            if result.get("autograded") is None:
+        for notebook in result.notebooks:
+            target = os.path.join(folder, notebook.notebook + ".ipynb")
+            if notebook.autograded is None:
                 staged.remove(target)
                 continue
-            nb = nbformat.from_dict(result["autograded"])
+            nb = nbformat.from_dict(clean_record(notebook.autograded))
             staged.write(target, nbformat.writes(nb))
         stamp = os.path.join(submitted_dir, "timestamp.txt") if submitted_dir else None
         if stamp is None:  # no usable submission folder: no timestamp either
@@ -215,22 +259,22 @@ def write_autograded(autograded_root, student, assignment, record, submitted_dir
         staged.publish()
 
 
-def report_rows(record):
+def report_rows(result):
     """One row per student, notebook and test cell, plus rows for notes."""
     rows = []
-    for note in record.get("notes", []):
-        rows.append(_row(record, "", "", "", "", "", "note", note))
-    for result in record["notebooks"]:
-        for note in result["notes"]:
-            rows.append(_row(record, result["notebook"], result["status"], "", "", "", "note", note))
-        for test in result["tests"]:
-            rows.append(_row(record, result["notebook"], result["status"], test["grade_id"],
-                             test["points"], test["max_points"], test["status"], test["message"]))
+    for note in result.notes:
+        rows.append(_row(result, "", "", "", "", "", "note", note))
+    for notebook in result.notebooks:
+        for note in notebook.notes:
+            rows.append(_row(result, notebook.notebook, notebook.status, "", "", "", "note", note))
+        for test in notebook.tests:
+            rows.append(_row(result, notebook.notebook, notebook.status, test.grade_id,
+                             test.points, test.max_points, test.status, test.message))
     return rows
 
 
-def _row(record, notebook, nb_status, grade_id, points, max_points, status, message):
-    return {"student": without_controls(record["student"]), "notebook": notebook,
+def _row(result, notebook, nb_status, grade_id, points, max_points, status, message):
+    return {"student": without_controls(result.student), "notebook": notebook,
             "notebook_status": nb_status, "grade_id": grade_id, "points": points,
             "max_points": max_points, "status": status, "message": without_controls(message)}
 
@@ -242,49 +286,47 @@ def spreadsheet_safe(value):
     return value
 
 
-def write_student_report(reports_root, assignment, record, staged=None):
+def write_student_report(reports_root, assignment, result, staged=None):
     """reports/<assignment>/<student>.json: the part of the report for one student.
 
     With `staged` (a StagedFiles) the file is only staged; the caller publishes.
     """
-    record = clean_record(record)
+    part = clean_record(result.to_json())
     folder = os.path.join(reports_root, assignment)
     os.makedirs(folder, exist_ok=True)
-    slim = {"student": record["student"], "assignment": assignment, "notes": record["notes"],
-            "notebooks": [{k: v for k, v in nb.items() if k != "autograded"}
-                          for nb in record["notebooks"]]}
-    target = os.path.join(folder, _safe_name(record["student"]) + ".json")
-    text = json.dumps(slim, indent=1, ensure_ascii=False, sort_keys=True)
+    target = os.path.join(folder, _safe_name(part["student"]) + ".json")
+    text = json.dumps(part, indent=1, ensure_ascii=False, sort_keys=True)
     if staged is None:
-        _atomic_write(target, text)
+        write_atomically(target, text)
     else:
         staged.write(target, text)
 
 
 def read_student_parts(reports_root, assignment):
-    """Every student's part of an assignment's report (reports/<assignment>/*.json), by student."""
+    """Every student's part of an assignment's report (reports/<assignment>/*.json), by student,
+    as StudentResult."""
     folder = os.path.join(reports_root, assignment)
     records = []
     if os.path.isdir(folder):
         for name in sorted(os.listdir(folder)):
             if name.endswith(".json"):
                 with open(os.path.join(folder, name), encoding="utf-8") as handle:
-                    records.append(json.load(handle))
-    return sorted(records, key=lambda r: r["student"])
+                    records.append(StudentResult.from_json(json.load(handle)))
+    return sorted(records, key=lambda r: r.student)
 
 
 def write_assignment_report(reports_root, assignment):
     """reports/<assignment>.csv and .json rebuilt from every student's part."""
     records = read_student_parts(reports_root, assignment)
     rows = [row for record in records for row in report_rows(record)]
-    _atomic_write(os.path.join(reports_root, assignment + ".json"),
+    write_atomically(os.path.join(reports_root, assignment + ".json"),
                   json.dumps({"assignment": assignment, "rows": rows}, indent=1,
                              ensure_ascii=False))
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, REPORT_FIELDS)
     writer.writeheader()
     writer.writerows({key: spreadsheet_safe(value) for key, value in row.items()} for row in rows)
-    _atomic_write(os.path.join(reports_root, assignment + ".csv"), text.getvalue())
+    write_atomically(os.path.join(reports_root, assignment + ".csv"), text.getvalue())
     return records
 
 
@@ -292,96 +334,34 @@ def _safe_name(student):
     return "".join(c if c.isalnum() or c in "-_." else f"%{ord(c):x}" for c in student)
 
 
-def writer_tag():
-    """This process as '<host>-<pid>': a leftover temporary names the writer that left it."""
-    host = "".join(c if c.isalnum() else "_" for c in socket.gethostname()) or "host"
-    return f"{host}-{os.getpid()}"
-
-
-def _writer_is_gone(tag):
-    """True when `tag` (see writer_tag) names a process of this host that no longer runs."""
-    host, _, pid = tag.rpartition("-")
-    if host != writer_tag().rpartition("-")[0] or not pid.isdigit():
-        return False  # another machine's writer, or an older name: only its age tells
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # alive, under another user
-        return False
-    return False
-
-
-def remove_leftovers(folder, prefix="."):
-    """Removes temporaries in `folder` left by a killed writer; returns how many.
-
-    A temporary is '.<target>.<host>-<pid>.<random>.tmp'. One whose writer ran
-    on this machine and is gone is removed at once; any other only once it is
-    STALE_SECONDS old, since a grader on another machine may still be writing it.
-    """
-    removed = 0
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return 0
-    for name in names:
-        if not (name.startswith(prefix) and name.endswith(".tmp")):
-            continue
-        path = os.path.join(folder, name)
-        tag = name[:-len(".tmp")].rpartition(".")[0].rpartition(".")[2]
-        try:
-            if _writer_is_gone(tag) or time.time() - os.lstat(path).st_mtime > STALE_SECONDS:
-                os.remove(path)
-                removed += 1
-        except OSError:
-            pass
-    return removed
-
-
 def remove_assignment_leftovers(reports_root, autograded_root, assignment):
-    """remove_leftovers over every folder the writer writes for `assignment`."""
-    removed = remove_leftovers(reports_root) + remove_leftovers(
+    """What killed writers left in every folder the writer writes for `assignment`,
+    removed (files.remove_left_over_files); returns how many."""
+    removed = remove_left_over_files(reports_root) + remove_left_over_files(
         os.path.join(reports_root, assignment))
     if os.path.isdir(autograded_root):
         for student in os.listdir(autograded_root):
-            removed += remove_leftovers(os.path.join(autograded_root, student, assignment))
+            removed += remove_left_over_files(os.path.join(autograded_root, student, assignment))
     return removed
 
 
-def _write_temporary(path, text):
-    """`text` written to a new temporary file beside `path` (removed again if writing fails).
+def write_summary(settings, assignments, people=None, grades=None):
+    """reports/summary.txt for `assignments` (summary.py); returns its text."""
+    from .summary import summary_text
 
-    The temporary's name starts with '.' and the target's name and names the
-    writing process, so what a killed writer left is recognised and removed
-    (see remove_leftovers).
-    """
-    folder, name = os.path.split(path)
-    prefix = f".{name}."
-    remove_leftovers(folder, prefix)
-    handle = tempfile.NamedTemporaryFile("wb", delete=False, dir=folder,
-                                         prefix=f"{prefix}{writer_tag()}.", suffix=".tmp")
-    try:
-        with handle:
-            handle.write(clean_text(text).encode("utf-8"))
-        umask = os.umask(0)  # the usual permissions, not a temporary's 0600: the course
-        os.umask(umask)  # team reads the reports
-        os.chmod(handle.name, 0o666 & ~umask)
-    except BaseException:
-        os.remove(handle.name)
-        raise
-    return handle.name
+    text = summary_text(settings, assignments, people, grades)
+    write_atomically(os.path.join(settings.reports, "summary.txt"), text)
+    return text
 
 
-def _atomic_write(path, text):
-    temporary = _write_temporary(path, text)
-    try:
-        os.replace(temporary, path)
-    except BaseException:
-        os.remove(temporary)
-        raise
+def write_report_pages(settings, people, grades):
+    """reports/<assignment>.html for each AssignmentGrades in `grades` (report_page.py);
+    returns the paths."""
+    from .report_page import render
 
-
-__all__ = ["MissingEntry", "StagedFiles", "clean_record", "record_in_gradebook",
-           "remove_assignment_leftovers", "remove_leftovers", "writer_tag",
-           "write_autograded", "write_assignment_report", "write_student_report",
-           "read_timestamp"]
+    paths = []
+    for assignment in grades:
+        path = os.path.join(settings.reports, assignment.name + ".html")
+        write_atomically(path, render(settings, people, assignment))
+        paths.append(path)
+    return paths

@@ -10,9 +10,8 @@ mailed or opened from any folder.
 import base64
 import html
 import io
-import os
 
-from .export import number, write_atomically
+from .export import number
 from .summary import attention, check_statistics, load_records
 
 
@@ -100,7 +99,7 @@ img {{ max-width: 100%; }}
 def render(settings, people, grades):
     """The page of one assignment (an AssignmentGrades) as HTML text."""
     records = load_records(settings, grades.name)
-    students = sorted({r["student"] for r in records} | set(grades.submissions))
+    students = sorted({r.student for r in records} | set(grades.submissions))
     scores = [grades.submissions[s].score if s in grades.submissions else 0.0 for s in students]
     stats = check_statistics(grades, students)
     needs = attention(people, grades, records)
@@ -126,14 +125,3 @@ def render(settings, people, grades):
                        histogram=histogram(scores, grades.max_score), bars=check_bars(stats),
                        check_rows=check_rows, attention_count=len(needs),
                        attention=attention_html)
-
-
-def write_report_pages(settings, people, grades):
-    """reports/<assignment>.html for each AssignmentGrades in `grades`; returns the paths."""
-    paths = []
-    for assignment in grades:
-        path = os.path.join(settings.reports, assignment.name + ".html")
-        write_atomically(path, render(settings, people, assignment))
-        paths.append(path)
-    return paths
-

@@ -90,7 +90,8 @@ def import_roster(settings, source):
     """Every student of the CSV `source` into the gradebook and course-data/roster.csv."""
     from nbgrader.api import Gradebook
 
-    from .export import csv_text, write_atomically
+    from .export import csv_text
+    from .files import write_atomically
 
     people = parse_roster(source)
     with Gradebook(settings.db_url, settings.course_id) as gb:

@@ -10,11 +10,9 @@ the wall-clock limit per cell is enforced here.
 """
 
 import base64
-import contextlib
 import importlib.util
 import json
 import os
-import re
 import resource
 import select
 import shutil
@@ -24,11 +22,12 @@ import stat
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .course import SandboxGrader
+from .files import owner_gone, owner_tag, tagged_folder
 from .runner import MESSAGE_CAP, SANDBOX_HOME, SANDBOX_WORK  # one definition each
 
 RUNNER = Path(__file__).with_name("runner.py")
@@ -38,17 +37,17 @@ REQUEST_CAP = 16 << 20  # bytes of one request to the sandbox
 REPLY_CAP = 40 << 20  # bytes of one reply line; more is garbage
 START_TIMEOUT = 60  # seconds for Python, torch and gptcourse to import
 NOBODY = 65534  # the uid student code sees inside a user namespace
-MAX_PROCESSES = 128  # processes and threads of one sandbox's user
 
 
 @dataclass
 class Limits:
-    """Resource limits for one sandboxed kernel."""
+    """Resource limits for one sandboxed kernel (defaults: c.SandboxGrader's, course.py)."""
 
-    timeout: float = 60.0  # wall-clock seconds per cell
-    memory_mib: int = 3072  # address space of the kernel
-    file_mib: int = 64  # largest file the kernel may write
-    tmpfs_mib: int = 128  # size of each writable in-memory folder (/tmp, /home, /dev/shm, work)
+    timeout: float  # wall-clock seconds per cell (c.Execute.timeout)
+    memory_mib: int = SandboxGrader.default("memory_mib")  # the sandbox's processes together
+    file_mib: int = SandboxGrader.default("file_mib")  # largest file the kernel may write
+    tmpfs_mib: int = SandboxGrader.default("tmpfs_mib")  # each writable in-memory folder
+    max_processes: int = SandboxGrader.default("max_processes")  # processes and threads
     cpu_seconds: int = 0  # CPU seconds for the whole kernel; 0: derived from the cell count
 
 
@@ -157,7 +156,7 @@ def privilege_mode():
     return "userns"
 
 
-def sandbox_command(workdir, request_fd, reply_fd, python=None, files=(), tmpfs_mib=128,
+def sandbox_command(workdir, request_fd, reply_fd, tmpfs_mib, python=None, files=(),
                     package_copy=None, control_fd=None):
     """The bwrap command line that runs the runner in a copy of the student's folder.
 
@@ -325,8 +324,8 @@ class SandboxCgroups:
             except OSError:
                 continue
             for name in names:
-                found = re.fullmatch(r"grader-(\d+)-\d+", name)
-                if found and _start_ticks(int(found.group(1))) is None:
+                parts = name.split("-")  # grader, host, pid, start, number (see Kernel.start)
+                if len(parts) == 5 and parts[0] == "grader" and owner_gone("-".join(parts[1:4])):
                     stale = cls(0, 0)
                     stale.paths = [os.path.join(folder, name)]
                     stale.remove()
@@ -390,7 +389,7 @@ def sandboxed_package(blocked, package=None, root=None):
     key = (str(package), tuple(sorted(blocked)), root)
     if key in _PACKAGE_COPIES and os.path.isdir(_PACKAGE_COPIES[key]):
         return _PACKAGE_COPIES[key]
-    target = os.path.join(tempfile.mkdtemp(prefix="grader-package-", dir=root), package.name)
+    target = os.path.join(tagged_folder("package", root), package.name)
     shutil.copytree(package, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for path in Path(target).rglob("*.py"):
         text = path.read_text(encoding="utf-8")
@@ -474,11 +473,11 @@ class Kernel:
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
-        resource.setrlimit(resource.RLIMIT_NPROC, (MAX_PROCESSES, MAX_PROCESSES))
+        resource.setrlimit(resource.RLIMIT_NPROC, (self.limits.max_processes,) * 2)
 
     def start(self, cpu_seconds):
-        cgroups = SandboxCgroups(self.limits.memory_mib << 20, MAX_PROCESSES)
-        self.cgroups = cgroups if cgroups.create(f"grader-{os.getpid()}-{id(self)}") else None
+        cgroups = SandboxCgroups(self.limits.memory_mib << 20, self.limits.max_processes)
+        self.cgroups = cgroups if cgroups.create(f"grader-{owner_tag()}-{id(self)}") else None
         request_read, self.request_write = os.pipe()
         self.reply_read, reply_write = os.pipe()
         files = self._open_student_files()
@@ -670,7 +669,7 @@ class Template:
     def __init__(self, limits, package_copy=None, prelude=()):
         self.limits, self.package_copy = limits, package_copy
         self.prelude = tuple(prelude)
-        self.kernel = Kernel(tempfile.mkdtemp(prefix="grader-"), limits, package_copy,
+        self.kernel = Kernel(tagged_folder("work"), limits, package_copy,
                              control=True)
         self.kernel.start(None)
         self.outcomes, self.exits, self.count = [], {}, 0
@@ -875,84 +874,6 @@ def clean(text, cap=MESSAGE_CAP):
 
 def _file_size(fd):
     return os.fstat(fd).st_size
-
-
-WORK_ROOT_PREFIX = "grader-run-"
-
-
-def _start_ticks(pid):
-    """The start time of process `pid` in clock ticks since boot, or None if it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        return int(fields[19])  # field 22 of stat(5), counted after the command name
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-@contextlib.contextmanager
-def private_work_root():
-    """A folder only this grader can enter, used for every temporary folder while grading.
-
-    Its name holds the grader's process id and start time, so a later run can
-    tell that the grader that made it is dead (see remove_stale_work_roots).
-    Working folders inside it are private even if a process made them
-    world-writable, and it is removed at the end, also after an error.
-    """
-    base = tempfile.gettempdir()
-    root = tempfile.mkdtemp(prefix=f"{WORK_ROOT_PREFIX}{os.getpid()}-{_start_ticks(os.getpid())}-",
-                            dir=base)
-    os.chmod(root, 0o700)
-    saved = tempfile.tempdir
-    tempfile.tempdir = root  # forked workers inherit it
-    try:
-        yield root
-    finally:
-        tempfile.tempdir = saved
-        shutil.rmtree(root, ignore_errors=True)
-
-
-LOOSE_WORKDIR = re.compile(r"grader-[a-z0-9_]{8}")  # a working folder made outside a root
-LOOSE_WORKDIR_STALE_SECONDS = 6 * 3600
-
-
-def remove_stale_work_roots(base=None):
-    """Remove what graders that are no longer running left in `base`; returns the paths.
-
-    These are the private work roots of dead graders, and working folders
-    made outside any root (by grading code called directly) that have not
-    changed for hours.
-    """
-    base = base or tempfile.gettempdir()
-    removed = []
-    try:
-        names = os.listdir(base)
-    except OSError:
-        return removed
-    for name in names:
-        path = os.path.join(base, name)
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(info.st_mode):
-            continue
-        if name.startswith(WORK_ROOT_PREFIX):
-            try:
-                pid, ticks = name[len(WORK_ROOT_PREFIX):].split("-")[:2]
-                pid = int(pid)
-            except ValueError:
-                continue
-            # that grader is dead (or its process id now belongs to another process)
-            stale = info.st_uid == os.geteuid() and str(_start_ticks(pid)) != ticks
-        else:
-            stale = (LOOSE_WORKDIR.fullmatch(name) is not None
-                     and (info.st_uid == os.geteuid() or os.geteuid() == 0)
-                     and time.time() - info.st_mtime > LOOSE_WORKDIR_STALE_SECONDS)
-        if stale:
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
 
 
 def death_reason(code, limits):

@@ -8,10 +8,10 @@ The file is tab-separated; student-controlled text is written as plain single
 lines that a spreadsheet does not read as formulas (export.cell).
 """
 
-import os
 
-from .export import cell, number, plain, read_grades, write_atomically
+from .export import cell, number, plain, read_grades
 from .record import read_student_parts
+from .results import GRADED
 
 
 def load_records(settings, assignment):
@@ -20,9 +20,9 @@ def load_records(settings, assignment):
 
 def notebook_state(result):
     """graded / missing / unreadable / failed (graded, but a cell crashed or timed out)."""
-    if result["status"] != "graded":
-        return result["status"]
-    if any(t["status"] in ("timeout", "died", "not run") for t in result["tests"]):
+    if result.status != "graded":
+        return result.status
+    if any(t.status in ("timeout", "died", "not run") for t in result.tests):
         return "failed"
     return "graded"
 
@@ -40,7 +40,7 @@ def late_text(seconds):
 
 def attention(people, grades, records):
     """[(student, reason)] of one assignment: missing, unreadable, failed, late, not graded."""
-    by_student = {r["student"]: r for r in records}
+    by_student = {r.student: r for r in records}
     needs = []
     for student in sorted(set(people) | set(by_student) | set(grades.submissions)):
         record = by_student.get(student)
@@ -49,13 +49,14 @@ def attention(people, grades, records):
             needs.append((student, "missing: nothing submitted"))
             continue
         if record is not None:
-            if record.get("refused") or (not record["notebooks"] and record.get("notes")):
-                needs.append((student, "not graded: " + "; ".join(record.get("notes", []))))
-            for result in record["notebooks"]:
+            # (a part written before results had a status: a note and no notebooks)
+            if record.status != GRADED or (not record.notebooks and record.notes):
+                needs.append((student, "not graded: " + "; ".join(record.notes)))
+            for result in record.notebooks:
                 state = notebook_state(result)
                 if state != "graded":
-                    why = f" ({result['message']})" if result.get("message") else ""
-                    needs.append((student, f"{result['notebook']} {state}{why}"))
+                    why = f" ({result.message})" if result.message else ""
+                    needs.append((student, f"{result.notebook} {state}{why}"))
         if submission is not None and submission.seconds_late > 0:
             penalty = (f", late penalty {number(submission.penalty)} points"
                        if submission.penalty else "")
@@ -68,25 +69,25 @@ def summarise(settings, assignment, people=None, grades=None):
     if grades is None:
         people, [grades] = read_grades(settings, [assignment])
     records = load_records(settings, assignment)
-    by_student = {r["student"]: r for r in records}
+    by_student = {r.student: r for r in records}
     students = sorted(set(by_student) | set(grades.submissions))
     due = f", due {grades.duedate:%Y-%m-%d %H:%M:%S} UTC" if grades.duedate else ""
     lines = [f"# {assignment}: {len(students)} submission(s), {number(grades.max_score)} "
              f"points{due}", "", "student\tnotebook\tstate\tscore"]
     notebooks = sorted({c.notebook for c in grades.checks})
     for student in students:
-        record = by_student.get(student, {"notebooks": []})
+        record = by_student.get(student)
         submission = grades.submissions.get(student)
-        results = {r["notebook"]: r for r in record["notebooks"]}
+        results = {r.notebook: r for r in record.notebooks} if record else {}
         for notebook in notebooks:
             result = results.get(notebook)
             total = sum(c.max_points for c in grades.checks if c.notebook == notebook)
             if submission is not None:
                 score = submission.notebook_scores.get(notebook, 0.0)
             else:
-                score = sum(t["points"] for t in (result or {}).get("tests", []))
+                score = sum(t.points for t in result.tests) if result else 0.0
             state = notebook_state(result) if result else "not graded"
-            detail = f" ({plain(result['message'])})" if result and result["message"] else ""
+            detail = f" ({plain(result.message)})" if result and result.message else ""
             lines.append(f"{cell(student)}\t{notebook}\t{state}\t{number(score)}/{number(total)}"
                          f"{detail}")
     lines += ["", "student\ttotal (as in grades.csv)"]
@@ -124,10 +125,8 @@ def check_statistics(grades, students):
     return stats
 
 
-def write_summary(settings, assignments, people=None, grades=None):
-    """reports/summary.txt for `assignments`; returns its text."""
+def summary_text(settings, assignments, people=None, grades=None):
+    """summary.txt for `assignments` (record.write_summary writes it)."""
     if grades is None:
         people, grades = read_grades(settings, assignments)
-    text = "\n".join(summarise(settings, g.name, people, g) for g in grades)
-    write_atomically(os.path.join(settings.reports, "summary.txt"), text)
-    return text
+    return "\n".join(summarise(settings, g.name, people, g) for g in grades)
