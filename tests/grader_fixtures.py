@@ -6,11 +6,15 @@ test 2 points), `ones` (2 points, checks with torch.equal, isinstance and
 sum), and the value `answer` (1 point).
 """
 
+import atexit
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 
 import nbformat
 
@@ -111,7 +115,24 @@ def instructor_notebook():
 
 
 def make_course(root):
-    """A course at `root` with the assignment released (gradebook and release/ written)."""
+    """A course at `root` with the assignment released (gradebook and release/ written).
+
+    The course is released once per test process and copied from there.
+    """
+    with _RELEASING:
+        if not _TEMPLATE:
+            base = tempfile.mkdtemp(prefix="tiny-course-")
+            atexit.register(shutil.rmtree, base, True)
+            _TEMPLATE.append(_release_course(os.path.join(base, "course")))
+    shutil.copytree(_TEMPLATE[0], root, symlinks=True, dirs_exist_ok=True)
+    return root
+
+
+_TEMPLATE = []  # the course released once in this process
+_RELEASING = threading.Lock()
+
+
+def _release_course(root):
     os.makedirs(os.path.join(root, "source", ASSIGNMENT), exist_ok=True)
     os.makedirs(os.path.join(root, "course-data", "submitted"), exist_ok=True)
     with open(os.path.join(root, "nbgrader_config.py"), "w") as handle:

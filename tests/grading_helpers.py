@@ -67,26 +67,22 @@ def build_submission(assignment, answers=None, fill_solutions=True):
     return nb
 
 
-def _hand_in_and_release(course_dir, assignment, submissions):
-    """Writes ``submissions`` ({student: notebook}) where nbgrader collects them and
-    generates the assignment (which records its test cells in the gradebook)."""
+def _hand_in(course_dir, assignment, submissions):
+    """Writes ``submissions`` ({student: notebook}) where nbgrader collects them."""
     for student, nb in submissions.items():
         path = notebook_path(course_dir, "course-data/submitted", assignment, student)
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, path)
-    done = nbgrader(course_dir, "generate_assignment", assignment, "--force")
-    if done.returncode != 0:
-        raise RuntimeError(f"nbgrader generate_assignment failed ({done.returncode}):\n"
-                           f"{done.stdout[-5000:]}")
 
 
 def grade_batch(course_dir, assignment, submissions, jobs=2):
-    """Grades ``submissions`` ({student: notebook}) of ``assignment`` with the course's grader.
+    """Grades ``submissions`` ({student: notebook}) of ``assignment`` with the course's grader,
+    in a released course (testsupport.course.released_course).
 
     Returns ({student: {grade_id: score}} from the gradebook, {student: {grade_id:
     message}} of every check that did not pass, from the grader's report).
     """
-    _hand_in_and_release(course_dir, assignment, submissions)
+    _hand_in(course_dir, assignment, submissions)
     env = nbgrader_env(JUPYTER_CONFIG_DIR=str(Path(course_dir) / ".jupyter-config"))
     done = subprocess.run([sys.executable, "-m", "grader", "autograde", assignment,
                            "--jobs", str(jobs)], cwd=course_dir, env=env,
@@ -103,12 +99,13 @@ def grade_batch(course_dir, assignment, submissions, jobs=2):
 
 
 def grade_batch_with_stock_nbgrader(course_dir, assignment, submissions):
-    """Grades ``submissions`` with stock `nbgrader autograde`; returns {student: {grade_id: score}}.
+    """Grades ``submissions`` with stock `nbgrader autograde`, in a released course; returns
+    {student: {grade_id: score}}.
 
     The course's nbgrader_config.py switches nbgrader's own autograde off (the
     course grades in its sandbox), so this switches it back on for the run.
     """
-    _hand_in_and_release(course_dir, assignment, submissions)
+    _hand_in(course_dir, assignment, submissions)
     stock = "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"
     done = nbgrader(course_dir, "autograde", assignment, "--force", stock)
     if done.returncode != 0:

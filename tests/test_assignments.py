@@ -33,7 +33,7 @@ from grading_helpers import (
     nbgrader,
     stock_failure_messages,
 )
-from testsupport.course import copy_course
+from testsupport.course import copy_course, released_course
 
 ASSIGNMENTS = {
     "parameters": (PARAMETERS_POINTS, PARAMETERS_STUDENTS, PARAMETERS_HIDDEN_VALUES),
@@ -175,7 +175,7 @@ def graded(tmp_path_factory):
     course's grader, the assignments graded side by side."""
 
     def grade(assignment):
-        course = Path(copy_course(str(tmp_path_factory.mktemp(assignment) / "course")))
+        course = Path(released_course(str(tmp_path_factory.mktemp(assignment) / "course")))
         return grade_batch(course, assignment, _submissions(assignment))
 
     with ThreadPoolExecutor(max_workers=len(ASSIGNMENTS)) as pool:
@@ -188,7 +188,8 @@ def stock_graded(tmp_path_factory):
     """{assignment: (course directory, {student: {grade_id: score}})} from stock nbgrader."""
 
     def grade(assignment):
-        course = Path(copy_course(str(tmp_path_factory.mktemp("stock-" + assignment) / "course")))
+        course = Path(released_course(str(tmp_path_factory.mktemp("stock-" + assignment)
+                                          / "course")))
         return course, grade_batch_with_stock_nbgrader(course, assignment, _submissions(assignment))
 
     with ThreadPoolExecutor(max_workers=len(ASSIGNMENTS)) as pool:

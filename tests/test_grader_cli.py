@@ -60,6 +60,29 @@ def test_a_broken_config_is_the_instructors_error(tmp_path):
     assert "nbgrader_config.py, line 2: " in result.stderr
 
 
+def test_the_sandbox_limits_come_from_the_config_with_sandboxgraders_defaults(tmp_path):
+    from nbgrader.preprocessors import Execute
+
+    from grader.__main__ import build_parser
+    from grader.course import SandboxGrader, load
+
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n"
+                                                 "c.SandboxGrader.tmpfs_mib = 5\n")
+    limits = load(str(tmp_path)).limits
+    # what is set comes from the file; the cell limit is nbgrader's own c.Execute.timeout
+    assert limits.tmpfs_mib == 5 and limits.timeout == Execute().timeout
+    # the rest, in Limits and in the command's help alike, is SandboxGrader's default
+    defaults = SandboxGrader()
+    assert (limits.memory_mib, limits.file_mib, limits.max_processes) == (
+        defaults.memory_mib, defaults.file_mib, defaults.max_processes)
+    assert Limits(timeout=1).tmpfs_mib == defaults.tmpfs_mib
+    parser = build_parser()
+    autograde = parser._subparsers._group_actions[0].choices["autograde"]
+    text = autograde.format_help()
+    for name in SandboxGrader.class_traits(config=True):
+        assert f"c.SandboxGrader.{name} = {getattr(defaults, name)!r}:" in text, name
+
+
 def test_a_bad_shard_is_refused(course):
     result = grader("autograde", "tiny", "--shard", "3/2", cwd=course)
     assert result.returncode == 2

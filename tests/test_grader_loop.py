@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from bad_submissions.cases import leak_by_exception
-from testsupport.course import assignments, copy_course, nbgrader_env, solution_answers
+from testsupport.course import assignments, nbgrader_env, released_course, solution_answers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOKS = assignments()
@@ -143,12 +143,11 @@ with open("fetched.json", "w", encoding="utf-8") as handle:
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory):
-    course = copy_course(str(tmp_path_factory.mktemp("loop") / "course"))
+    course = released_course(str(tmp_path_factory.mktemp("loop") / "course"))
     exchange = os.path.join(course, "course-data", "exchange")
     students = {"alice": "correct", "bob": "untouched", "carol": "partial", "dave": "typed",
                 "eve": "oracle"}
     for assignment in NOTEBOOKS:
-        nbgrader("generate_assignment", assignment, "--force", cwd=course)
         nbgrader("release_assignment", assignment, "--force", cwd=course)
     fetched = {}
     for student, kind in students.items():

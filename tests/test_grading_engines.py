@@ -115,3 +115,20 @@ def test_an_unreadable_folder_or_a_failed_worker_fails_that_student_only():
     assert results["crashes"] == StudentResult("crashes", "hw", FAILED,
                                                error="the grading worker process failed "
                                                      "(RuntimeError('worker lost'))")
+
+
+def test_a_result_becomes_json_only_for_the_report_and_reads_back_the_same():
+    import json
+
+    from grader.results import REFUSED, NotebookResult, TestResult
+
+    result = StudentResult("ada", "hw", REFUSED, ["folder is a link"], [
+        NotebookResult("hw", "unreadable", "folder is a link", ["a note"],
+                       [TestResult("check_a", 0.0, 2.0, "not run", "folder is a link")],
+                       1.5, {"cells": []})])
+    part = json.loads(json.dumps(result.to_json()))
+    assert "autograded" not in part["notebooks"][0]  # the notebook goes to autograded/ only
+    back = StudentResult.from_json(part)
+    result.notebooks[0].autograded = None
+    assert back == result
+    assert (back.points, back.max_points) == (0.0, 2.0)

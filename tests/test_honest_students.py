@@ -14,8 +14,7 @@ import sys
 import pytest
 
 from honest_students import CASES
-from testsupport.course import (assignments, copy_course, nbgrader_env, read_notebook,
-                                 release_assignments)
+from testsupport.course import assignments, nbgrader_env, read_notebook, released_course
 
 # Answers that hand in the course package's own function in disguise. Each earns
 # nothing for the function it wraps; the rest of the notebook is the solution.
@@ -78,7 +77,7 @@ def wrapper_notebook(source_id, source):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    course = release_assignments(copy_course(str(tmp_path_factory.mktemp("honest") / "course")))
+    course = released_course(str(tmp_path_factory.mktemp("honest") / "course"))
     env = nbgrader_env()
     for name, style in CASES.items():
         hand_in(course, name, style.assignment, style.hand_in())

@@ -4,10 +4,13 @@ The assignments are the folders of ``solutions/`` (as for the Makefile and the
 grader), so a new assignment is seen here without any edit.
 """
 
+import atexit
 import json
 import os
 import shutil
 import sys
+import tempfile
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what grading a copy of the course needs; `make` in a copy also needs MAKE_FILES
@@ -109,3 +112,22 @@ def release_assignments(course, names=None, db_url=None):
         if result.returncode != 0:
             raise RuntimeError(f"generate_assignment {assignment} failed:\n{result.stderr[-4000:]}")
     return course
+
+
+_RELEASED = {}  # course root -> that course released once in this process (a template)
+_RELEASING = threading.Lock()
+
+
+def released_course(dest, root=ROOT):
+    """A copy of the course at ``dest`` with every assignment released (the gradebook and
+    the student versions written), copied from one release made once per test process:
+    `nbgrader generate_assignment` runs once, however many tests need a released course."""
+    with _RELEASING:
+        template = _RELEASED.get(root)
+        if template is None:
+            base = tempfile.mkdtemp(prefix="released-course-")
+            atexit.register(shutil.rmtree, base, True)
+            template = release_assignments(copy_course(os.path.join(base, "course"), root=root))
+            _RELEASED[root] = template
+    shutil.copytree(template, dest, symlinks=True, dirs_exist_ok=True)
+    return dest

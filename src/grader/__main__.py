@@ -38,10 +38,20 @@ def parse_shard(text):
     return k, n
 
 
+def settings_help():
+    """The grader's settings in nbgrader_config.py, each with its default (from SandboxGrader)."""
+    lines = ["settings in nbgrader_config.py (c.Execute.timeout is the limit per cell):"]
+    for name, trait in sorted(SandboxGrader.class_traits(config=True).items()):
+        lines.append(f"  c.SandboxGrader.{name} = {trait.default()!r}: {trait.help}")
+    return "\n".join(lines)
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    auto = commands.add_parser("autograde", help="grade the submissions of one assignment")
+    auto = commands.add_parser("autograde", help="grade the submissions of one assignment",
+                               epilog=settings_help(),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
     auto.add_argument("assignment")
     auto.add_argument("--jobs", type=int, default=1,
                       help="students graded at once on this machine (default 1)")
@@ -61,7 +71,7 @@ def build_parser():
         trait = SandboxGrader.class_traits()[name]
         auto.add_argument("--" + name.replace("_", "-"), type=int, default=None,
                           help=f"{trait.help} (default: c.SandboxGrader.{name}, "
-                               f"{trait.default_value} unless set)")
+                               f"{trait.default()} unless set)")
     auto.add_argument("--course", default=".", help="course folder with nbgrader_config.py")
     summary = commands.add_parser("summary", help="per-student status and per-question pass rates")
     summary.add_argument("assignments", nargs="*", help="assignments (default: all configured)")

@@ -43,7 +43,7 @@ class SandboxGrader(Configurable):
     @classmethod
     def default(cls, name):
         """The default of setting `name`."""
-        return cls.class_traits()[name].default_value
+        return cls.class_traits()[name].default()
 
 
 @dataclass

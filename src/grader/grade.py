@@ -169,106 +169,143 @@ def run_plan(plan, job, files, instructor=None):
     Returns ({cell index: CellOutcome}, notes).
     """
     workdir = tagged_folder("work")
-    notes = []
-    kernel = None
+    run = PlanRun(plan, job, workdir)
     try:
-        for relative, content in files.items():
-            target = os.path.normpath(os.path.join(workdir, relative))
-            if os.path.isabs(relative) or not target.startswith(os.path.normpath(workdir) + os.sep):
-                raise ValueError(f"file outside the submission's folder: {relative!r}")
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "xb") as handle:
-                handle.write(content)
+        copy_student_files(workdir, files)
         give_to_sandbox_user(workdir)
-        code_cells = [i for i, c in enumerate(plan.cells) if c.kind in ("setup", "solution",
-                                                                        "extra", "test")]
-        timeout = job.limits.timeout
-        cpu_seconds = int(job.limits.cpu_seconds or timeout * (len(code_cells) + 2) + 60)
-        budget = job.notebook_timeout or NOTEBOOK_BUDGET_FACTOR * timeout * max(len(code_cells), 1)
-        # the grader's own start-up (its checks' set-up, the first sandbox) is not the
-        # student's time: the budget starts once the first kernel is ready
-        package = sandboxed_package(job.blocked) if job.blocked else None
-        prelude = leading_setup(plan, code_cells)
-        with concurrent.futures.ThreadPoolExecutor(1) as background:
-            # the checks' set-up runs while the template starts in its own process (the
-            # template is started from this thread: a sandbox ends with the thread that
-            # started it)
-            checker = background.submit(make_checker, plan, instructor) if any(
-                plan.cells[i].kind == "test" for i in code_cells) else None
-            template = warm_template(job.limits, package, [(plan.cells[i].kind,
-                                                            plan.cells[i].source)
-                                                           for i in prelude])
-            checker = checker.result() if checker else None
-        deadline = None
-        outcomes, completed = {}, []
-        restarts, over_budget = 0, False
-        if template is not None:  # the prelude has run in the template, once for everyone
-            for index, outcome in zip(prelude, template.outcomes):
-                outcomes[index] = dataclasses.replace(outcome)
-                completed.append(index)
-                if outcome.status != "ok":
-                    notes.append(f"{cell_label(plan.cells[index], index)}: "
-                                 f"{describe(outcome, plan.cells[index])}")
-            code_cells = code_cells[len(prelude):]
-        for index in code_cells:
-            cell = plan.cells[index]
-            if deadline is not None and time.monotonic() >= deadline:
-                if not over_budget:
-                    over_budget = True
-                    notes.append(f"notebook took too long (more than {budget:g} seconds in all, "
-                                 "restarts included); the cells after that were not run")
-                if cell.kind == "test":
-                    outcomes[index] = CellOutcome("failed", "notebook took too long")
-                continue
-            if kernel is None:
-                if restarts > MAX_RESTARTS:
-                    break
-                if template is not None:
-                    kernel = ForkedKernel(template, workdir, job.limits)
-                else:
-                    kernel = Kernel(workdir, job.limits, package)
-                kernel.start(cpu_seconds)
-                if deadline is None:
-                    deadline = time.monotonic() + budget
-                for earlier in completed:  # replay the cells that ran fine, to continue
-                    if template is not None and earlier in prelude:
-                        continue  # already run in the template the kernel was forked from
-                    left = min(timeout, deadline - time.monotonic())
-                    if left <= 0 or kernel.run_cell(plan.cells[earlier].kind,
-                                                    plan.cells[earlier].source,
-                                                    left).status not in ("ok", "error"):
-                        break
-                restarts += 1
-            left = min(timeout, deadline - time.monotonic())
-            if cell.kind == "test":
-                if not cell.source.strip():
-                    outcome = CellOutcome("failed", "the test cell is empty")
-                else:
-                    status, message, output = checker.check(cell.source, kernel,
-                                                            time.monotonic() + left, timeout)
-                    outcome = CellOutcome(status, message, output)
-            else:
-                outcome = kernel.run_cell(cell.kind, cell.source if cell.source.strip() else "pass",
-                                          left)
-                if outcome.status == "timeout":
-                    outcome.message = f"timed out after {timeout:g} seconds"
-            outcomes[index] = outcome
-            if outcome.status in ("ok", "error") and cell.kind != "test":
-                completed.append(index)
-            restart = (kernel.process is None or kernel.dirty
-                       or outcome.status in ("timeout", "died", "garbled"))
-            if restart:
-                kernel.kill()
-                kernel = None
-            if cell.kind != "test" and outcome.status != "ok":
-                notes.append(f"{cell_label(cell, index)}: {describe(outcome, cell)}"
-                             + ("; the kernel was restarted for the cells after it"
-                                if restart else ""))
-        return outcomes, notes
+        run.start(instructor)
+        for index in run.code_cells:
+            if not run.run_cell(index):
+                break
+        return run.outcomes, run.notes
     finally:
-        if kernel is not None:
-            kernel.kill()
+        run.stop()
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+def copy_student_files(workdir, files):
+    """The student's other files {relative path: bytes}, written into `workdir`."""
+    for relative, content in files.items():
+        target = os.path.normpath(os.path.join(workdir, relative))
+        if os.path.isabs(relative) or not target.startswith(os.path.normpath(workdir) + os.sep):
+            raise ValueError(f"file outside the submission's folder: {relative!r}")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "xb") as handle:
+            handle.write(content)
+
+
+class PlanRun:
+    """One notebook's plan being run: its kernel, its checks, its outcomes and its budget.
+
+    A kernel that dies, times out or is left dirty by a check is replaced by a
+    new one, in which the cells that ran fine are run again first; at most
+    MAX_RESTARTS times. The notebook's budget (NOTEBOOK_BUDGET_FACTOR x the
+    timeout x its code cells, or the job's notebook_timeout) starts when the
+    first kernel is ready: the grader's own start-up is not the student's time.
+    """
+
+    def __init__(self, plan, job, workdir):
+        self.plan, self.job, self.workdir = plan, job, workdir
+        self.code_cells = [i for i, c in enumerate(plan.cells)
+                           if c.kind in ("setup", "solution", "extra", "test")]
+        self.timeout = job.limits.timeout
+        self.cpu_seconds = int(job.limits.cpu_seconds
+                               or self.timeout * (len(self.code_cells) + 2) + 60)
+        self.budget = job.notebook_timeout or (NOTEBOOK_BUDGET_FACTOR * self.timeout
+                                               * max(len(self.code_cells), 1))
+        self.prelude = leading_setup(plan, self.code_cells)
+        self.package = self.template = self.checker = self.kernel = self.deadline = None
+        self.outcomes, self.completed, self.notes = {}, [], []
+        self.restarts, self.over_budget = 0, False
+
+    def start(self, instructor):
+        """The checks' set-up, built while this worker's warm template starts (or is found)."""
+        plan = self.plan
+        self.package = sandboxed_package(self.job.blocked) if self.job.blocked else None
+        with concurrent.futures.ThreadPoolExecutor(1) as background:
+            # the template is started from this thread: a sandbox ends with the thread
+            # that started it
+            checker = background.submit(make_checker, plan, instructor) if any(
+                plan.cells[i].kind == "test" for i in self.code_cells) else None
+            self.template = warm_template(self.job.limits, self.package,
+                                          [(plan.cells[i].kind, plan.cells[i].source)
+                                           for i in self.prelude])
+            self.checker = checker.result() if checker else None
+        if self.template is not None:  # the prelude has run in the template, once for everyone
+            for index, outcome in zip(self.prelude, self.template.outcomes):
+                self.outcomes[index] = dataclasses.replace(outcome)
+                self.completed.append(index)
+                if outcome.status != "ok":
+                    self.notes.append(f"{cell_label(plan.cells[index], index)}: "
+                                      f"{describe(outcome, plan.cells[index])}")
+            self.code_cells = self.code_cells[len(self.prelude):]
+
+    def run_cell(self, index):
+        """Run one cell (a test cell: its check); False when no kernel may be started."""
+        cell = self.plan.cells[index]
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            if not self.over_budget:
+                self.over_budget = True
+                self.notes.append(f"notebook took too long (more than {self.budget:g} seconds "
+                                  "in all, restarts included); the cells after that were not run")
+            if cell.kind == "test":
+                self.outcomes[index] = CellOutcome("failed", "notebook took too long")
+            return True
+        if self.kernel is None:
+            if self.restarts > MAX_RESTARTS:
+                return False
+            self._new_kernel()
+        kernel, timeout = self.kernel, self.timeout
+        left = min(timeout, self.deadline - time.monotonic())
+        if cell.kind == "test":
+            if not cell.source.strip():
+                outcome = CellOutcome("failed", "the test cell is empty")
+            else:
+                status, message, output = self.checker.check(cell.source, kernel,
+                                                             time.monotonic() + left, timeout)
+                outcome = CellOutcome(status, message, output)
+        else:
+            outcome = kernel.run_cell(cell.kind, cell.source if cell.source.strip() else "pass",
+                                      left)
+            if outcome.status == "timeout":
+                outcome.message = f"timed out after {timeout:g} seconds"
+        self.outcomes[index] = outcome
+        if outcome.status in ("ok", "error") and cell.kind != "test":
+            self.completed.append(index)
+        restart = (kernel.process is None or kernel.dirty
+                   or outcome.status in ("timeout", "died", "garbled"))
+        if restart:
+            self.stop()
+        if cell.kind != "test" and outcome.status != "ok":
+            self.notes.append(f"{cell_label(cell, index)}: {describe(outcome, cell)}"
+                              + ("; the kernel was restarted for the cells after it"
+                                 if restart else ""))
+        return True
+
+    def _new_kernel(self):
+        """A kernel forked from the template (or started from nothing), with the cells that
+        ran fine run again in it."""
+        if self.template is not None:
+            self.kernel = ForkedKernel(self.template, self.workdir, self.job.limits)
+        else:
+            self.kernel = Kernel(self.workdir, self.job.limits, self.package)
+        self.kernel.start(self.cpu_seconds)
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.budget
+        for earlier in self.completed:
+            if self.template is not None and earlier in self.prelude:
+                continue  # already run in the template the kernel was forked from
+            left = min(self.timeout, self.deadline - time.monotonic())
+            cell = self.plan.cells[earlier]
+            if left <= 0 or self.kernel.run_cell(cell.kind, cell.source,
+                                                 left).status not in ("ok", "error"):
+                break
+        self.restarts += 1
+
+    def stop(self):
+        if self.kernel is not None:
+            self.kernel.kill()
+            self.kernel = None
 
 
 def leading_setup(plan, code_cells):

@@ -72,16 +72,7 @@ def autograde(settings, assignment, limits, jobs=1, scheduler=None, wait=None,
                           "(Debian package bubblewrap); student code never runs unsandboxed")
     notebooks = settings.instructor_notebooks(assignment)
     check_gradebook(settings, assignment, notebooks)
-    chosen = settings.students(assignment)
-    if students:
-        unknown = sorted(set(students) - set(chosen))
-        if unknown:
-            print(f"warning: no submission of {assignment} from: {', '.join(unknown)}",
-                  file=sys.stderr)
-        chosen = [s for s in chosen if s in students]
-    if shard:
-        k, n = shard
-        chosen = [s for i, s in enumerate(chosen) if i % n == k - 1]
+    chosen = chosen_students(settings, assignment, students, shard)
     blocked = blocked_functions(settings, notebooks)
     instructor_texts = read_instructor_notebooks(notebooks)
     submissions = [Submission(student, assignment,
@@ -121,6 +112,22 @@ def autograde(settings, assignment, limits, jobs=1, scheduler=None, wait=None,
               "(see messages above)", file=sys.stderr)
         return 1
     return 0
+
+
+def chosen_students(settings, assignment, students=None, shard=None):
+    """The students with a submission of `assignment`, sorted; only `students` if given,
+    and of those only share K of N if `shard` is (K, N)."""
+    chosen = settings.students(assignment)
+    if students:
+        unknown = sorted(set(students) - set(chosen))
+        if unknown:
+            print(f"warning: no submission of {assignment} from: {', '.join(unknown)}",
+                  file=sys.stderr)
+        chosen = [s for s in chosen if s in students]
+    if shard:
+        k, n = shard
+        chosen = [s for i, s in enumerate(chosen) if i % n == k - 1]
+    return chosen
 
 
 @contextlib.contextmanager
