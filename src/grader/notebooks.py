@@ -277,6 +277,17 @@ def build_plan(instructor, submission):
             cells if isinstance(cells, list) else [])
     notes = list(submission[NOTES_KEY]) if submission else []
     student_cells = submission["cells"] if submission else []
+    by_id = _first_by_grade_id(student_cells, notes)
+    layout = _InstructorLayout(instructor)
+    placed, answered = _place_student_cells(instructor, student_cells, layout, by_id, notes)
+    plan = _merged(instructor, layout, placed, answered, by_id, submission is not None, notes)
+    if submission is not None:
+        notes.extend(_compare_kernelspec(instructor, submission))
+    return Plan(plan, notes)
+
+
+def _first_by_grade_id(student_cells, notes):
+    """{grade_id: (position, cell)} of the first student cell with each grade_id."""
     by_id, seen_ids = {}, {}
     for position, cell in enumerate(student_cells):
         grade_id = nbgrader_meta(cell).get("grade_id")
@@ -287,10 +298,14 @@ def build_plan(instructor, submission):
         if count > 1:
             notes.append(f"cell '{grade_id}' appears {count} times; the first one is "
                          "the answer or check")
+    return by_id
 
-    layout = _InstructorLayout(instructor)
+
+def _place_student_cells(instructor, student_cells, layout, by_id, notes):
+    """({instructor index of the anchor: the student's PlanCells that follow it}, the
+    instructor answer cells answered). -1 is the anchor of cells above every instructor cell."""
     present = {layout.match(cell, set()) for cell in student_cells} - {None}
-    placed = {-1: []}  # instructor index of the anchor -> the student cells that follow it
+    placed = {-1: []}
     answered, anchor, added = set(), -1, 0
     for position, cell in enumerate(student_cells):
         index = layout.match(cell, answered)
@@ -317,7 +332,11 @@ def build_plan(instructor, submission):
         if extra.kind == "extra":
             added += 1
         placed.setdefault(anchor, []).append(extra)
+    return placed, answered
 
+
+def _merged(instructor, layout, placed, answered, by_id, submitted, notes):
+    """The instructor's cells in order, each followed by the student cells placed after it."""
     plan = list(placed[-1])
     for index, cell in enumerate(instructor.cells):
         meta = nbgrader_meta(cell)
@@ -325,7 +344,7 @@ def build_plan(instructor, submission):
         points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
         if kind == "solution":
             if index not in answered:
-                if submission is not None:
+                if submitted:
                     notes.append(f"answer cell '{layout.label(index)}' not found (deleted, or "
                                  "its id was changed); it earns nothing")
                 source = "" if cell.cell_type == "code" else cell.source
@@ -337,12 +356,10 @@ def build_plan(instructor, submission):
                                  cell.source, layout.grade_ids[index], instructor_index=index))
         else:
             plan.append(PlanCell(kind, cell.source, layout.grade_ids[index], points, index))
-            if submission is not None and kind == "test":
+            if submitted and kind == "test":
                 notes.extend(_compare_test_cell(layout.grade_ids[index], cell, by_id, points))
         plan.extend(placed.get(index, []))
-    if submission is not None:
-        notes.extend(_compare_kernelspec(instructor, submission))
-    return Plan(plan, notes)
+    return plan
 
 
 class _InstructorLayout:

@@ -171,18 +171,6 @@ def sandbox_command(workdir, request_fd, reply_fd, tmpfs_mib, python=None, files
     `control_fd` the runner can become a warm template (see Template).
     """
     python = python or sys.executable
-    env = {
-        "HOME": SANDBOX_HOME,
-        "USER": "student",
-        "LOGNAME": "student",
-        "PATH": os.path.dirname(python) + ":/usr/local/bin:/usr/bin:/bin",
-        "LANG": "C.UTF-8",
-        "PYTHONIOENCODING": "utf-8",
-        "MPLBACKEND": "Agg",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "IPYTHONDIR": SANDBOX_HOME + "/.ipython",
-    }
     mode = privilege_mode()
     args = ["bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
             "--unshare-cgroup-try", "--die-with-parent", "--new-session",
@@ -192,7 +180,7 @@ def sandbox_command(workdir, request_fd, reply_fd, tmpfs_mib, python=None, files
         if control_fd is None:  # a template's forks make namespaces of their own
             args += ["--disable-userns"]
         args += ["--cap-drop", "ALL"]
-    for key, value in env.items():
+    for key, value in _environment(python).items():
         args += ["--setenv", key, value]
     size = str(tmpfs_mib << 20)
     copied = sum(_file_size(fd) for fd, _ in files)
@@ -206,15 +194,7 @@ def sandbox_command(workdir, request_fd, reply_fd, tmpfs_mib, python=None, files
     args += ["--perms", "1777", "--dir", SANDBOX_HOME,
              "--perms", "0777", "--size", str(copied + (tmpfs_mib << 20)),
              "--tmpfs", SANDBOX_WORK]
-    made = set()
-    for fd, relative in files:
-        parts = Path(relative).parts
-        for depth in range(1, len(parts)):
-            folder = os.path.join(SANDBOX_WORK, *parts[:depth])
-            if folder not in made:
-                made.add(folder)
-                args += ["--perms", "0777", "--dir", folder]
-        args += ["--perms", "0666", "--file", str(fd), os.path.join(SANDBOX_WORK, relative)]
+    args += _student_file_args(files)
     args += ["--perms", "0755", "--dir", os.path.dirname(SANDBOX_RUNNER),
              "--ro-bind", str(RUNNER), SANDBOX_RUNNER, "--chdir", SANDBOX_WORK,
              "--remount-ro", "/"]
@@ -227,6 +207,37 @@ def sandbox_command(workdir, request_fd, reply_fd, tmpfs_mib, python=None, files
     args += [python, "-I", "-X", "utf8", SANDBOX_RUNNER, str(request_fd), str(reply_fd)]
     if control_fd is not None:
         args.append(str(control_fd))
+    return args
+
+
+def _environment(python):
+    """The only environment variables inside the sandbox."""
+    return {
+        "HOME": SANDBOX_HOME,
+        "USER": "student",
+        "LOGNAME": "student",
+        "PATH": os.path.dirname(python) + ":/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "MPLBACKEND": "Agg",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "IPYTHONDIR": SANDBOX_HOME + "/.ipython",
+    }
+
+
+def _student_file_args(files):
+    """bwrap arguments that copy the student's files (fd, relative path) into the working
+    folder, making their folders first."""
+    args, made = [], set()
+    for fd, relative in files:
+        parts = Path(relative).parts
+        for depth in range(1, len(parts)):
+            folder = os.path.join(SANDBOX_WORK, *parts[:depth])
+            if folder not in made:
+                made.add(folder)
+                args += ["--perms", "0777", "--dir", folder]
+        args += ["--perms", "0666", "--file", str(fd), os.path.join(SANDBOX_WORK, relative)]
     return args
 
 
