@@ -19,12 +19,11 @@ course files, no sandbox).
 
 import argparse
 import dataclasses
-import os
 import sys
 
 from . import course
 from .course import CourseError, SandboxGrader
-from .record import write_assignment_report, write_summary
+from .record import rebuild_assignment_reports, write_summary
 from .run import CONNECT_SECONDS, autograde
 
 
@@ -85,17 +84,15 @@ def main(argv=None):
         if args.command == "summary":
             settings = course.load(args.course)
             names = args.assignments or settings.assignments
-            for name in names:  # complete even if graders on several machines wrote parts
-                if os.path.isdir(os.path.join(settings.reports, name)):
-                    write_assignment_report(settings.reports, name)
+            rebuild_assignment_reports(settings, names)
             print(write_summary(settings, names))
             return 0
         settings = course.load(args.course, db_url=args.db_url)
         overrides = {name: value for name, value in (("timeout", args.timeout),
                                                      ("memory_mib", args.memory_mib),
                                                      ("tmpfs_mib", args.tmpfs_mib)) if value}
-        return autograde(settings, args.assignment, dataclasses.replace(settings.limits, **overrides),
-                         jobs=args.jobs, scheduler=args.scheduler, wait=args.wait,
+        limits = dataclasses.replace(settings.limits, **overrides)
+        return autograde(settings, args.assignment, limits, jobs=args.jobs, scheduler=args.scheduler, wait=args.wait,
                          students=[s for s in args.students.split(",") if s], shard=args.shard)
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)

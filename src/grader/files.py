@@ -11,7 +11,9 @@ because that owner may still be at work.
 """
 
 import os
+import shutil
 import socket
+import stat
 import tempfile
 import time
 
@@ -162,9 +164,6 @@ def remove_left_over_folders(base=None):
 
     Only folders of this user (any, for root) named by tagged_folder are touched.
     """
-    import shutil
-    import stat
-
     base = base or tempfile.gettempdir()
     removed = []
     try:

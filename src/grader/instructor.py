@@ -102,11 +102,9 @@ def set_due_date(settings, assignment, text):
 def write_grades(settings, names):
     """Everything `make grades` writes; returns lines saying where each file is."""
     from .export import read_grades, write_exports
-    from .record import write_assignment_report, write_report_pages, write_summary
+    from .record import rebuild_assignment_reports, write_report_pages, write_summary
 
-    for name in names:  # complete even if graders on several machines wrote parts
-        if os.path.isdir(os.path.join(settings.reports, name)):
-            write_assignment_report(settings.reports, name)
+    rebuild_assignment_reports(settings, names)
     people, grades = read_grades(settings, names)
     paths = write_exports(settings, people, grades)
     summary = os.path.join(settings.reports, "summary.txt")

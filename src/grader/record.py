@@ -21,7 +21,7 @@ from nbgrader.utils import parse_utc
 
 from .files import StagedFiles, remove_left_over_files, write_atomically
 from .notebooks import clean_name, clean_text, shown_id, student_id_problem, without_controls
-from .results import FAILED, GRADED, NO_SANDBOX, REFUSED, StudentResult
+from .results import FAILED, NO_SANDBOX, REFUSED, StudentResult
 
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
                  "status", "message"]
@@ -157,7 +157,7 @@ def record_in_gradebook(db_url, course_id, result, timestamp, late_penalties=Non
                 submitted = _submitted_notebook(db, notebook, submission)
                 names = {c.id: c.name for c in list(notebook.grade_cells) + list(notebook.task_cells)}
                 scores = result.scores(notebook.name)
-                graded = statuses.get(notebook.name) == GRADED
+                graded = statuses.get(notebook.name) == "graded"  # not missing or unreadable
                 for grade in db.query(Grade).filter(Grade.notebook_id == submitted.id):
                     name = names.get(grade.cell_id)
                     if name in scores:
@@ -313,6 +313,14 @@ def read_student_parts(reports_root, assignment):
                 with open(os.path.join(folder, name), encoding="utf-8") as handle:
                     records.append(StudentResult.from_json(json.load(handle)))
     return sorted(records, key=lambda r: r.student)
+
+
+def rebuild_assignment_reports(settings, assignments):
+    """reports/<assignment>.csv and .json of each of `assignments` that has student parts,
+    rebuilt: complete even if graders on several machines wrote the parts."""
+    for name in assignments:
+        if os.path.isdir(os.path.join(settings.reports, name)):
+            write_assignment_report(settings.reports, name)
 
 
 def write_assignment_report(reports_root, assignment):
