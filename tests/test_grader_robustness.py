@@ -472,3 +472,18 @@ def test_a_new_write_removes_the_leftover_of_its_killed_writer(tmp_path):
     files.write_atomically(str(tmp_path / "s1.json"), "{}")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s1.json"]
     assert not leftover.exists()
+
+
+def test_a_refused_or_failed_student_needs_attention_once_with_the_reason():
+    from types import SimpleNamespace
+
+    from grader.results import FAILED, REFUSED
+    from grader.summary import attention
+
+    why = "submission folder is a symbolic link; not graded"
+    refused = StudentResult("eve", "a", REFUSED, [why], [
+        NotebookResult("nb", "unreadable", why, tests=[TestResult("c", 0.0, 1.0, "not run", why)])])
+    failed = StudentResult("fay", "a", FAILED, ["not graded: the grader failed (boom)"])
+    needs = attention(["eve", "fay"], SimpleNamespace(submissions={}), [refused, failed])
+    assert needs == [("eve", f"nb unreadable ({why})"),
+                     ("fay", "not graded: the grader failed (boom)")]

@@ -11,7 +11,6 @@ lines that a spreadsheet does not read as formulas (export.cell).
 
 from .export import cell, number, plain, read_grades
 from .record import read_student_parts
-from .results import GRADED
 
 
 def load_records(settings, assignment):
@@ -49,9 +48,10 @@ def attention(people, grades, records):
             needs.append((student, "missing: nothing submitted"))
             continue
         if record is not None:
-            # (a part written before results had a status: a note and no notebooks)
-            if record.status != GRADED or (not record.notebooks and record.notes):
-                needs.append((student, "not graded: " + "; ".join(record.notes)))
+            # a student the grader failed on has a note and no notebooks; a refused one
+            # has its reason on each notebook, below
+            if not record.notebooks and record.notes:
+                needs.append((student, "; ".join(record.notes)))  # each says "not graded: ..."
             for result in record.notebooks:
                 state = notebook_state(result)
                 if state != "graded":
