@@ -162,9 +162,16 @@ export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUD
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
 ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
 NBGRADER := $(ON_PATH) $(BIN)/nbgrader
+# the instructor's commands: nbgrader's own, and the grader's, one entry point
 GRADER := $(ON_PATH) $(BIN)/python -m grader
-INSTRUCTOR := $(ON_PATH) $(BIN)/python -m grader.instructor
-CHECK_CONFIG = @$(INSTRUCTOR) check-config --assignment="$$ASSIGNMENT" --duedate="$$DUEDATE"
+CHECK_CONFIG = @$(GRADER) check-config --assignment="$$ASSIGNMENT" --duedate="$$DUEDATE"
+# $(call for_each_assignment,COMMAND): COMMAND for each assignment (as $$assignment), in
+# order, stopping at the first that fails with its exit status
+define for_each_assignment
+	for assignment in $(THE_ASSIGNMENTS); do \
+	  $(1) || exit $$?; \
+	done
+endef
 .PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
 	autograde feedback release-feedback grades rehearse
 
@@ -173,21 +180,17 @@ check-config: $(STAMP)
 
 release: $(STAMP)
 	$(CHECK_CONFIG)
-	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(NBGRADER) generate_assignment $$assignment --force || exit 1; \
-	  if [ -n "$$DUEDATE" ]; then $(INSTRUCTOR) due $$assignment "$$DUEDATE" || exit 2; fi; \
-	done
+	$(call for_each_assignment,$(NBGRADER) generate_assignment $$assignment --force \
+	  && { [ -z "$$DUEDATE" ] || $(GRADER) due $$assignment "$$DUEDATE"; })
 
 roster: $(STAMP)
 	@test -n "$$ROSTER" || { echo "make roster ROSTER=students.csv"; exit 2; }
 	$(CHECK_CONFIG)
-	$(INSTRUCTOR) roster "$$ROSTER"
+	$(GRADER) roster "$$ROSTER"
 
 release-to-exchange: $(STAMP)
 	$(CHECK_CONFIG)
-	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(NBGRADER) release_assignment $$assignment --force || exit 1; \
-	done
+	$(call for_each_assignment,$(NBGRADER) release_assignment $$assignment --force)
 
 # A student's side on one machine: make fetch / submit / fetch-feedback
 # ASSIGNMENT=parameters [STUDENT=id]. With STUDENT, the student works in
@@ -216,38 +219,31 @@ fetch-feedback: $(STAMP)
 
 collect: $(STAMP)
 	$(CHECK_CONFIG)
-	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(NBGRADER) collect $$assignment --update || exit 1; \
-	done
+	$(call for_each_assignment,$(NBGRADER) collect $$assignment --update)
 
 # With SCHEDULER the sandbox runs on the Dask workers: this machine needs no bubblewrap.
 autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)
 	$(CHECK_CONFIG)
-	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(GRADER) autograde $$assignment --jobs $(JOBS) $${SCHEDULER:+"--scheduler=$$SCHEDULER"} \
-	    $${STUDENTS:+"--students=$$STUDENTS"} $${SHARD:+"--shard=$$SHARD"} || exit $$?; \
-	done
+	$(call for_each_assignment,$(GRADER) autograde $$assignment --jobs $(JOBS) \
+	  $${SCHEDULER:+"--scheduler=$$SCHEDULER"} $${STUDENTS:+"--students=$$STUDENTS"} \
+	  $${SHARD:+"--shard=$$SHARD"})
 
 feedback: $(STAMP)
 	$(CHECK_CONFIG)
-	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(NBGRADER) generate_feedback $$assignment --force || exit 1; \
-	done
+	$(call for_each_assignment,$(NBGRADER) generate_feedback $$assignment --force)
 
 release-feedback: $(STAMP)
 	$(CHECK_CONFIG)
-	for assignment in $(THE_ASSIGNMENTS); do \
-	  $(NBGRADER) release_feedback $$assignment || exit 1; \
-	done
+	$(call for_each_assignment,$(NBGRADER) release_feedback $$assignment)
 
 grades: $(STAMP)
 	$(CHECK_CONFIG)
-	$(INSTRUCTOR) grades $(THE_ASSIGNMENTS)
+	$(GRADER) grades $(THE_ASSIGNMENTS)
 
 # A whole fake class on this machine, in course-data/rehearsal/ (see the README).
 rehearse: $(STAMP) grading-system
 	$(CHECK_CONFIG)
-	$(ON_PATH) $(BIN)/python -m grader.rehearsal --students "$$REHEARSAL_STUDENTS"
+	$(GRADER) rehearse --students "$$REHEARSAL_STUDENTS"
 
 clean:
 	rm -rf _build

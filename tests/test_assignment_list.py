@@ -41,9 +41,9 @@ def test_a_third_assignment_folder_is_in_the_makefiles_list(course_with_a_third_
 
 
 def test_a_third_assignment_folder_is_in_the_graders_settings(course_with_a_third_assignment):
-    from grader import course
+    from grader.settings import load
 
-    settings = course.load(course_with_a_third_assignment)
+    settings = load(course_with_a_third_assignment)
     assert settings.assignments == sorted(["logits-to-text", "parameters", THIRD])
 
 

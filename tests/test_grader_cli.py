@@ -17,8 +17,10 @@ import pytest
 
 import grader_fixtures as fx
 from grader.feedback import HideTestCode
-from grader.notebooks import Unreadable, build_plan, read_submission, released_source
-from grader.sandbox import death_reason, Limits
+from grader.cells import released_source
+from grader.plan import Unreadable, build_plan, read_submission
+from grader.sandbox import death_reason
+from grader.settings import Limits
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +65,8 @@ def test_a_broken_config_is_the_instructors_error(tmp_path):
 def test_the_sandbox_limits_come_from_the_config_with_sandboxgraders_defaults(tmp_path, capsys):
     from nbgrader.preprocessors import Execute
 
-    from grader.__main__ import main
-    from grader.course import SandboxGrader, load
+    from grader.cli import main
+    from grader.settings import SandboxGrader, load
 
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n"
                                                  "c.SandboxGrader.tmpfs_mib = 5\n")
@@ -170,10 +172,10 @@ def test_death_reasons_are_plain_words():
 
 
 def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(course):
-    from grader.record import record_in_gradebook
-    from grader.results import NotebookResult, StudentResult, TestResult
+    from grader.recording import record_in_gradebook
+    from grader.results import CheckResult, NotebookResult, StudentResult
 
-    tests = [TestResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
+    tests = [CheckResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
     tests[-1].points = "not a number"  # fails half way through the student's grades
     record = StudentResult("halfway", "tiny",
                            notebooks=[NotebookResult("tiny", "graded", tests=tests)])
@@ -192,7 +194,7 @@ def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(course):
 
 
 def test_cells_a_student_added_run_where_they_stand_up_to_a_limit():
-    from grader.notebooks import MAX_EXTRA_CELLS
+    from grader.plan import MAX_EXTRA_CELLS
 
     instructor = fx.instructor_notebook()
     submission = json.loads(nbformat.writes(instructor))
@@ -216,8 +218,8 @@ def roundtrip(value):
     """A value as the kernel encodes it and the checker decodes it."""
     import json
 
-    from grader.checker import decode
-    from grader.runner import Encoder
+    from grader.checks import decode
+    from grader.sandbox.runner import Encoder
 
     return decode(json.loads(json.dumps(Encoder().encode(value))))
 
@@ -263,8 +265,8 @@ def test_lookalike_answers_come_back_as_opaque_objects():
 
 
 def test_malformed_or_huge_answers_are_refused():
-    from grader.checker import decode
-    from grader.runner import Encoder, TooLarge
+    from grader.checks import decode
+    from grader.sandbox.runner import Encoder, TooLarge
 
     for data in [{"$type": "torch.Tensor", "dtype": "torch.float32", "shape": [3], "data": [1, 2]},
                  {"$type": "torch.Tensor", "dtype": "os.system", "shape": [], "data": 1},
@@ -282,7 +284,7 @@ def test_malformed_or_huge_answers_are_refused():
 
 
 def test_answer_names_are_the_top_level_names_of_the_solution_cells():
-    from grader.checker import answer_names
+    from grader.checks import answer_names
 
     names = answer_names(["def f(x):\n    inner = 1\n    return x\n",
                           "with open('a') as h:\n    total = 3\nfor name in []:\n    pass\n",
@@ -326,9 +328,9 @@ def check(kernel, code, setup=("import torch",), solutions=("def double(x):\n   
                                                             "answer = 1\n")):
     import time
 
-    from grader.checker import Checker
+    from grader.checks import Checker
 
-    return Checker(list(setup), list(solutions)).check(code, kernel, time.monotonic() + 5, 5)
+    return Checker(list(setup), list(solutions), "gptcourse").check(code, kernel, time.monotonic() + 5, 5)
 
 
 def test_the_checker_runs_the_test_here_with_the_kernels_answers():
@@ -399,7 +401,7 @@ def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
 
 
 def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
-    from grader.grade import grade_student, read_instructor_notebooks, read_job
+    from grader.worker import Assignment, grade_student, read_instructor_notebooks, read_job
 
     slow = "import time\ntime.sleep(2.5)\n"
     nb = fx.correct(fx.released(course), double_answer=slow + fx.ANSWERS["double_answer"],
@@ -408,10 +410,10 @@ def test_a_notebook_has_a_wall_clock_budget_restarts_included(course, tmp_path):
     folder = tmp_path / "submitted" / "slow" / "tiny"
     folder.mkdir(parents=True)
     (folder / "tiny.ipynb").write_text(json.dumps(nb))
-    job = read_job("slow", "tiny", str(folder),
-                   read_instructor_notebooks({"tiny": os.path.join(course, "source", "tiny",
-                                                                   "tiny.ipynb")}),
-                   Limits(timeout=3, memory_mib=1536), notebook_timeout=6)
+    assignment = Assignment("tiny", read_instructor_notebooks(
+        {"tiny": os.path.join(course, "source", "tiny", "tiny.ipynb")}),
+        Limits(timeout=3, memory_mib=1536), "gptcourse", notebook_timeout=6)
+    job = read_job(assignment, "slow", str(folder))
     record = grade_student(job)
     notebook = record.notebooks[0]
     tests = {t.grade_id: t for t in notebook.tests}
@@ -445,7 +447,7 @@ def test_the_sandboxed_package_has_stubs_for_the_answers_and_the_rest_unchanged(
     import gptcourse
     from grader.sandbox import sandboxed_package
 
-    copy = sandboxed_package(("count_parameters", "generate_text_simple"), root=str(tmp_path))
+    copy = sandboxed_package("gptcourse", ("count_parameters", "generate_text_simple"), root=str(tmp_path))
     with open(os.path.join(copy, "counting.py"), encoding="utf-8") as handle:
         counting = handle.read()
     assert "p.numel()" not in counting.split("def count_parameters")[1].split("def ")[0]
@@ -461,14 +463,15 @@ def test_the_sandboxed_package_has_stubs_for_the_answers_and_the_rest_unchanged(
 
 def run_in_a_sandbox(tmp_path, code, timeout, memory_mib):
     """The outcome of one cell in a fresh sandboxed kernel; it must run to its end."""
-    from grader.sandbox import Kernel, Limits
+    from grader.sandbox import Kernel
+    from grader.settings import Limits
 
     work = tmp_path / "work"
     work.mkdir()
-    kernel = Kernel(str(work), Limits(timeout=timeout, memory_mib=memory_mib))
+    kernel = Kernel(str(work), Limits(timeout=timeout, memory_mib=memory_mib), "gptcourse")
     kernel.start(300)
     try:
-        outcome = kernel.run_cell("extra", code, timeout)
+        outcome = kernel.execute("extra", code, timeout)
     finally:
         kernel.kill()
     assert outcome.status == "ok", outcome

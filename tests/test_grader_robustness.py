@@ -21,11 +21,11 @@ import pytest
 
 import grader_fixtures as fx
 from grader import files
-from grader import record as record_module
+from grader.recording import writer as record_module
 from grader.files import owner_tag, remove_left_over_folders
-from grader.notebooks import (build_plan, normalised_cells, read_submission,
-                              submission_link_problem)
-from grader.results import NotebookResult, StudentResult, TestResult
+from grader.plan import build_plan, read_submission, submission_link_problem
+from grader.plan.submission import normalised_cells
+from grader.results import CheckResult, NotebookResult, StudentResult
 from grader.sandbox import SANDBOX_HOME, SANDBOX_WORK, sandbox_command
 
 TMPFS_MIB = 8  # each writable folder of a sandbox in this batch
@@ -338,7 +338,8 @@ def test_the_sandbox_gives_no_host_folder_to_write_and_sizes_every_tmpfs(tmp_pat
     data.write_text("12345")
     fd = os.open(data, os.O_RDONLY)
     try:
-        args = sandbox_command(str(tmp_path), 3, 4, files=[(fd, "sub/data.txt")], tmpfs_mib=5)
+        args = sandbox_command(str(tmp_path), 3, 4, files=[(fd, "sub/data.txt")], tmpfs_mib=5,
+                               package="gptcourse")
     finally:
         os.close(fd)
     assert "--bind" not in args and str(tmp_path) not in args
@@ -371,7 +372,7 @@ def test_folders_of_dead_graders_are_removed_and_those_of_running_ones_kept(tmp_
 
 
 def _record(student):
-    tests = [TestResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
+    tests = [CheckResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
     autograded = json.loads(nbformat.writes(fx.instructor_notebook()))
     return StudentResult(student, fx.ASSIGNMENT, notes=["\udce9 note"], seconds=1.0,
                          notebooks=[NotebookResult(fx.NOTEBOOK, "graded", tests=tests,
@@ -380,7 +381,7 @@ def _record(student):
 
 def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(tmp_path,
                                                                            monkeypatch):
-    from grader.run import Submission
+    from grader.autograde import HandIn
 
     root = str(tmp_path)
     settings = type("S", (), {"autograded": os.path.join(root, "autograded"),
@@ -397,7 +398,7 @@ def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(t
     monkeypatch.setattr(record_module, "record_in_gradebook", fake_record)
     writer = record_module.Writer(settings, fx.ASSIGNMENT)
     for student in ("broken", "fine"):
-        job = Submission(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
+        job = HandIn(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
         writer.record(job, _record(student))
     assert writer.failures == [("broken", False)] and recorded == ["fine"]
     with open(os.path.join(root, "reports", fx.ASSIGNMENT, "broken.json")) as handle:
@@ -477,13 +478,13 @@ def test_a_new_write_removes_the_leftover_of_its_killed_writer(tmp_path):
 def test_a_refused_or_failed_student_needs_attention_once_with_the_reason():
     from types import SimpleNamespace
 
-    from grader.results import FAILED, REFUSED
-    from grader.summary import attention
+    from grader.results import StudentStatus
+    from grader.reports import attention
 
     why = "submission folder is a symbolic link; not graded"
-    refused = StudentResult("eve", "a", REFUSED, [why], [
-        NotebookResult("nb", "unreadable", why, tests=[TestResult("c", 0.0, 1.0, "not run", why)])])
-    failed = StudentResult("fay", "a", FAILED, ["not graded: the grader failed (boom)"])
+    refused = StudentResult("eve", "a", StudentStatus.REFUSED, [why], [
+        NotebookResult("nb", "unreadable", why, tests=[CheckResult("c", 0.0, 1.0, "not run", why)])])
+    failed = StudentResult("fay", "a", StudentStatus.GRADER_FAILED, ["not graded: the grader failed (boom)"])
     needs = attention(["eve", "fay"], SimpleNamespace(submissions={}), [refused, failed])
     assert needs == [("eve", f"nb unreadable ({why})"),
                      ("fay", "not graded: the grader failed (boom)")]

@@ -32,7 +32,7 @@ ROSTER = ('id,first_name,last_name,email,section,lms_user_id\n'
 
 
 def instructor(course, *args):
-    return subprocess.run([sys.executable, "-m", "grader.instructor", *args], cwd=course,
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=course,
                           env=nbgrader_env(), capture_output=True, text=True)
 
 

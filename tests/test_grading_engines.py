@@ -10,13 +10,14 @@ import os
 import pickle
 from dataclasses import dataclass
 
-from grader import notebooks
-from grader.results import FAILED, StudentResult
-from grader.run import InlineExecutor, graded
-from grader.grade import read_job
-from grader.sandbox import Limits
+from grader.plan import submission as submission_module
+from grader.results import StudentResult, StudentStatus
+from grader.engines import InlineExecutor, graded
+from grader.worker import Assignment, read_job
+from grader.settings import Limits
 
 INSTRUCTOR = {"hw": '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'}
+HW = Assignment("hw", INSTRUCTOR, Limits(timeout=60), "gptcourse")
 
 
 @dataclass
@@ -42,7 +43,7 @@ def test_a_job_carries_the_notebook_and_the_students_files_as_bytes(tmp_path):
     folder = handed_in(str(tmp_path / "ada"), b'{"cells": [1]}', **{"data.csv": b"1,2\n",
                                                                    "sub__notes.txt": b"hi"})
     os.symlink("/etc/passwd", os.path.join(folder, "secret.txt"))
-    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits(timeout=60))
+    job = read_job(HW, "ada", folder)
     assert job.submission == {"hw": b'{"cells": [1]}'}
     assert job.files == {"data.csv": b"1,2\n", os.path.join("sub", "notes.txt"): b"hi"}
     assert job.folder_notes == ["symbolic link 'secret.txt' was ignored"]
@@ -52,9 +53,9 @@ def test_a_job_carries_the_notebook_and_the_students_files_as_bytes(tmp_path):
 
 
 def test_a_notebook_over_the_size_cap_is_reported_unread_as_before(tmp_path, monkeypatch):
-    monkeypatch.setattr(notebooks, "MAX_NOTEBOOK_BYTES", 1 << 20)
+    monkeypatch.setattr(submission_module, "MAX_NOTEBOOK_BYTES", 1 << 20)
     folder = handed_in(str(tmp_path / "ada"), b" " * ((1 << 20) + 1))
-    job = read_job("ada", "hw", folder, INSTRUCTOR, Limits(timeout=60))
+    job = read_job(HW, "ada", folder)
     assert job.submission == {}
     assert job.unreadable == {"hw": "notebook too large (1 MiB; at most 1 MiB): not graded"}
 
@@ -62,9 +63,9 @@ def test_a_notebook_over_the_size_cap_is_reported_unread_as_before(tmp_path, mon
 def test_a_linked_or_missing_notebook_is_kept_as_its_reason(tmp_path):
     linked = handed_in(str(tmp_path / "ada"), None)
     os.symlink("/etc/hostname", os.path.join(linked, "hw.ipynb"))
-    job = read_job("ada", "hw", linked, INSTRUCTOR, Limits(timeout=60))
+    job = read_job(HW, "ada", linked)
     assert job.unreadable == {"hw": "notebook could not be read: it is a symbolic link"}
-    missing = read_job("bob", "hw", handed_in(str(tmp_path / "bob"), None), INSTRUCTOR, Limits(timeout=60))
+    missing = read_job(HW, "bob", handed_in(str(tmp_path / "bob"), None))
     assert missing.submission == {} and missing.unreadable == {}
 
 
@@ -110,9 +111,9 @@ def test_an_unreadable_folder_or_a_failed_worker_fails_that_student_only():
             lambda: 4, grade)}
     assert sorted(results) == ["a", "b", "crashes", "unreadable"]
     assert results["a"] == StudentResult("a", "hw")
-    assert results["unreadable"] == StudentResult("unreadable", "hw", FAILED,
+    assert results["unreadable"] == StudentResult("unreadable", "hw", StudentStatus.GRADER_FAILED,
                                                   error="PermissionError('submitted/unreadable')")
-    assert results["crashes"] == StudentResult("crashes", "hw", FAILED,
+    assert results["crashes"] == StudentResult("crashes", "hw", StudentStatus.GRADER_FAILED,
                                                error="the grading worker process failed "
                                                      "(RuntimeError('worker lost'))")
 
@@ -120,11 +121,11 @@ def test_an_unreadable_folder_or_a_failed_worker_fails_that_student_only():
 def test_a_result_becomes_json_only_for_the_report_and_reads_back_the_same():
     import json
 
-    from grader.results import REFUSED, NotebookResult, TestResult
+    from grader.results import CheckResult, NotebookResult, StudentStatus
 
-    result = StudentResult("ada", "hw", REFUSED, ["folder is a link"], [
+    result = StudentResult("ada", "hw", StudentStatus.REFUSED, ["folder is a link"], [
         NotebookResult("hw", "unreadable", "folder is a link", ["a note"],
-                       [TestResult("check_a", 0.0, 2.0, "not run", "folder is a link")],
+                       [CheckResult("check_a", 0.0, 2.0, "not run", "folder is a link")],
                        1.5, {"cells": []})])
     part = json.loads(json.dumps(result.to_json()))
     assert "autograded" not in part["notebooks"][0]  # the notebook goes to autograded/ only

@@ -152,7 +152,7 @@ def test_a_misspelt_setting_name_warns_with_the_line_and_the_likely_name(tmp_pat
 
 
 def test_the_course_config_is_clean():
-    result = subprocess.run([sys.executable, "-m", "grader.instructor", "check-config"],
+    result = subprocess.run([sys.executable, "-m", "grader", "check-config"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0 and result.stderr == "", result.stderr
 

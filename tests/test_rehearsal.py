@@ -18,7 +18,7 @@ STUDENTS = ["alice", "bob", "carol", "dave"]
 @pytest.fixture(scope="module")
 def rehearsal(tmp_path_factory):
     folder = str(tmp_path_factory.mktemp("rehearsal") / "class")
-    run = subprocess.run([sys.executable, "-m", "grader.rehearsal", "--students", "4",
+    run = subprocess.run([sys.executable, "-m", "grader", "rehearse", "--students", "4",
                           "--assignment", "parameters", "--folder", folder], cwd=ROOT,
                          capture_output=True, text=True)
     return {"folder": folder, "run": run,

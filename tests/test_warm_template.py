@@ -12,10 +12,12 @@ import json
 
 import pytest
 
-from grader import grade
-from grader.course import blocked_functions, load
-from grader.grade import grade_student, read_instructor_notebooks, read_job
-from grader.sandbox import ForkedKernel, Limits, Template, bwrap_available
+from grader.worker import caches
+from grader.settings import load
+from grader.worker import blocked_functions
+from grader.worker import Assignment, grade_student, read_instructor_notebooks, read_job
+from grader.sandbox import ForkedKernel, Template, bwrap_available
+from grader.settings import Limits
 from honest_students import CASES, solved
 from testsupport.course import ROOT
 
@@ -70,7 +72,7 @@ def start(template, workdir):
 
 
 def value(kernel, name):
-    from grader.checker import decode
+    from grader.checks import decode
 
     reply, outcome = kernel.request({"op": "get", "name": name}, 30)
     assert reply is not None and "value" in reply, outcome
@@ -78,14 +80,14 @@ def value(kernel, name):
 
 
 def run(kernel, code):
-    outcome = kernel.run_cell("extra", code, 30)
+    outcome = kernel.execute("extra", code, 30)
     assert outcome.status == "ok", (outcome.message, outcome.stderr[-2000:])
     return outcome
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory):
-    made = Template(LIMITS, None, PRELUDE)
+    made = Template(LIMITS, "gptcourse", None, PRELUDE)
     yield made
     made.close()
 
@@ -165,12 +167,12 @@ capabilities = open("/proc/self/status").read().split("CapEff:")[1].split()[0]
 
 def test_a_fork_that_exits_or_is_killed_says_so_and_the_template_goes_on(template, tmp_path):
     kernel = start(template, tmp_path)
-    outcome = kernel.run_cell("extra", "import os\nos._exit(3)", 30)
+    outcome = kernel.execute("extra", "import os\nos._exit(3)", 30)
     assert (outcome.status, outcome.message) == (
         "died", "kernel exited (exit status 3): the code ended the process")
     kernel.kill()
     kernel = start(template, tmp_path)
-    outcome = kernel.run_cell("extra", "import time\ntime.sleep(30)", 1)
+    outcome = kernel.execute("extra", "import time\ntime.sleep(30)", 1)
     assert outcome.status == "timeout"
     assert kernel.process is None  # killed, with everything it started
     assert template.alive()
@@ -187,9 +189,9 @@ def _graded(tmp_path, warm):
     """{student: record without timings} for a few honest styles and one partial notebook."""
     settings = load(ROOT)
     results = {}
-    saved = list(grade._NO_TEMPLATE)
-    grade.close_templates()
-    grade._NO_TEMPLATE[:] = [] if warm else ["switched off for the comparison"]
+    saved = list(caches._NO_TEMPLATE)
+    caches.close_templates()
+    caches._NO_TEMPLATE[:] = [] if warm else ["switched off for the comparison"]
     try:
         for name in STYLES + ["partial"]:
             assignment = CASES[name].assignment if name in CASES else "logits-to-text"
@@ -206,16 +208,16 @@ def _graded(tmp_path, warm):
             for file_name, data in files.items():
                 (folder / file_name).write_bytes(data)
             notebooks = settings.instructor_notebooks(assignment)
-            record = grade_student(read_job(name, assignment, str(folder),
-                                            read_instructor_notebooks(notebooks), LIMITS,
-                                            blocked=blocked_functions(settings, notebooks)))
+            prepared = Assignment(assignment, read_instructor_notebooks(notebooks), LIMITS,
+                                  settings.package, blocked_functions(settings, notebooks))
+            record = grade_student(read_job(prepared, name, str(folder)))
             record.seconds = 0.0  # the one thing that differs: how long it took
             for notebook in record.notebooks:
                 notebook.seconds = 0.0
             results[name] = record
     finally:
-        grade.close_templates()
-        grade._NO_TEMPLATE[:] = saved
+        caches.close_templates()
+        caches._NO_TEMPLATE[:] = saved
     return results
 
 

@@ -4,29 +4,47 @@ Student code runs cell by cell in a bubblewrap sandbox, which then only answers
 questions about what it defined; the test cells run in the grader's own process
 against those answers; one writer records the results in nbgrader's gradebook.
 
-The modules, in the order a run passes through them:
+The house, floor by floor: a module imports only from its own wing or from a
+floor below it, never round in a circle (tests/units/test_imports.py). A wing
+is a subpackage whose ``__init__.py`` names what it offers.
 
-- ``__main__.py``: the command line of ``autograde`` and ``summary`` (arguments only).
-- ``course.py``: the course's settings. nbgrader_config.py checked and read,
-  ``SandboxGrader`` (the grader's own settings, the one home of their defaults),
-  the assignment's state in the gradebook, the functions students must write.
-- ``run.py``: one autograding run. Which students, which are refused, where they
-  are graded (this process, a pool of processes, a Dask cluster), the run's
-  temporary folders and the removal of what killed runs left.
-- ``grade.py``: one student, from a ``Job`` (plain data) to a ``StudentResult``:
-  the notebook's plan run in sandboxed kernels, the checks in a ``Checker``.
-- ``notebooks.py``: reading a submission defensively; the plan of cells to run.
-- ``sandbox.py``: the sandbox and its channel. bubblewrap kernels, warm templates
-  and their forks, cgroups, the course package copy with the answers stubbed.
-- ``runner.py``: the script inside the sandbox (imports nothing from here).
-- ``checker.py``: the instructor's checks, against values decoded from the sandbox.
-- ``results.py``: the typed result of one student, from the worker to the writer.
-- ``record.py``: the single writer. Gradebook, autograded notebooks, grade reports,
-  summary.txt and the report pages, in a fixed order.
+Top floor, the instructor's commands:
+
+- ``cli.py`` (``__main__.py``): every command, ``python -m grader COMMAND``.
+- ``autograde.py``: one autograding run: the assignment prepared once, which
+  students, which are refused, each result to the single writer.
+- ``engines.py``: where students are graded: this process, a pool of forked
+  processes or a Dask cluster, through one path (`graded`).
+- ``rehearsal.py``: a whole fake class on this machine.
+
+The wings, from the top down:
+
+- ``reports/``: what the grades say. The roster, grades read from the gradebook,
+  summary.txt, the report page, grades.csv and the LMS exports.
+- ``recording/``: the single writer (`Writer`) and what it writes: gradebook
+  rows, autograded notebooks, each student's part of the grade report; the
+  gradebook's record of the release and the due dates.
+- ``worker/``: one student graded, from a `Job` of plain data to a
+  `StudentResult`: the `Assignment` prepared once, the plan executed in
+  sandboxed kernels, the autograded notebook, what a worker keeps warm.
+- ``checks/``: the instructor's test cells, run here against the answers:
+  answer names, values decoded from the kernel, the `Checker`.
+- ``plan/``: a submission read defensively, and the plan of cells to run.
+- ``sandbox/``: where student code runs: the bubblewrap command line,
+  cgroups, the stubbed package copy, the `Kernel` and its channel, the warm
+  `Template` and its forks, and ``runner.py``, the script inside the sandbox,
+  which imports nothing of the grader.
+- ``settings/``: the course's settings as nbgrader reads them
+  (`CourseDirectory`), `SandboxGrader` with its defaults, `Limits`, the check
+  of nbgrader_config.py, and the two errors that are the instructor's to fix.
+
+The ground floor, used by every wing:
+
+- ``safe_text.py``: student-made text made safe to write and show; the one
+  student-id check.
 - ``files.py``: files written whole, and what dead processes left (owner tags).
-- ``summary.py``, ``report_page.py``, ``export.py``: what the reports and exports
-  say (record.py and export.py write them); ``roster.py``: the class list.
-- ``instructor.py``, ``rehearsal.py``: the instructor's other commands and a whole
-  fake class; ``feedback.py`` keeps hidden tests out of feedback;
-  ``nbgrader_guard.py`` keeps nbgrader's own autograde away from this course.
+- ``results.py``: the typed result of one student, with its status enums.
+- ``cells.py``: one notebook cell's source, nbgrader metadata and docstring.
+- ``feedback.py`` and ``nbgrader_guard.py``: the two classes nbgrader_config.py
+  names: feedback without hidden tests, and nbgrader's own autograde refused.
 """

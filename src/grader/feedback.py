@@ -9,7 +9,7 @@ student sees which checks failed and why, never the checking code.
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from .notebooks import docstring_of, nbgrader_meta
+from .cells import docstring_of, nbgrader_meta
 
 
 class HideTestCode(Preprocessor):
@@ -17,7 +17,7 @@ class HideTestCode(Preprocessor):
 
     enabled = Bool(True, help="on unless configured off").tag(config=True)
 
-    def preprocess_cell(self, cell, resources, index):
+    def preprocess_cell(self, cell: object, resources: dict, index: int) -> tuple:
         meta = nbgrader_meta(cell)
         if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
             return cell, resources

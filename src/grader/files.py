@@ -10,6 +10,8 @@ STALE_SECONDS when it ran on another one (a folder shared between machines),
 because that owner may still be at work.
 """
 
+import csv
+import io
 import os
 import shutil
 import socket
@@ -20,7 +22,7 @@ import time
 STALE_SECONDS = 600  # a thing of another machine's process this old is left over
 
 
-def start_ticks(pid):
+def start_ticks(pid: int) -> int | None:
     """The start time of process `pid` in clock ticks since boot, or None if it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
@@ -30,17 +32,17 @@ def start_ticks(pid):
         return None
 
 
-def _host():
+def _host() -> str:
     return "".join(c if c.isalnum() else "_" for c in socket.gethostname()) or "host"
 
 
-def owner_tag(pid=None):
+def owner_tag(pid: int | None = None) -> str:
     """'<host>-<pid>-<start>' of process `pid` (this process by default)."""
     pid = os.getpid() if pid is None else pid
     return f"{_host()}-{pid}-{start_ticks(pid)}"
 
 
-def owner_gone(tag):
+def owner_gone(tag: str) -> bool | None:
     """True when the process `tag` names ran on this machine and no longer runs;
     False when it still runs; None when it is another machine's (only age tells)."""
     host, pid, ticks = (tag.rsplit("-", 2) + ["", ""])[:3]
@@ -49,7 +51,7 @@ def owner_gone(tag):
     return str(start_ticks(int(pid))) != ticks
 
 
-def is_left_over(tag, path):
+def is_left_over(tag: str, path: str) -> bool:
     """Whether `path`, made by the process `tag`, was left by a process that is gone."""
     gone = owner_gone(tag)
     if gone is None:
@@ -62,7 +64,19 @@ def is_left_over(tag, path):
 
 # --- files written whole ------------------------------------------------------
 
-def _write_temporary(path, text):
+def csv_text(rows: list, fields: list | None = None) -> str:
+    """`rows` as CSV text: dicts under a header of `fields`, or lists as they are."""
+    text = io.StringIO(newline="")
+    if fields:
+        writer = csv.DictWriter(text, fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    else:
+        csv.writer(text).writerows(rows)
+    return text.getvalue()
+
+
+def _write_temporary(path: str, text: str) -> str:
     """`text` in a new temporary file beside `path`; its name is
     '.<name>.<owner tag>.<random>.tmp', so that remove_left_over_files knows it."""
     folder, name = os.path.split(os.path.abspath(path))
@@ -83,7 +97,7 @@ def _write_temporary(path, text):
     return handle.name
 
 
-def write_atomically(path, text):
+def write_atomically(path: str, text: str) -> str:
     """`text` into `path` through a temporary file beside it, moved into place when
     complete; returns `path`."""
     temporary = _write_temporary(path, text)
@@ -108,13 +122,13 @@ class StagedFiles:
         self.pending = []  # (temporary path, target path)
         self.removals = []
 
-    def write(self, path, text):
+    def write(self, path: str, text: str) -> None:
         self.pending.append((_write_temporary(path, text), path))
 
-    def remove(self, path):
+    def remove(self, path: str) -> None:
         self.removals.append(path)
 
-    def publish(self):
+    def publish(self) -> None:
         for temporary, target in self.pending:
             os.replace(temporary, target)
         for path in self.removals:
@@ -122,7 +136,7 @@ class StagedFiles:
                 os.remove(path)
         self.pending, self.removals = [], []
 
-    def discard(self):
+    def discard(self) -> None:
         for temporary, _ in self.pending:
             try:
                 os.remove(temporary)
@@ -133,7 +147,7 @@ class StagedFiles:
 
 # --- what dead owners left ------------------------------------------------------
 
-def remove_left_over_files(folder, prefix="."):
+def remove_left_over_files(folder: str, prefix: str = ".") -> int:
     """Remove the temporary files in `folder` that dead writers left; returns how many."""
     removed = 0
     try:
@@ -154,12 +168,12 @@ def remove_left_over_files(folder, prefix="."):
     return removed
 
 
-def tagged_folder(kind, base=None):
+def tagged_folder(kind: str, base: str | None = None) -> str:
     """A new folder 'grader-<kind>-<owner tag>-<random>' in `base` (the temporary folder)."""
     return tempfile.mkdtemp(prefix=f"grader-{kind}-{owner_tag()}-", dir=base)
 
 
-def remove_left_over_folders(base=None):
+def remove_left_over_folders(base: str | None = None) -> list:
     """Remove the grader's folders in `base` whose owners are gone; returns their paths.
 
     Only folders of this user (any, for root) named by tagged_folder are touched.

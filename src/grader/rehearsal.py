@@ -1,7 +1,7 @@
 """A rehearsal: a whole fake class on this machine, with nbgrader's own commands.
 
     make rehearse [REHEARSAL_STUDENTS=4]
-    python -m grader.rehearsal [--students N] [--folder DIR] [--assignment NAME ...]
+    python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
 
 A copy of the course (nbgrader_config.py, solutions/, exercises/) in
 course-data/rehearsal/course with its own exchange and gradebook, and N
@@ -15,7 +15,6 @@ but handed in after the due date). Nothing of the real course is touched; the
 rehearsal folder is replaced on every run. At the end it prints where to look.
 """
 
-import argparse
 import concurrent.futures
 import datetime
 import json
@@ -24,6 +23,10 @@ import shutil
 import subprocess
 import sys
 import time
+
+from .recording import set_due_date
+from .reports import write_grades
+from .settings import load
 
 KINDS = ["correct", "partial", "untouched", "late"]
 NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
@@ -36,12 +39,12 @@ class RehearsalError(Exception):
     pass
 
 
-def student_names(count):
+def student_names(count: int) -> list:
     names = NAMES[:count]
     return names + [f"student{i + 1:02d}" for i in range(len(names), count)]
 
 
-def environment(home=None, user=None):
+def environment(home: str | None = None, user: str | None = None) -> dict:
     """The environment of one command: the course's .venv first on PATH (nbgrader runs
     alembic), the rehearsal's own gradebook, and for a student their own HOME."""
     env = {k: v for k, v in os.environ.items()
@@ -52,7 +55,7 @@ def environment(home=None, user=None):
     return env
 
 
-def run(args, cwd, env, what):
+def run_step(args: list, cwd: str, env: dict, what: str) -> object:
     started = time.monotonic()
     result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
     if result.returncode != 0:
@@ -62,7 +65,7 @@ def run(args, cwd, env, what):
     return result
 
 
-def answers(source_notebook, kind):
+def answers(source_notebook: str, kind: str) -> dict:
     """{grade_id: source} a student of `kind` writes into the answer cells."""
     with open(source_notebook, encoding="utf-8") as handle:
         cells = json.load(handle)["cells"]
@@ -79,7 +82,7 @@ def answers(source_notebook, kind):
     return solutions
 
 
-def write_answers(path, given):
+def write_answers(path: str, given: dict) -> None:
     with open(path, encoding="utf-8") as handle:
         nb = json.load(handle)
     for cell in nb["cells"]:
@@ -90,11 +93,8 @@ def write_answers(path, given):
         json.dump(nb, handle, indent=1)
 
 
-def rehearse(repository, folder, count, assignments=None):
+def rehearse(repository: str, folder: str, count: int, assignments: list | None = None) -> dict:
     """Runs the rehearsal; returns a dict of what happened and where it is."""
-    from . import course
-    from .instructor import set_due_date, write_grades
-
     # the rehearsal has a gradebook of its own, never the course's shared one
     os.environ.pop("GPTCOURSE_DB_URL", None)
     folder = os.path.abspath(folder)
@@ -110,9 +110,9 @@ def rehearse(repository, folder, count, assignments=None):
         source = os.path.join(repository, name)
         copy = shutil.copytree if os.path.isdir(source) else shutil.copy
         copy(source, os.path.join(course_dir, name))
-    settings = course.load(course_dir)
+    settings = load(course_dir)
     assignments = assignments or settings.assignments
-    course.check_assignments(settings, assignments)
+    settings.check_assignments(assignments)
     nbgrader = [sys.executable, "-m", "nbgrader"]
     on_exchange = ["--course", settings.course_id, f"--Exchange.root={exchange}"]
     instructor = environment()
@@ -122,16 +122,16 @@ def rehearse(repository, folder, count, assignments=None):
 
     print("the instructor releases", flush=True)
     for assignment in assignments:
-        run(nbgrader + ["generate_assignment", assignment, "--force"], course_dir, instructor,
+        run_step(nbgrader + ["generate_assignment", assignment, "--force"], course_dir, instructor,
             f"make release ASSIGNMENT={assignment}")
-        run(nbgrader + ["release_assignment", assignment, "--force"] + on_exchange, course_dir,
+        run_step(nbgrader + ["release_assignment", assignment, "--force"] + on_exchange, course_dir,
             instructor, f"make release-to-exchange ASSIGNMENT={assignment}")
 
     def as_student(student, command, assignment):
         home = os.path.join(homes, student)
         os.makedirs(home, exist_ok=True)
         extra = [f"--student={student}"] if command != "fetch_assignment" else []
-        run(nbgrader + [command, assignment] + on_exchange + extra, home,
+        run_step(nbgrader + [command, assignment] + on_exchange + extra, home,
             environment(home, student), f"{student}: nbgrader {command} {assignment}")
 
     def hand_in(student):
@@ -161,14 +161,14 @@ def rehearse(repository, folder, count, assignments=None):
 
     print("the instructor collects, grades and returns feedback", flush=True)
     for assignment in assignments:
-        run(nbgrader + ["collect", assignment, "--update"] + on_exchange, course_dir,
+        run_step(nbgrader + ["collect", assignment, "--update"] + on_exchange, course_dir,
             instructor, f"make collect ASSIGNMENT={assignment}")
-        run([sys.executable, "-m", "grader", "autograde", assignment, "--jobs",
+        run_step([sys.executable, "-m", "grader", "autograde", assignment, "--jobs",
              str(min(2, os.cpu_count() or 1))], course_dir, instructor,
             f"make autograde ASSIGNMENT={assignment}")
-        run(nbgrader + ["generate_feedback", assignment, "--force"], course_dir, instructor,
+        run_step(nbgrader + ["generate_feedback", assignment, "--force"], course_dir, instructor,
             f"make feedback ASSIGNMENT={assignment}")
-        run(nbgrader + ["release_feedback", assignment] + on_exchange, course_dir, instructor,
+        run_step(nbgrader + ["release_feedback", assignment] + on_exchange, course_dir, instructor,
             f"make release-feedback ASSIGNMENT={assignment}")
 
     print("the students fetch their feedback", flush=True)
@@ -187,7 +187,7 @@ def rehearse(repository, folder, count, assignments=None):
     print("the instructor exports the grades", flush=True)
     written = write_grades(settings, assignments)
     print(f"\nwhere to look (in {folder}):")
-    print(f"  course/course-data/reports/summary.txt   what happened to each student")
+    print("  course/course-data/reports/summary.txt   what happened to each student")
     for assignment in assignments:
         print(f"  course/course-data/reports/{assignment}.html  the grade report page")
     print("  course/course-data/exports/              Canvas and roster CSVs; grades.csv beside")
@@ -199,30 +199,3 @@ def rehearse(repository, folder, count, assignments=None):
     return {"folder": folder, "course": course_dir, "homes": homes, "exchange": exchange,
             "students": students, "assignments": assignments, "feedback": feedback,
             "due": due, "written": written}
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m grader.rehearsal",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--students", type=int, default=4, help="how many students (default 4)")
-    parser.add_argument("--folder", default=os.path.join("course-data", "rehearsal"),
-                        help="where the rehearsal runs (replaced; default course-data/rehearsal)")
-    parser.add_argument("--assignment", action="append", default=[],
-                        help="rehearse this assignment only (repeatable; default: all)")
-    parser.add_argument("--course", default=".", help="the course repository to rehearse")
-    args = parser.parse_args(argv)
-    from .course import CourseError
-
-    if not 1 <= args.students <= 200:
-        print("error: --students takes a number from 1 to 200", file=sys.stderr)
-        return 2
-    try:
-        rehearse(os.path.abspath(args.course), args.folder, args.students, args.assignment)
-    except (CourseError, RehearsalError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

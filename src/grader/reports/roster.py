@@ -13,36 +13,44 @@ again updates the students it lists and keeps every grade.
 
 import csv
 import os
+from dataclasses import dataclass
 
-from .course import CourseError
+from nbgrader.api import Gradebook
+
+from ..files import csv_text, write_atomically
+from ..safe_text import one_line, student_id_problem
+from ..settings import CourseError, Settings
 
 COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id"]
+PERSON_FIELDS = COLUMNS[:5]  # the roster's columns in the exports
 
 
-def roster_path(settings):
-    return os.path.join(os.path.dirname(settings.submitted), "roster.csv")
+@dataclass
+class Person:
+    """One student of the class list."""
+
+    id: str
+    first_name: str = ""
+    last_name: str = ""
+    email: str = ""
+    section: str = ""
+    lms_user_id: str = ""
+
+    @property
+    def name(self) -> str:
+        """'Last, First' as LMS gradebooks list students, or the id when there is no name."""
+        if self.last_name and self.first_name:
+            return f"{self.last_name}, {self.first_name}"
+        return self.last_name or self.first_name or self.id
 
 
-def id_problem(student):
-    """Why `student` cannot be a student id (nbgrader, the reports and shells need a plain
-    line of text that is not read as an option), or None."""
-    if not student.strip():
-        return "the id is empty"
-    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in student):
-        return "the id holds a control character"
-    if student.startswith("-"):
-        return "the id starts with '-'"
-    if student != student.strip():
-        return "the id starts or ends with a space"
-    if "/" in student or student in (".", ".."):
-        return "the id is not a folder name"
-    return None
+def roster_path(settings: Settings) -> str:
+    """course-data/roster.csv, the roster as last imported."""
+    return os.path.join(settings.data, "roster.csv")
 
 
-def parse_roster(path):
+def parse_roster(path: str) -> list:
     """[Person] from the CSV at `path`; CourseError with the line for anything wrong in it."""
-    from .export import Person, plain
-
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
@@ -61,14 +69,14 @@ def parse_roster(path):
                 if None in row:
                     raise CourseError(f"{path}, line {line}: more cells than columns")
                 student = (row.get("id") or "").strip()
-                problem = id_problem(student)
+                problem = student_id_problem(student)
                 if problem:
-                    raise CourseError(f"{path}, line {line}: {problem} ({student!r})")
+                    raise CourseError(f"{path}, line {line}: the id {problem} ({student!r})")
                 if student in seen:
                     raise CourseError(f"{path}, line {line}: {student!r} is listed twice "
                                       f"(first on line {seen[student]})")
                 seen[student] = line
-                people.append(Person(student, **{k: plain(row.get(k) or "").strip()
+                people.append(Person(student, **{k: one_line(row.get(k) or "").strip()
                                                  for k in COLUMNS[1:]}))
     except OSError as error:
         raise CourseError(f"the roster {path} cannot be read: {error}") from None
@@ -79,20 +87,15 @@ def parse_roster(path):
     return people
 
 
-def read_roster(path):
+def read_roster(path: str) -> list:
     """The imported roster ([Person]), or [] before any import."""
     if not os.path.exists(path):
         return []
     return parse_roster(path)
 
 
-def import_roster(settings, source):
+def import_roster(settings: Settings, source: str) -> list:
     """Every student of the CSV `source` into the gradebook and course-data/roster.csv."""
-    from nbgrader.api import Gradebook
-
-    from .export import csv_text
-    from .files import write_atomically
-
     people = parse_roster(source)
     with Gradebook(settings.db_url, settings.course_id) as gb:
         for person in people:

@@ -5,28 +5,35 @@ Scores come from the gradebook, as grades.csv's do (manual grades from formgrade
 and late penalties included), so the two always agree; what happened to each
 notebook (graded, missing, unreadable, failed) comes from the grader's report.
 The file is tab-separated; student-controlled text is written as plain single
-lines that a spreadsheet does not read as formulas (export.cell).
+lines that a spreadsheet does not read as formulas (safe_text.spreadsheet_cell).
 """
 
 
-from .export import cell, number, plain, read_grades
-from .record import read_student_parts
+import os
+
+from ..files import write_atomically
+from ..recording import read_student_parts
+from ..results import NotebookStatus
+from ..safe_text import one_line, spreadsheet_cell
+from ..settings import Settings
+from .grades import number, read_grades
 
 
-def load_records(settings, assignment):
+def load_records(settings: Settings, assignment: str) -> list:
+    """Every student's part of the assignment's grade report."""
     return read_student_parts(settings.reports, assignment)
 
 
-def notebook_state(result):
+def notebook_state(result: object) -> str:
     """graded / missing / unreadable / failed (graded, but a cell crashed or timed out)."""
-    if result.status != "graded":
-        return result.status
+    if result.status != NotebookStatus.GRADED:
+        return str(result.status)
     if any(t.status in ("timeout", "died", "not run") for t in result.tests):
         return "failed"
     return "graded"
 
 
-def late_text(seconds):
+def late_text(seconds: float) -> str:
     """'2 h 5 min late', '40 s late'."""
     seconds = int(round(seconds))
     days, rest = divmod(seconds, 86400)
@@ -37,7 +44,7 @@ def late_text(seconds):
     return " ".join(p for p in parts if p) + " late"
 
 
-def attention(people, grades, records):
+def attention(people: dict, grades: object, records: list) -> list:
     """[(student, reason)] of one assignment: missing, unreadable, failed, late, not graded."""
     by_student = {r.student: r for r in records}
     needs = []
@@ -61,10 +68,11 @@ def attention(people, grades, records):
             penalty = (f", late penalty {number(submission.penalty)} points"
                        if submission.penalty else "")
             needs.append((student, late_text(submission.seconds_late) + penalty))
-    return [(s, plain(r)) for s, r in needs]
+    return [(s, one_line(r)) for s, r in needs]
 
 
-def summarise(settings, assignment, people=None, grades=None):
+def summarise(settings: Settings, assignment: str, people: dict | None = None,
+              grades: object = None) -> str:
     """summary.txt's part for one assignment."""
     if grades is None:
         people, [grades] = read_grades(settings, [assignment])
@@ -87,8 +95,9 @@ def summarise(settings, assignment, people=None, grades=None):
             else:
                 score = sum(t.points for t in result.tests) if result else 0.0
             state = notebook_state(result) if result else "not graded"
-            detail = f" ({plain(result.message)})" if result and result.message else ""
-            lines.append(f"{cell(student)}\t{notebook}\t{state}\t{number(score)}/{number(total)}"
+            detail = f" ({one_line(result.message)})" if result and result.message else ""
+            lines.append(f"{spreadsheet_cell(student)}\t{notebook}\t{state}\t"
+                         f"{number(score)}/{number(total)}"
                          f"{detail}")
     lines += ["", "student\ttotal (as in grades.csv)"]
     for student in students:
@@ -98,7 +107,8 @@ def summarise(settings, assignment, people=None, grades=None):
         if submission is not None and submission.penalty:
             late = (f" ({number(submission.raw_score)} less a late penalty of "
                     f"{number(submission.penalty)})")
-        lines.append(f"{cell(student)}\t{number(score)}/{number(grades.max_score)}{late}")
+        lines.append(f"{spreadsheet_cell(student)}\t"
+                     f"{number(score)}/{number(grades.max_score)}{late}")
     lines += ["", "check\tpoints\tpassed\tmean points"]
     for stats in check_statistics(grades, students):
         lines.append(f"{stats['notebook']}/{stats['grade_id']}\t{number(stats['max_points'])}\t"
@@ -106,11 +116,11 @@ def summarise(settings, assignment, people=None, grades=None):
                      f"{stats['mean']:.2f}")
     needs = attention(people, grades, records)
     lines += ["", f"needs attention: {len(needs)}"]
-    lines += [f"{cell(student)}\t{reason}" for student, reason in needs]
+    lines += [f"{spreadsheet_cell(student)}\t{reason}" for student, reason in needs]
     return "\n".join(lines) + "\n"
 
 
-def check_statistics(grades, students):
+def check_statistics(grades: object, students: list) -> list:
     """Per check, in notebook order: points, how many passed (full points) and the mean points,
     over `students` (a student without a gradebook entry counts 0)."""
     stats = []
@@ -125,8 +135,17 @@ def check_statistics(grades, students):
     return stats
 
 
-def summary_text(settings, assignments, people=None, grades=None):
-    """summary.txt for `assignments` (record.write_summary writes it)."""
+def summary_text(settings: Settings, assignments: list, people: dict | None = None,
+                 grades: list | None = None) -> str:
+    """summary.txt for `assignments` (write_summary writes it)."""
     if grades is None:
         people, grades = read_grades(settings, assignments)
     return "\n".join(summarise(settings, g.name, people, g) for g in grades)
+
+
+def write_summary(settings: Settings, assignments: list, people: dict | None = None,
+                  grades: list | None = None) -> str:
+    """reports/summary.txt for `assignments`; returns its text."""
+    text = summary_text(settings, assignments, people, grades)
+    write_atomically(os.path.join(settings.reports, "summary.txt"), text)
+    return text

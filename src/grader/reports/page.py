@@ -10,8 +10,11 @@ mailed or opened from any folder.
 import base64
 import html
 import io
+import os
 
-from .export import number
+from ..files import write_atomically
+from ..settings import Settings
+from .grades import number
 from .summary import attention, check_statistics, load_records
 
 
@@ -21,9 +24,9 @@ def _figure_data(figure):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def histogram(scores, max_score):
+def histogram(scores: list, max_score: float) -> str:
     """PNG (base64) of how many students earned each score."""
-    import matplotlib
+    import matplotlib  # imports slowly: only when a page is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -43,9 +46,9 @@ def histogram(scores, max_score):
         plt.close(figure)
 
 
-def check_bars(stats):
+def check_bars(stats: list) -> str:
     """PNG (base64): per check, the share of students who passed and the mean points."""
-    import matplotlib
+    import matplotlib  # imports slowly: only when a page is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -96,7 +99,7 @@ img {{ max-width: 100%; }}
 """
 
 
-def render(settings, people, grades):
+def render(settings: Settings, people: dict, grades: object) -> str:
     """The page of one assignment (an AssignmentGrades) as HTML text."""
     records = load_records(settings, grades.name)
     students = sorted({r.student for r in records} | set(grades.submissions))
@@ -125,3 +128,13 @@ def render(settings, people, grades):
                        histogram=histogram(scores, grades.max_score), bars=check_bars(stats),
                        check_rows=check_rows, attention_count=len(needs),
                        attention=attention_html)
+
+
+def write_report_pages(settings: Settings, people: dict, grades: list) -> list:
+    """reports/<assignment>.html for each AssignmentGrades in `grades`; returns the paths."""
+    paths = []
+    for assignment in grades:
+        path = os.path.join(settings.reports, assignment.name + ".html")
+        write_atomically(path, render(settings, people, assignment))
+        paths.append(path)
+    return paths

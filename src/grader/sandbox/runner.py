@@ -5,7 +5,8 @@ inside the sandbox; it imports nothing from the grader package. Cells run in
 IPython's own ``InteractiveShell``, as in Jupyter: magics, ``display()``,
 ``get_ipython()``, ``_`` and shell escapes work. The driver sends one JSON line
 per request on the request pipe and reads one JSON line back on the reply pipe
-(their descriptors are the two arguments):
+(their descriptors are the first two arguments; the third names the course
+package, imported before any notebook code runs):
 
     {"id": n, "op": "run", "kind": "setup" | "solution" | "extra", "code": "..."}
         -> {"id": n, "status": "ok" | "error", "error": "...", "result": "repr"}
@@ -42,6 +43,7 @@ caps; the runner flushes them before each reply.
 
 import base64
 import builtins
+import importlib
 import io
 import json
 import math
@@ -67,8 +69,10 @@ _type = type
 _str = str
 _repr = repr
 _isinstance = isinstance
+_import_module = importlib.import_module
 
-REQUEST_FD, REPLY_FD = 3, 4  # set from the command line by main()
+REQUEST_FD, REPLY_FD = 3, 4  # set from the command line by main_inside_sandbox()
+PACKAGE = ""  # the course package's name, set from the command line by main_inside_sandbox()
 RESULT_CAP = 2_000  # characters of a trailing expression's repr kept
 MESSAGE_CAP = 600
 VALUE_CAP = 32 << 20  # characters of one encoded value
@@ -188,9 +192,7 @@ class ArgumentLoader(pickle.Unpickler):
     def persistent_load(self, ref):
         kind, name = ref
         if kind == "tokenizer":
-            from gptcourse import get_tokenizer
-
-            return get_tokenizer()
+            return _import_module(PACKAGE).get_tokenizer()
         if kind == "setup" and name in self.setup:
             return self.setup[name]
         raise pickle.UnpicklingError(f"unknown reference {ref!r}")
@@ -296,7 +298,7 @@ def make_shell():
 
 class Runner:
     def __init__(self):
-        import gptcourse  # noqa: F401  (imported before any notebook code runs)
+        _import_module(PACKAGE)  # the course package, before any notebook code runs
         import torch  # noqa: F401
 
         self.shell, self.hook = make_shell()
@@ -570,10 +572,10 @@ def serve(runner):
         send(reply)
 
 
-def main():
-    global REQUEST_FD, REPLY_FD, CONTROL_FD
-    REQUEST_FD, REPLY_FD = int(sys.argv[1]), int(sys.argv[2])
-    CONTROL_FD = int(sys.argv[3]) if len(sys.argv) > 3 else None
+def main_inside_sandbox():
+    global REQUEST_FD, REPLY_FD, PACKAGE, CONTROL_FD
+    REQUEST_FD, REPLY_FD, PACKAGE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    CONTROL_FD = int(sys.argv[4]) if len(sys.argv) > 4 else None
     work = os.getcwd()
     runner = Runner()
     sys.path.append(work)  # like a notebook: the student's own modules import, last
@@ -601,7 +603,7 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT, MS_BIND, MS_REC = 1, 2, 4, 32, 4096, 16384
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
-SANDBOX_HOME = "/home/student"  # inside the sandbox; the driver (sandbox.py) uses these too
+SANDBOX_HOME = "/home/student"  # inside the sandbox; the driver (command.py) uses these too
 SANDBOX_WORK = SANDBOX_HOME + "/work"
 FRESH = (("/tmp", "1777"), ("/home", "0755"), ("/dev/shm", "1777"))
 
@@ -792,4 +794,4 @@ def _take_descriptors(fds):
 
 
 if __name__ == "__main__":
-    main()
+    main_inside_sandbox()

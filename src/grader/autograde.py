@@ -1,0 +1,142 @@
+"""One autograding run: which students, which are refused, and each result to the single writer.
+
+`autograde` is the whole run of `python -m grader autograde`: it prepares the
+assignment once, picks the submissions, refuses those it must not read, hands
+the others to the workers as plain data (worker/'s `Job`, through engines.py)
+and gives each result to the single writer (recording/'s `Writer`), each
+student exactly once.
+"""
+
+import os
+import sys
+from dataclasses import dataclass
+
+import nbformat
+
+from .engines import engine, graded
+from .plan import build_plan, submission_link_problem
+from .recording import Writer, check_released
+from .results import (CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult,
+                      StudentStatus)
+from .safe_text import file_name, shown_id, student_id_problem
+from .sandbox import SandboxCgroups, bwrap_available
+from .settings import CourseError, Limits, Settings
+from .worker import (prepare_assignment, prepare_checkers, private_work_root, read_job,
+                     remove_left_overs)
+
+
+@dataclass
+class HandIn:
+    """One student's hand-in on the instructor's machine: what is read and recorded."""
+
+    student: str
+    assignment: str
+    submitted_dir: str  # submitted/<student>/<assignment>
+    instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
+
+
+def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1,
+              scheduler: str | None = None, wait: float | None = None,
+              students: list | None = None, shard: tuple | None = None) -> int:
+    """Grade and record every submission of `assignment`; returns the exit status.
+
+    0 when every submission was processed, 1 when the grader failed on some
+    (reported for each); raises CourseError for the instructor's own problems.
+    `students` limits the run to those ids, `shard` (K, N) to the K-th of N
+    shares of the sorted students; `limits` is the sandbox's Limits.
+    """
+    if not scheduler and not bwrap_available():
+        raise CourseError("bubblewrap (bwrap) is not installed: run `make system` "
+                          "(Debian package bubblewrap); student code never runs unsandboxed")
+    notebooks = settings.instructor_notebooks(assignment)
+    check_released(settings, assignment, notebooks)
+    chosen = chosen_students(settings, assignment, students, shard)
+    prepared = prepare_assignment(settings, assignment, limits)
+    hand_ins = [HandIn(student, assignment,
+                       os.path.join(settings.submitted, student, assignment), notebooks)
+                for student in chosen]
+
+    def prepare(hand_in):
+        return read_job(prepared, hand_in.student, hand_in.submitted_dir)
+
+    if jobs > 1 and not scheduler:
+        prepare_checkers(prepared)  # once here: the forked workers share them
+    writer = Writer(settings, assignment)
+    with engine(jobs, scheduler, wait) as (executor, in_flight, where, grade):
+        print(f"autograding {assignment}: {len(hand_ins)} submission(s), {where}",
+              file=sys.stderr)
+        print(limits_in_force(limits, settings.package, prepared.blocked), file=sys.stderr)
+        writer.start()
+        gradable = []
+        for hand_in in hand_ins:
+            reason = refusal(settings, hand_in)
+            if reason:
+                writer.record(hand_in, refused_result(hand_in, reason))
+            else:
+                gradable.append(hand_in)
+        remove_left_overs()
+        with private_work_root():
+            for hand_in, result in graded(gradable, prepare, executor, in_flight, grade):
+                writer.record(hand_in, result)
+    writer.finish()
+    if any(sandbox for _, sandbox in writer.failures):
+        where = "the Dask workers" if scheduler else "this machine"
+        raise CourseError("the sandbox could not be started (see the messages above): "
+                          f"check that bubblewrap works on {where}")
+    if writer.failures:
+        print(f"the grader failed on: {', '.join(s for s, _ in writer.failures)} "
+              "(see messages above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def chosen_students(settings: Settings, assignment: str, students: list | None = None,
+                    shard: tuple | None = None) -> list:
+    """The students with a submission of `assignment`, sorted; only `students` if given,
+    and of those only share K of N if `shard` is (K, N)."""
+    chosen = settings.students(assignment)
+    if students:
+        unknown = sorted(set(students) - set(chosen))
+        if unknown:
+            print(f"warning: no submission of {assignment} from: {', '.join(unknown)}",
+                  file=sys.stderr)
+        chosen = [s for s in chosen if s in students]
+    if shard:
+        k, n = shard
+        chosen = [s for i, s in enumerate(chosen) if i % n == k - 1]
+    return chosen
+
+
+def limits_in_force(limits: Limits, package: str, blocked: tuple) -> str:
+    """The sandbox's limits in words, printed when grading starts (README: how to check)."""
+    whole, why = SandboxCgroups.available()
+    sandbox = (f"{limits.memory_mib} MiB of memory and {limits.max_processes} processes per "
+               f"sandbox in all ({why})" if whole else
+               f"per process only: {limits.memory_mib} MiB of address space each, "
+               f"{limits.max_processes} processes per sandbox user ({why})")
+    stubs = ", ".join(blocked) if blocked else "none"
+    return (f"sandbox limits: {limits.timeout:g} s per cell; {sandbox}; writable folders "
+            f"{limits.tmpfs_mib} MiB each, files up to {limits.file_mib} MiB; no network\n"
+            f"{package} functions students must write themselves (stubs in the sandbox): {stubs}")
+
+
+def refusal(settings: Settings, hand_in: HandIn) -> str | None:
+    """Why a hand-in is not graded at all (its folder is a link, ...), or None."""
+    if file_name(hand_in.student) != hand_in.student:
+        return "the student folder's name is not valid UTF-8 text; not graded"
+    problem = student_id_problem(hand_in.student)
+    if problem:
+        return f"student id {shown_id(hand_in.student)} {problem}; not graded"
+    return submission_link_problem(settings.submitted, hand_in.student, hand_in.assignment)
+
+
+def refused_result(hand_in: HandIn, reason: str) -> StudentResult:
+    """The result of a hand-in that was not run: every check 0 points, with `reason`."""
+    notebooks = []
+    for name, path in sorted(hand_in.instructor_notebooks.items()):
+        plan = build_plan(nbformat.read(path, as_version=4), None)
+        tests = [CheckResult(cell.grade_id, 0.0, cell.points, CheckStatus.NOT_RUN, reason)
+                 for cell in plan.cells if cell.kind == "test"]
+        notebooks.append(NotebookResult(name, NotebookStatus.UNREADABLE, reason, [], tests))
+    return StudentResult(hand_in.student, hand_in.assignment, StudentStatus.REFUSED, [reason],
+                         notebooks)

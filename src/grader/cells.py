@@ -1,0 +1,53 @@
+"""Reading one notebook cell: its source, its nbgrader metadata, its role and its docstring.
+
+These read cells of any origin (the instructor's notebooks, a submission after
+plan.submission has normalised it, an autograded notebook for feedback) and
+never change them.
+"""
+
+import ast
+import re
+
+HIDDEN_BLOCK = re.compile(r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
+                          re.MULTILINE | re.DOTALL)
+
+
+def source_text(value: object) -> str:
+    """A cell's source as one string, whatever shape the JSON had."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return "".join(value)
+    return ""
+
+
+def nbgrader_meta(cell: object) -> dict:
+    """The cell's nbgrader metadata as a dict, or {} if absent or garbled."""
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def cell_kind(meta: dict) -> str:
+    """The role of an instructor code cell from its nbgrader metadata: solution, test or setup."""
+    if meta.get("solution"):
+        return "solution"
+    if meta.get("grade"):
+        return "test"
+    return "setup"
+
+
+def released_source(source: str) -> str:
+    """An instructor test cell's source as students received it (hidden tests removed)."""
+    return HIDDEN_BLOCK.sub("", source)
+
+
+def docstring_of(source: str) -> str | None:
+    """The first string literal of a cell (its docstring), or None."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        match = re.match(r'\s*(?:"""|\'\'\')(.*?)(?:"""|\'\'\')', source, re.DOTALL)
+        return match.group(1).strip() if match else None
+    doc = ast.get_docstring(tree)
+    return doc.strip() if doc else None

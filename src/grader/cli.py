@@ -1,0 +1,194 @@
+"""The instructor's command line, one entry point: ``python -m grader COMMAND``.
+
+    python -m grader autograde ASSIGNMENT [--jobs N | --scheduler ADDRESS [--wait SECONDS]]
+        [--students a,b,...] [--shard K/N] [--db-url URL] [--timeout SECONDS]
+        [--memory-mib MIB] [--tmpfs-mib MIB] [--course DIR]
+    python -m grader summary [ASSIGNMENT ...]
+    python -m grader check-config [--assignment NAME] [--duedate DATE]
+    python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
+    python -m grader roster students.csv
+    python -m grader grades [ASSIGNMENT ...]
+    python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
+
+autograde grades every submission of ASSIGNMENT under the course's submitted/
+folder in sandboxed kernels, N students at a time on this machine or on the
+workers of a Dask cluster (docs/scaling.md), records the scores in nbgrader's
+gradebook, writes autograded notebooks and the grade report (reports/ASSIGNMENT.csv
+and .json beside the gradebook's other run-time data). check-config loads
+nbgrader_config.py as nbgrader does and stops with the file and line on any
+mistake; every make target that runs nbgrader runs it first. `due` sets an
+assignment's due date in the gradebook (make release DUEDATE=...); `grades`
+writes grades.csv, the LMS exports, summary.txt and the grade report pages;
+`rehearse` runs a whole fake class on this machine (make rehearse).
+
+Exit status: 0 when every submission was processed, whatever the students
+handed in (a submission that cannot be graded is reported, not fatal); 1 if
+the grader itself failed on a submission (reported for that student, the
+others are still graded); 2 for the instructor's own errors (bad
+configuration, unknown assignment, unreadable course files, no sandbox), with
+a message saying what to fix.
+"""
+
+import argparse
+import dataclasses
+import os
+import sys
+
+from .autograde import autograde
+from .engines import CONNECT_SECONDS
+from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
+from .rehearsal import RehearsalError, rehearse
+from .reports import import_roster, write_grades, write_summary
+from .settings import CourseError, SandboxGrader, load
+
+
+def parse_shard(text: str) -> tuple:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard takes K/N, for example 1/2, not {text!r}")
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: K must be between 1 and N")
+    return k, n
+
+
+def settings_help() -> str:
+    """The grader's settings in nbgrader_config.py, each with its default (from SandboxGrader)."""
+    lines = ["settings in nbgrader_config.py (c.Execute.timeout is the limit per cell):"]
+    for name, trait in sorted(SandboxGrader.class_traits(config=True).items()):
+        lines.append(f"  c.SandboxGrader.{name} = {trait.default()!r}: {trait.help}")
+    return "\n".join(lines)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    auto = commands.add_parser("autograde", help="grade the submissions of one assignment",
+                               epilog=settings_help(),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    auto.add_argument("assignment")
+    auto.add_argument("--jobs", type=int, default=1,
+                      help="students graded at once on this machine (default 1)")
+    auto.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                      help="grade on the workers of the Dask cluster whose scheduler is at "
+                           "ADDRESS (tcp://HOST:8786) instead of on this machine")
+    auto.add_argument("--wait", type=float, default=CONNECT_SECONDS, metavar="SECONDS",
+                      help="with --scheduler: how long to wait for the scheduler, and then "
+                           f"for a first worker (default {CONNECT_SECONDS})")
+    auto.add_argument("--students", default="", help="comma-separated student ids (default: all)")
+    auto.add_argument("--shard", type=parse_shard, default=None,
+                      help="grade only shard K of N (1-based) of the sorted students")
+    auto.add_argument("--db-url", default=None, help="gradebook database URL (default: config)")
+    auto.add_argument("--timeout", type=float, default=None,
+                      help="seconds one cell may run (default: c.Execute.timeout)")
+    for name in ("memory_mib", "tmpfs_mib"):  # help and defaults from the settings' own
+        trait = SandboxGrader.class_traits()[name]
+        auto.add_argument("--" + name.replace("_", "-"), type=int, default=None,
+                          help=f"{trait.help} (default: c.SandboxGrader.{name}, "
+                               f"{trait.default()} unless set)")
+    summary = commands.add_parser("summary", help="per-student status and per-question pass rates")
+    summary.add_argument("assignments", nargs="*", help="assignments (default: all configured)")
+    check = commands.add_parser("check-config", help="check nbgrader_config.py (and a name)")
+    check.add_argument("--assignment", default="",
+                       help="an assignment name given to make (ASSIGNMENT=...); empty: all")
+    check.add_argument("--duedate", default="", help="a due date given to make (DUEDATE=...)")
+    due = commands.add_parser("due", help="set an assignment's due date in the gradebook")
+    due.add_argument("assignment")
+    due.add_argument("duedate", help='e.g. "2026-12-01 17:00:00 UTC"; "none" removes it')
+    roster = commands.add_parser("roster", help="import the class roster from a CSV")
+    roster.add_argument("csv")
+    grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
+    grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
+    rehearsal.add_argument("--students", type=int, default=4,
+                           help="how many students (default 4)")
+    rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal"),
+                           help="where the rehearsal runs (replaced; default "
+                                "course-data/rehearsal)")
+    rehearsal.add_argument("--assignment", action="append", default=[],
+                           help="rehearse this assignment only (repeatable; default: all)")
+    for command in commands.choices.values():
+        command.add_argument("--course", default=".",
+                             help="course folder with nbgrader_config.py")
+    return parser
+
+
+def main(argv: list | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (CourseError, RehearsalError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def run_autograde(args: argparse.Namespace) -> int:
+    settings = load(args.course, db_url=args.db_url)
+    overrides = {name: value for name, value in (("timeout", args.timeout),
+                                                 ("memory_mib", args.memory_mib),
+                                                 ("tmpfs_mib", args.tmpfs_mib)) if value}
+    limits = dataclasses.replace(settings.limits, **overrides)
+    return autograde(settings, args.assignment, limits, jobs=args.jobs, scheduler=args.scheduler,
+                     wait=args.wait, students=[s for s in args.students.split(",") if s],
+                     shard=args.shard)
+
+
+def run_summary(args: argparse.Namespace) -> int:
+    settings = load(args.course)
+    names = args.assignments or settings.assignments
+    rebuild_assignment_reports(settings, names)
+    print(write_summary(settings, names))
+    return 0
+
+
+def loaded_with_warnings(args: argparse.Namespace) -> object:
+    """The course's settings, with the configuration's warnings printed."""
+    settings = load(args.course)
+    for warning in settings.warnings:
+        print(warning, file=sys.stderr)
+    return settings
+
+
+def run_check_config(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    if args.assignment:
+        settings.check_assignments([args.assignment])
+    if args.duedate and args.duedate.strip().lower() != "none":
+        parse_due_date(args.duedate)
+    return 0
+
+
+def run_due(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    print(set_due_date(settings, args.assignment, args.duedate))
+    return 0
+
+
+def run_roster(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    people = import_roster(settings, args.csv)
+    print(f"{len(people)} student(s) imported into the gradebook from {args.csv}")
+    return 0
+
+
+def run_grades(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    names = args.assignments or settings.assignments
+    settings.check_assignments(names)
+    for line in write_grades(settings, names):
+        print(line)
+    return 0
+
+
+def run_rehearsal(args: argparse.Namespace) -> int:
+    if not 1 <= args.students <= 200:
+        print("error: --students takes a number from 1 to 200", file=sys.stderr)
+        return 2
+    rehearse(os.path.abspath(args.course), args.folder, args.students, args.assignment)
+    return 0
+
+
+COMMANDS = {"autograde": run_autograde, "summary": run_summary,
+            "check-config": run_check_config, "due": run_due, "roster": run_roster,
+            "grades": run_grades, "rehearse": run_rehearsal}

@@ -1,0 +1,140 @@
+"""The single writer: gradebook rows, autograded notebooks and the grade report, in a fixed order.
+
+Workers only compute (worker/); the grader's main process records each
+student's `StudentResult` through one `Writer`, which owns every write of a run
+and its order: the student's autograded notebooks and report part are staged,
+the gradebook is changed in one database transaction, and only then are the
+files put in place. A run that is interrupted (Ctrl-C, kill) leaves every
+student either fully recorded or as before, and running again overwrites
+cleanly; what a killed writer left is removed by the next run (files.py).
+"""
+
+import os
+import sys
+
+import nbformat
+
+from ..files import StagedFiles
+from ..results import StudentResult, StudentStatus
+from ..safe_text import file_name, shown_id, student_id_problem, writable, writable_record
+from ..settings import Settings
+from .gradebook import read_timestamp, record_in_gradebook
+from .report_parts import remove_assignment_leftovers, write_assignment_report, write_student_report
+
+
+class Writer:
+    """Records one assignment's results, one student at a time, in the grader's main process.
+
+    `start()` before the first student (the reports folder, and what killed
+    writers left), `record()` for each student's result, `finish()` at the end
+    (the assignment's report rebuilt from every student's part). A student
+    the writer fails on is reported for that student and the run goes on;
+    `failures` lists them as (student, whether the sandbox failed).
+    """
+
+    def __init__(self, settings: Settings, assignment: str):
+        self.settings, self.assignment = settings, assignment
+        self.failures = []
+
+    def start(self) -> None:
+        os.makedirs(self.settings.reports, exist_ok=True)
+        remove_assignment_leftovers(self.settings.reports, self.settings.autograded,
+                                    self.assignment)
+
+    def finish(self) -> list:
+        return write_assignment_report(self.settings.reports, self.assignment)
+
+    def record(self, hand_in: object, result: StudentResult) -> None:
+        """Record one student's result: files staged, gradebook committed, files published.
+
+        A grader killed between the commit and the publishing leaves the new
+        grades with the previous files (and its temporaries); the next run
+        regrades every student and removes them.
+        """
+        settings = self.settings
+        student = file_name(hand_in.student)
+        if result.status in (StudentStatus.GRADER_FAILED, StudentStatus.NO_SANDBOX):
+            self.failures.append((student, result.status == StudentStatus.NO_SANDBOX))
+            print(f"error grading {student}: {writable(result.error)}", file=sys.stderr)
+            self._report_only(hand_in, f"not graded: the grader failed on this submission "
+                                          f"({result.error})")
+            return
+        staged = StagedFiles()
+        # a refused folder is not read at all (it may be a link to someone else's files)
+        refused = result.status == StudentStatus.REFUSED
+        submitted_dir = None if refused else hand_in.submitted_dir
+        try:
+            timestamp, note = read_timestamp(submitted_dir) if submitted_dir else (None, None)
+            if note:
+                result.notes.append(note)
+            if student != hand_in.student or student_id_problem(student):  # not storable
+                result.student = shown_id(student)
+                write_student_report(settings.reports, self.assignment, result, staged)
+                staged.publish()
+                return
+            write_autograded(settings.autograded, hand_in.student, self.assignment, result,
+                             submitted_dir, staged)
+            write_student_report(settings.reports, self.assignment, result, staged)
+            record_in_gradebook(settings.db_url, settings.course_id, result, timestamp,
+                                settings.late_penalties())
+            staged.publish()
+        except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
+            staged.discard()
+            self.failures.append((student, False))
+            message = writable(f"{type(error).__name__}: {error}")
+            print(f"error recording {student}: {message}", file=sys.stderr)
+            self._report_only(hand_in, f"not recorded: the grader failed while recording "
+                                          f"this submission ({message})")
+            return
+        except BaseException:
+            staged.discard()
+            raise
+        states = ", ".join(f"{nb.notebook}: {nb.status}" for nb in result.notebooks)
+        print(f"{student}: {result.points:g}/{result.max_points:g} ({states}) in "
+              f"{result.seconds:.1f} s", file=sys.stderr)
+
+    def _report_only(self, hand_in, note):
+        """A report entry saying why a student has no new result (best effort)."""
+        student = file_name(hand_in.student)
+        try:
+            write_student_report(self.settings.reports, self.assignment,
+                                 StudentResult(student, self.assignment,
+                                               StudentStatus.GRADER_FAILED, [note]))
+        except Exception as error:  # noqa: BLE001 (already failing; say so and go on)
+            print(f"error reporting on {student}: {writable(repr(error))}", file=sys.stderr)
+
+
+def write_autograded(autograded_root: str, student: str, assignment: str, result: StudentResult,
+                     submitted_dir: str | None, staged: StagedFiles | None = None) -> None:
+    """Autograded notebooks (and the timestamp) into autograded/<student>/<assignment>/.
+
+    With `staged` (a StagedFiles) the files are only staged; the caller publishes.
+    """
+    own = staged is None
+    staged = StagedFiles() if own else staged
+    folder = os.path.join(autograded_root, student, assignment)
+    os.makedirs(folder, exist_ok=True)
+    try:
+        for notebook in result.notebooks:
+            target = os.path.join(folder, notebook.notebook + ".ipynb")
+            if notebook.autograded is None:
+                staged.remove(target)
+                continue
+            nb = nbformat.from_dict(writable_record(notebook.autograded))
+            staged.write(target, nbformat.writes(nb))
+        stamp = os.path.join(submitted_dir, "timestamp.txt") if submitted_dir else None
+        if stamp is None:  # no usable submission folder: no timestamp either
+            staged.remove(os.path.join(folder, "timestamp.txt"))
+        elif os.path.isfile(stamp) and not os.path.islink(stamp):
+            with open(stamp, encoding="utf-8", errors="replace") as handle:
+                staged.write(os.path.join(folder, "timestamp.txt"), handle.read(200))
+        # nbgrader's release_feedback needs the submission's secret beside the feedback
+        secret = os.path.join(submitted_dir, "submission_secret.txt") if submitted_dir else None
+        if secret and os.path.isfile(secret) and not os.path.islink(secret):
+            with open(secret, encoding="utf-8", errors="replace") as handle:
+                staged.write(os.path.join(folder, "submission_secret.txt"), handle.read(200))
+    except BaseException:
+        staged.discard()
+        raise
+    if own:
+        staged.publish()

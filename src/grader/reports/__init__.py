@@ -1,0 +1,18 @@
+"""The reports wing: what the course's grades say, to the instructor and the LMS.
+
+- ``roster.py``: the class list (`Person`), imported from a CSV.
+- ``grades.py``: grades as the gradebook holds them (`read_grades`).
+- ``summary.py``: summary.txt, per student and per check, and who needs attention.
+- ``page.py``: the grade report page of an assignment, with its figures.
+- ``exports.py``: grades.csv, the Canvas import and the roster with scores.
+- ``outputs.py``: `write_grades`, everything `make grades` writes.
+"""
+
+from .grades import AssignmentGrades, number, read_grades
+from .outputs import write_grades
+from .roster import Person, import_roster, parse_roster, read_roster
+from .summary import attention, summary_text, write_summary
+
+__all__ = ["AssignmentGrades", "Person", "attention", "import_roster", "number",
+           "parse_roster", "read_grades", "read_roster", "summary_text", "write_grades",
+           "write_summary"]

@@ -1,0 +1,90 @@
+"""Grades out of the course: grades.csv, a Canvas gradebook CSV and a roster CSV with scores.
+
+Student-controlled text (ids, names, e-mail addresses, sections) is written
+without control characters, and a cell a spreadsheet would read as a formula
+(starting with =, +, - or @) is prefixed with an apostrophe, which
+spreadsheets show as text. Files are written to a temporary name and moved
+into place, so a failed export never leaves half a file.
+"""
+
+import os
+
+from ..files import csv_text, write_atomically
+from ..safe_text import spreadsheet_cell
+from ..settings import Settings
+from .grades import number
+from .roster import PERSON_FIELDS
+
+# nbgrader's own `nbgrader export` columns, in its order
+GRADES_FIELDS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
+                 "email", "raw_score", "late_submission_penalty", "score", "max_score"]
+
+
+def grades_rows(people: dict, grades: list) -> list:
+    """nbgrader's export rows: every student of the gradebook for every assignment."""
+    rows = []
+    for assignment in grades:
+        for student in sorted(people):
+            person = people[student]
+            submission = assignment.submissions.get(student)
+            row = {"assignment": spreadsheet_cell(assignment.name),
+                   "duedate": assignment.duedate or "", "student_id": spreadsheet_cell(student),
+                   "last_name": spreadsheet_cell(person.last_name),
+                   "first_name": spreadsheet_cell(person.first_name),
+                   "email": spreadsheet_cell(person.email),
+                   "max_score": number(assignment.max_score)}
+            if submission is None:
+                row.update(timestamp="", raw_score="0", late_submission_penalty="0", score="0")
+            else:
+                row.update(timestamp=submission.timestamp or "",
+                           raw_score=number(submission.raw_score),
+                           late_submission_penalty=number(submission.penalty),
+                           score=number(submission.score))
+            rows.append(row)
+    return rows
+
+
+def canvas_rows(people: dict, grades: list) -> list:
+    """Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one
+    column per assignment, and a 'Points Possible' row first."""
+    header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+    header += [spreadsheet_cell(a.name) for a in grades]
+    rows = [header, ["Points Possible", "", "", "", ""] + [number(a.max_score) for a in grades]]
+    for student in sorted(people, key=lambda s: (people[s].name.lower(), s)):
+        person = people[student]
+        scores = [number(a.submissions[student].score) if student in a.submissions else "0"
+                  for a in grades]
+        rows.append([spreadsheet_cell(person.name), spreadsheet_cell(person.lms_user_id),
+                     spreadsheet_cell(student), spreadsheet_cell(student),
+                     spreadsheet_cell(person.section)] + scores)
+    return rows
+
+
+def roster_rows(people: dict, grades: list) -> list:
+    """The roster's columns, then the score of each assignment and the total."""
+    header = PERSON_FIELDS + [spreadsheet_cell(a.name) for a in grades] + ["total", "max_total"]
+    rows = [header]
+    max_total = sum(a.max_score for a in grades)
+    for student in sorted(people):
+        person = people[student]
+        scores = [a.submissions[student].score if student in a.submissions else 0.0
+                  for a in grades]
+        rows.append([spreadsheet_cell(getattr(person, f)) for f in PERSON_FIELDS]
+                    + [number(s) for s in scores] + [number(sum(scores)), number(max_total)])
+    return rows
+
+
+def export_paths(settings: Settings) -> dict:
+    data = settings.data
+    return {"grades": os.path.join(data, "grades.csv"),
+            "canvas": os.path.join(data, "exports", "canvas.csv"),
+            "roster": os.path.join(data, "exports", "grades-by-student.csv")}
+
+
+def write_exports(settings: Settings, people: dict, grades: list) -> dict:
+    """grades.csv, exports/canvas.csv and exports/grades-by-student.csv; returns their paths."""
+    paths = export_paths(settings)
+    write_atomically(paths["grades"], csv_text(grades_rows(people, grades), GRADES_FIELDS))
+    write_atomically(paths["canvas"], csv_text(canvas_rows(people, grades)))
+    write_atomically(paths["roster"], csv_text(roster_rows(people, grades)))
+    return paths

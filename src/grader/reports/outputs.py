@@ -1,0 +1,30 @@
+"""Everything `make grades` writes, in one call: exports, summary and report pages."""
+
+import os
+
+from ..recording import rebuild_assignment_reports
+from ..settings import Settings
+from .exports import write_exports
+from .grades import read_grades
+from .page import write_report_pages
+from .summary import write_summary
+
+
+def write_grades(settings: Settings, names: list) -> list:
+    """The assignments' reports rebuilt, then grades.csv, the LMS exports, summary.txt and
+    the report pages written; returns lines saying where each file is."""
+    rebuild_assignment_reports(settings, names)
+    people, grades = read_grades(settings, names)
+    paths = write_exports(settings, people, grades)
+    summary = os.path.join(settings.reports, "summary.txt")
+    write_summary(settings, names, people, grades)
+    pages = write_report_pages(settings, people, grades)
+
+    def relative(path):
+        return os.path.relpath(path, settings.root)
+
+    return ([f"grades (nbgrader's columns): {relative(paths['grades'])}",
+             f"Canvas gradebook import:     {relative(paths['canvas'])}",
+             f"roster with scores:          {relative(paths['roster'])}",
+             f"summary:                     {relative(summary)}"]
+            + [f"report page:                 {relative(p)}" for p in pages])

@@ -1,0 +1,25 @@
+"""The sandbox wing: where student code runs, and the driver's end of its channel.
+
+- ``command.py``: the bubblewrap command line (what the sandbox sees, as whom it runs).
+- ``cgroups.py``: memory and process limits for a sandbox's processes together.
+- ``package_copy.py``: the course package with the answers' functions stubbed.
+- ``channel.py``: `CellOutcome`, capped output, bounded writes, how a kernel died.
+- ``kernel.py``: `Kernel`, one sandboxed runner process driven with numbered requests.
+- ``template.py``: `Template`, a warm sandbox that forks a fresh one per student
+  (`ForkedKernel`).
+- ``runner.py``: the script inside the sandbox; it imports nothing from the grader.
+"""
+
+from ..settings import SandboxError
+from .cgroups import SandboxCgroups
+from .channel import OUTPUT_CAP, CellOutcome, CellStatus, death_reason
+from .command import bwrap_available, sandbox_command, sandbox_uid
+from .kernel import Kernel
+from .package_copy import sandboxed_package
+from .runner import MESSAGE_CAP, SANDBOX_HOME, SANDBOX_WORK
+from .template import ForkedKernel, Template
+
+__all__ = ["MESSAGE_CAP", "OUTPUT_CAP", "SANDBOX_HOME", "SANDBOX_WORK", "CellOutcome",
+           "CellStatus", "ForkedKernel", "Kernel", "SandboxCgroups", "SandboxError", "Template",
+           "bwrap_available", "death_reason", "sandbox_command", "sandbox_uid",
+           "sandboxed_package"]

@@ -1,0 +1,17 @@
+"""The ground floor: the course's settings and the errors that are the instructor's to fix.
+
+- ``errors.py``: `CourseError` (the course set-up is wrong) and `SandboxError`
+  (the sandbox cannot start on this machine).
+- ``limits.py``: `SandboxGrader`, the grader's own settings with their defaults,
+  and `Limits`, the numbers one sandbox runs under, built in `limits_from_config`.
+- ``config_file.py``: nbgrader_config.py checked as nbgrader loads it.
+- ``course.py``: `Settings` of one course, read through nbgrader's `CourseDirectory`.
+"""
+
+from .config_file import check_config
+from .course import Settings, load
+from .errors import CourseError, SandboxError
+from .limits import Limits, SandboxGrader, limits_from_config
+
+__all__ = ["CourseError", "Limits", "SandboxError", "SandboxGrader", "Settings", "check_config",
+           "limits_from_config", "load"]

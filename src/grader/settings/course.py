@@ -1,0 +1,126 @@
+"""The course's settings: its folders, gradebook, limits and package, read as nbgrader reads them.
+
+`load` checks nbgrader_config.py (config_file.check_config), then takes the
+folders, the course id and the gradebook's URL from nbgrader's own
+`CourseDirectory` and the grader's settings from `SandboxGrader`, so that both
+programs always agree on where everything is.
+"""
+
+import os
+from dataclasses import dataclass, field
+
+import nbformat
+
+from .config_file import check_config
+from .errors import CourseError
+from .limits import Limits, SandboxGrader, limits_from_config
+
+
+@dataclass
+class Settings:
+    root: str
+    course_id: str
+    source: str
+    submitted: str
+    autograded: str
+    reports: str
+    db_url: str
+    limits: Limits  # c.Execute.timeout and c.SandboxGrader's limits
+    package: str  # the course package students import
+    also_blocked: tuple = ()  # its functions that compute answers, besides the answers
+    config: object = field(default=None, repr=False)
+    warnings: list = field(default_factory=list, repr=False)
+
+    def late_penalties(self) -> object:
+        """nbgrader's AssignLatePenalties with this course's settings (its plugin_class and
+        c.LateSubmissionPlugin.penalty_method), as stock `nbgrader autograde` builds it."""
+        from nbgrader.preprocessors import AssignLatePenalties  # imports slowly: when needed
+
+        late = AssignLatePenalties(config=self.config)
+        late.init_plugin()
+        return late
+
+    @property
+    def data(self) -> str:
+        """The folder of the run-time data, the submitted/ folder's parent (course-data/)."""
+        return os.path.dirname(self.submitted)
+
+    @property
+    def assignments(self) -> list:
+        if not os.path.isdir(self.source):
+            return []
+        return sorted(d for d in os.listdir(self.source)
+                      if os.path.isdir(os.path.join(self.source, d)) and not d.startswith("."))
+
+    def instructor_notebooks(self, assignment: str) -> dict:
+        """{notebook name: path} of an assignment's instructor notebooks."""
+        folder = os.path.join(self.source, assignment)
+        if not os.path.isdir(folder):
+            known = ", ".join(self.assignments) or "none"
+            raise CourseError(f"unknown assignment {assignment!r}: no folder {folder} "
+                              f"(assignments: {known})")
+        names = {f[:-6]: os.path.join(folder, f) for f in sorted(os.listdir(folder))
+                 if f.endswith(".ipynb") and not f.startswith(".")}
+        if not names:
+            raise CourseError(f"assignment {assignment!r} has no notebooks in {folder}")
+        for path in names.values():
+            try:
+                with open(path, encoding="utf-8") as handle:
+                    nbformat.read(handle, as_version=4)
+            except Exception as error:  # noqa: BLE001 (any failure is the instructor's to fix)
+                raise CourseError(f"instructor notebook {path} cannot be read: {error}") from None
+        return names
+
+    def students(self, assignment: str) -> list:
+        """Students with a submitted/<student>/<assignment> entry, sorted.
+
+        Symbolic links are listed too (the grader refuses and reports them),
+        so that no submission silently disappears from the report.
+        """
+        if not os.path.isdir(self.submitted):
+            return []
+        return sorted(s for s in os.listdir(self.submitted)
+                      if os.path.lexists(os.path.join(self.submitted, s, assignment)))
+
+    def check_assignments(self, names: list) -> None:
+        """CourseError unless every name in `names` is an assignment folder of solutions/."""
+        unknown = [n for n in names if n not in self.assignments]
+        if unknown:
+            known = ", ".join(self.assignments) or "none"
+            raise CourseError(f"unknown assignment {', '.join(map(repr, unknown))}: the "
+                              f"assignments are the folders of {self.source} ({known})")
+
+
+def load(course_dir: str = ".", db_url: str | None = None) -> Settings:
+    """Settings from `course_dir`/nbgrader_config.py; `db_url` overrides the gradebook URL.
+
+    The file is checked first (check_config): a mistake in it stops here with the
+    file and line, and unknown setting names are kept in Settings.warnings.
+    The course's root is `course_dir` unless the file sets c.CourseDirectory.root.
+    """
+    from nbgrader.coursedir import CourseDirectory  # imports nbgrader's apps: when needed
+
+    course_dir = os.path.abspath(course_dir)
+    config, warnings = check_config(course_dir)
+    given_root = config.get("CourseDirectory", {}).get("root")
+    directory = CourseDirectory(config=config, **({} if given_root else {"root": course_dir}))
+
+    def folder(name):
+        return os.path.join(directory.root, name)
+
+    submitted = folder(directory.submitted_directory)
+    grader = SandboxGrader(config=config)
+    return Settings(
+        root=directory.root,
+        course_id=directory.course_id or "default_course",
+        source=folder(directory.source_directory),
+        submitted=submitted,
+        autograded=folder(directory.autograded_directory),
+        reports=grader.reports_directory or os.path.join(os.path.dirname(submitted), "reports"),
+        db_url=db_url or directory.db_url,
+        limits=limits_from_config(config),
+        package=grader.course_package,
+        also_blocked=tuple(grader.also_blocked),
+        config=config,
+        warnings=warnings,
+    )

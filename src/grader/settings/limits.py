@@ -1,0 +1,66 @@
+"""The grader's own settings (`SandboxGrader`) and the sandbox's limits built from them.
+
+`SandboxGrader` is a traitlets Configurable, as nbgrader's own settings are:
+each setting's default, help text and type check is one line, and
+``c.SandboxGrader.name = value`` in nbgrader_config.py sets it. `Limits` are
+the numbers one sandbox runs under; `limits_from_config` is the one place they
+are built from a configuration (the limit per cell is nbgrader's own
+``c.Execute.timeout``).
+"""
+
+from dataclasses import dataclass
+
+from traitlets import Integer, List, Unicode
+from traitlets.config import Configurable
+
+
+class SandboxGrader(Configurable):
+    """The grader's own settings in nbgrader_config.py (``c.SandboxGrader.name = value``).
+
+    The one home of their defaults: `Limits` and the command line's help read
+    them from here (`default`).
+    """
+
+    memory_mib = Integer(3072, min=64,
+                         help="memory of each sandbox, its processes together, in MiB"
+                         ).tag(config=True)
+    tmpfs_mib = Integer(128, min=1,
+                        help="size of each writable in-memory folder of a sandbox (/tmp, "
+                        "/home, /dev/shm and the working folder), in MiB").tag(config=True)
+    file_mib = Integer(64, min=1, help="largest file a sandbox may write, in MiB"
+                       ).tag(config=True)
+    max_processes = Integer(128, min=8, help="processes and threads of one sandbox, in all"
+                            ).tag(config=True)
+    reports_directory = Unicode("", help="where grade reports go (default: reports/ beside "
+                                "the submitted/ folder)").tag(config=True)
+    course_package = Unicode("gptcourse", help="the course package students import"
+                             ).tag(config=True)
+    also_blocked = List(Unicode(), help="functions of the course package that compute answers, "
+                        "stubs in the sandbox besides the answers").tag(config=True)
+
+    @classmethod
+    def default(cls, name: str) -> object:
+        """The default of setting `name`."""
+        return cls.class_traits()[name].default()
+
+
+@dataclass
+class Limits:
+    """Resource limits for one sandboxed kernel (defaults: SandboxGrader's)."""
+
+    timeout: float  # wall-clock seconds per cell (c.Execute.timeout)
+    memory_mib: int = SandboxGrader.default("memory_mib")  # the sandbox's processes together
+    file_mib: int = SandboxGrader.default("file_mib")  # largest file the kernel may write
+    tmpfs_mib: int = SandboxGrader.default("tmpfs_mib")  # each writable in-memory folder
+    max_processes: int = SandboxGrader.default("max_processes")  # processes and threads
+    cpu_seconds: int = 0  # CPU seconds for the whole kernel; 0: derived from the cell count
+
+
+def limits_from_config(config: object) -> Limits:
+    """The sandbox's Limits that the configuration `config` sets."""
+    from nbgrader.preprocessors import Execute  # nbgrader's preprocessors import slowly
+
+    grader = SandboxGrader(config=config)
+    return Limits(timeout=float(Execute(config=config).timeout), memory_mib=grader.memory_mib,
+                  tmpfs_mib=grader.tmpfs_mib, file_mib=grader.file_mib,
+                  max_processes=grader.max_processes)

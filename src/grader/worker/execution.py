@@ -1,0 +1,217 @@
+"""One notebook's plan executed: answer cells in sandboxed kernels, test cells in a Checker here.
+
+`execute_plan` runs a plan for one student in a working folder of its own
+and returns what each cell did; `NotebookExecution` holds its kernel, its
+checks, its outcomes and its time budget.
+"""
+
+import concurrent.futures
+import dataclasses
+import os
+import shutil
+import time
+
+from ..files import tagged_folder
+from ..plan import Plan, PlanCell
+from ..sandbox import CellOutcome, CellStatus, ForkedKernel, Kernel, sandbox_uid, sandboxed_package
+from .caches import make_checker, warm_template
+from .job import Job
+
+MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
+NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
+
+
+def failure_reason(outcome: CellOutcome, cell: PlanCell) -> str:
+    """The reason a test did not pass, in plain words."""
+    where = f"in {cell.grade_id}" if cell.grade_id else ""
+    if outcome.status == CellStatus.TIMEOUT:
+        return f"timed out {where} ({outcome.message})".replace("  ", " ")
+    if outcome.status == CellStatus.DIED:
+        return f"{outcome.message} {where}".strip()
+    if outcome.status == CellStatus.GARBLED:
+        return outcome.message
+    return outcome.message or "failed"
+
+
+def execute_plan(plan: Plan, job: Job, instructor: object = None) -> tuple:
+    """Run the plan: answer cells in sandboxed kernels, test cells in a Checker here.
+
+    `instructor` is the instructor's notebook (an nbformat NotebookNode).
+    Returns ({cell index: CellOutcome}, notes).
+    """
+    workdir = tagged_folder("work")
+    execution = NotebookExecution(plan, job, workdir)
+    try:
+        copy_student_files(workdir, job.files)
+        give_to_sandbox_user(workdir)
+        execution.start(instructor)
+        for index in execution.code_cells:
+            if not execution.advance(index):
+                break
+        return execution.outcomes, execution.notes
+    finally:
+        execution.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def copy_student_files(workdir: str, files: dict) -> None:
+    """The student's other files {relative path: bytes}, written into `workdir`."""
+    for relative, content in files.items():
+        target = os.path.normpath(os.path.join(workdir, relative))
+        if os.path.isabs(relative) or not target.startswith(os.path.normpath(workdir) + os.sep):
+            raise ValueError(f"file outside the submission's folder: {relative!r}")
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "xb") as handle:
+            handle.write(content)
+
+
+class NotebookExecution:
+    """One notebook's plan being executed: its kernel, its checks, its outcomes and its budget.
+
+    A kernel that dies, times out or is left dirty by a check is replaced by a
+    new one, in which the cells that ran fine are run again first; at most
+    MAX_RESTARTS times. The notebook's budget (NOTEBOOK_BUDGET_FACTOR x the
+    timeout x its code cells, or the job's notebook_timeout) starts when the
+    first kernel is ready: the grader's own start-up is not the student's time.
+    """
+
+    def __init__(self, plan: Plan, job: Job, workdir: str):
+        self.plan, self.job, self.workdir = plan, job, workdir
+        assignment = self.assignment = job.assignment
+        self.code_cells = [i for i, c in enumerate(plan.cells)
+                           if c.kind in ("setup", "solution", "extra", "test")]
+        self.timeout = assignment.limits.timeout
+        self.cpu_seconds = int(assignment.limits.cpu_seconds
+                               or self.timeout * (len(self.code_cells) + 2) + 60)
+        self.budget = assignment.notebook_timeout or (NOTEBOOK_BUDGET_FACTOR * self.timeout
+                                                      * max(len(self.code_cells), 1))
+        self.prelude = leading_setup(plan, self.code_cells)
+        self.package_copy = self.template = self.checker = self.kernel = self.deadline = None
+        self.outcomes, self.completed, self.notes = {}, [], []
+        self.restarts, self.over_budget = 0, False
+
+    def start(self, instructor: object) -> None:
+        """The checks' set-up, built while this worker's warm template starts (or is found)."""
+        plan, assignment = self.plan, self.assignment
+        self.package_copy = (sandboxed_package(assignment.package, assignment.blocked)
+                             if assignment.blocked else None)
+        with concurrent.futures.ThreadPoolExecutor(1) as background:
+            # the template is started from this thread: a sandbox ends with the thread
+            # that started it
+            checker = background.submit(make_checker, plan, instructor, assignment.package) if any(
+                plan.cells[i].kind == "test" for i in self.code_cells) else None
+            self.template = warm_template(assignment.limits, assignment.package,
+                                          self.package_copy,
+                                          [(plan.cells[i].kind, plan.cells[i].source)
+                                           for i in self.prelude])
+            self.checker = checker.result() if checker else None
+        if self.template is not None:  # the prelude has run in the template, once for everyone
+            for index, outcome in zip(self.prelude, self.template.outcomes):
+                self.outcomes[index] = dataclasses.replace(outcome)
+                self.completed.append(index)
+                if outcome.status != CellStatus.OK:
+                    self.notes.append(f"{cell_label(plan.cells[index], index)}: "
+                                      f"{failure_reason(outcome, plan.cells[index])}")
+            self.code_cells = self.code_cells[len(self.prelude):]
+
+    def advance(self, index: int) -> bool:
+        """Run the plan's cell `index` (a test cell: its check); False when no kernel may be
+        started."""
+        cell = self.plan.cells[index]
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            if not self.over_budget:
+                self.over_budget = True
+                self.notes.append(f"notebook took too long (more than {self.budget:g} seconds "
+                                  "in all, restarts included); the cells after that were not run")
+            if cell.kind == "test":
+                self.outcomes[index] = CellOutcome(CellStatus.FAILED, "notebook took too long")
+            return True
+        if self.kernel is None:
+            if self.restarts > MAX_RESTARTS:
+                return False
+            self._new_kernel()
+        kernel, timeout = self.kernel, self.timeout
+        left = min(timeout, self.deadline - time.monotonic())
+        if cell.kind == "test":
+            if not cell.source.strip():
+                outcome = CellOutcome(CellStatus.FAILED, "the test cell is empty")
+            else:
+                status, message, output = self.checker.check(cell.source, kernel,
+                                                             time.monotonic() + left, timeout)
+                outcome = CellOutcome(status, message, output)
+        else:
+            outcome = kernel.execute(cell.kind, cell.source if cell.source.strip() else "pass",
+                                      left)
+            if outcome.status == CellStatus.TIMEOUT:
+                outcome.message = f"timed out after {timeout:g} seconds"
+        self.outcomes[index] = outcome
+        if outcome.status in (CellStatus.OK, CellStatus.ERROR) and cell.kind != "test":
+            self.completed.append(index)
+        restart = (kernel.process is None or kernel.dirty
+                   or outcome.status in (CellStatus.TIMEOUT, CellStatus.DIED, CellStatus.GARBLED))
+        if restart:
+            self.stop()
+        if cell.kind != "test" and outcome.status != CellStatus.OK:
+            self.notes.append(f"{cell_label(cell, index)}: {failure_reason(outcome, cell)}"
+                              + ("; the kernel was restarted for the cells after it"
+                                 if restart else ""))
+        return True
+
+    def _new_kernel(self):
+        """A kernel forked from the template (or started from nothing), with the cells that
+        ran fine run again in it."""
+        if self.template is not None:
+            self.kernel = ForkedKernel(self.template, self.workdir, self.assignment.limits)
+        else:
+            self.kernel = Kernel(self.workdir, self.assignment.limits, self.assignment.package,
+                                 self.package_copy)
+        self.kernel.start(self.cpu_seconds)
+        if self.deadline is None:
+            self.deadline = time.monotonic() + self.budget
+        for earlier in self.completed:
+            if self.template is not None and earlier in self.prelude:
+                continue  # already run in the template the kernel was forked from
+            left = min(self.timeout, self.deadline - time.monotonic())
+            cell = self.plan.cells[earlier]
+            if left <= 0 or self.kernel.execute(cell.kind, cell.source, left).status not in (
+                    CellStatus.OK, CellStatus.ERROR):
+                break
+        self.restarts += 1
+
+    def stop(self) -> None:
+        if self.kernel is not None:
+            self.kernel.kill()
+            self.kernel = None
+
+
+def leading_setup(plan: Plan, code_cells: list) -> list:
+    """Indices of the instructor's set-up cells that come before any cell of the student's."""
+    prelude = []
+    for index in code_cells:
+        cell = plan.cells[index]
+        if cell.kind != "setup" or cell.instructor_index is None:
+            break
+        prelude.append(index)
+    return prelude
+
+
+def give_to_sandbox_user(folder: str) -> None:
+    """The student's copy belongs to the sandbox's unprivileged user (when we may chown)."""
+    os.chmod(folder, 0o777)
+    if os.geteuid() != 0:
+        return
+    uid = sandbox_uid()
+    for directory, _, names in os.walk(folder):
+        os.chown(directory, uid, uid)
+        for name in names:
+            os.chown(os.path.join(directory, name), uid, uid, follow_symlinks=False)
+
+
+def cell_label(cell: PlanCell, index: int) -> str:
+    if cell.kind == "solution":
+        return f"answer cell '{cell.grade_id}'"
+    if cell.kind == "setup":
+        return f"set-up cell '{cell.grade_id}'" if cell.grade_id else f"set-up cell {index + 1}"
+    if cell.student_position is not None:
+        return f"cell {cell.student_position + 1} (added by the student)"
+    return f"a cell the student added (after cell {index})"

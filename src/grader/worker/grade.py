@@ -1,0 +1,78 @@
+"""Grading one student: pure computation, from a `Job` to a `StudentResult` (results.py).
+
+Nothing here writes to the gradebook or to course-data: `grade_student` runs
+each notebook's plan in sandboxed kernels (execution.py) and returns the
+result. The single writer (recording/) records it. That split is what lets a
+run grade in several worker processes or on a Dask cluster.
+"""
+
+import time
+
+import nbformat
+
+from ..plan import Unreadable, build_plan, parse_submission
+from ..results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult
+from ..sandbox import CellStatus
+from .autograded import autograded_notebook
+from .execution import execute_plan, failure_reason
+from .job import Job
+
+# how a check that did not pass is recorded, by how its request ended
+CHECK_STATUS = {CellStatus.TIMEOUT: CheckStatus.TIMEOUT, CellStatus.DIED: CheckStatus.DIED}
+
+
+def grade_student(job: Job) -> StudentResult:
+    """Grade every notebook of one student; returns a StudentResult."""
+    started = time.monotonic()
+    results = [grade_notebook(name, instructor_text, job)
+               for name, instructor_text in sorted(job.assignment.instructor_notebooks.items())]
+    missing = [r.notebook for r in results if r.status == NotebookStatus.MISSING]
+    notes = list(job.folder_notes)
+    for note in job.folder_notes:
+        if note.startswith("extra notebook") and missing:
+            notes.append(f"{missing[0]}.ipynb is missing; was it renamed? ({note})")
+    return StudentResult(job.student, job.assignment.name, notes=notes, notebooks=results,
+                         seconds=time.monotonic() - started)
+
+
+def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
+    """Grade the student's notebook `name` against the instructor's (JSON text)."""
+    started = time.monotonic()
+    instructor = nbformat.reads(instructor_text, as_version=4)
+    try:
+        if name in job.unreadable:
+            raise Unreadable(job.unreadable[name])
+        if name not in job.submission:
+            raise FileNotFoundError(name)
+        submission = parse_submission(job.submission[name])
+        status, message = NotebookStatus.GRADED, ""
+    except FileNotFoundError:
+        submission, status, message = None, NotebookStatus.MISSING, "notebook missing"
+    except Unreadable as problem:
+        submission, status, message = None, NotebookStatus.UNREADABLE, str(problem)
+    plan = build_plan(instructor, submission)
+    if status == NotebookStatus.GRADED:
+        outcomes, execution_notes = execute_plan(plan, job, instructor)
+    else:
+        outcomes, execution_notes = {}, []
+    tests = []
+    for index, cell in enumerate(plan.cells):
+        if cell.kind != "test":
+            continue
+        outcome = outcomes.get(index)
+        if status != NotebookStatus.GRADED:
+            tests.append(CheckResult(cell.grade_id, 0.0, cell.points, CheckStatus.NOT_RUN, message))
+        elif outcome is None:
+            tests.append(CheckResult(cell.grade_id, 0.0, cell.points, CheckStatus.NOT_RUN,
+                                     "not run: too many kernel restarts"))
+        elif outcome.status == CellStatus.PASSED:
+            tests.append(CheckResult(cell.grade_id, cell.points, cell.points, CheckStatus.PASSED))
+        else:
+            tests.append(CheckResult(cell.grade_id, 0.0, cell.points,
+                                     CHECK_STATUS.get(outcome.status, CheckStatus.FAILED),
+                                     failure_reason(outcome, cell)))
+    autograded = None
+    if status != NotebookStatus.MISSING:
+        autograded = autograded_notebook(instructor, plan, outcomes, message)
+    return NotebookResult(name, status, message, plan.notes + execution_notes, tests,
+                          time.monotonic() - started, autograded)
