@@ -1,4 +1,4 @@
-"""Session fixtures for the scaling tests (load with pytest_plugins; see scaling_helpers).
+"""Session fixtures for the scaling tests (load with pytest_plugins; see testsupport.scaling).
 
 The assignment is released once per session into a SQLite gradebook and once
 into a PostgreSQL template database; each run starts from a copy. The serial
@@ -7,15 +7,15 @@ run into SQLite is the reference the other runs are compared with.
 
 import pytest
 
-from scaling_helpers import (GradedRun, gradebook_rows, make_course, output_files, release,
-                             run_grader, sqlite_path)
+from testsupport.scaling import (GradedRun, batch_course, gradebook_rows, output_files,
+                                 release, run_grader, sqlite_path)
 from testsupport.gradebook import sqlite_url
 
 
 @pytest.fixture(scope="session")
 def released_sqlite_gradebook(tmp_path_factory):
     """A SQLite gradebook file holding the released assignment and no students."""
-    course, _ = make_course(str(tmp_path_factory.mktemp("release-sqlite")), students=[])
+    course, _ = batch_course(str(tmp_path_factory.mktemp("release-sqlite")), students=[])
     release(course)
     return sqlite_path(course)
 
@@ -23,7 +23,7 @@ def released_sqlite_gradebook(tmp_path_factory):
 @pytest.fixture(scope="session")
 def released_postgres_template(postgres_server, tmp_path_factory):
     """A PostgreSQL database holding the released assignment, used as a template."""
-    course, _ = make_course(str(tmp_path_factory.mktemp("release-postgres")), students=[])
+    course, _ = batch_course(str(tmp_path_factory.mktemp("release-postgres")), students=[])
     release(course, postgres_server.create_database("released"))
     return "released"
 
@@ -38,7 +38,7 @@ def released_postgres_database(postgres_server, released_postgres_template, requ
 @pytest.fixture(scope="session")
 def serial_sqlite_run(tmp_path_factory, released_sqlite_gradebook):
     """The batch graded by one worker into the default SQLite gradebook: the reference."""
-    course, kinds = make_course(str(tmp_path_factory.mktemp("serial")), released_sqlite_gradebook)
+    course, kinds = batch_course(str(tmp_path_factory.mktemp("serial")), released_sqlite_gradebook)
     run_grader(course, "--jobs", "1")
     db_url = sqlite_url(course)
     return GradedRun(course, db_url, kinds, gradebook_rows(db_url), output_files(course))

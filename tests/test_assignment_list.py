@@ -10,8 +10,7 @@ import os
 
 import pytest
 
-from make_course import make
-from testsupport.course import ROOT, assignments, copy_course
+from testsupport.course import ROOT, assignments, copy_course, make
 
 THIRD = "sampling"
 

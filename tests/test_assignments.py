@@ -1,6 +1,6 @@
 """The two nbgrader assignments: how they are built, and that they grade right.
 
-Every model student of ``assignment_students`` is graded by the course's own
+Every model student of ``testsupport.assignment_students`` is graded by the course's own
 grader (``python -m grader autograde``, what `make autograde` runs) in a
 temporary copy of the course, one run per assignment, and each test cell's
 score is compared with what that student earned. Stock ``nbgrader autograde``
@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from assignment_students import (
+from testsupport.assignment_students import (
     LOGITS_HIDDEN_VALUES,
     LOGITS_POINTS,
     LOGITS_STUDENTS,
@@ -24,7 +24,7 @@ from assignment_students import (
     PARAMETERS_POINTS,
     PARAMETERS_STUDENTS,
 )
-from grading_helpers import (
+from testsupport.grading import (
     NOTEBOOKS,
     REPO,
     build_submission,

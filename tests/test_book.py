@@ -22,7 +22,9 @@ import pytest
 import yaml
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
+from testsupport.course import ROOT as COURSE_ROOT
+
+ROOT = Path(COURSE_ROOT).resolve()
 SITE = ROOT / "_build" / "html"
 BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without error
 SCREENSHOTS = ROOT / "_build" / "screenshots"

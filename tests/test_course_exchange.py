@@ -1,6 +1,6 @@
 """The course's nbgrader settings on a shared machine: exchange, refused autograde, feedback.
 
-Fast checks on the command line; tests/test_jupyterhub.py does the same on a
+Fast checks on the command line; tests/hub/test_jupyterhub.py does the same on a
 real hub in a browser.
 """
 
@@ -12,11 +12,10 @@ import sys
 
 import pytest
 
-from testsupport.course import copy_course, nbgrader_env
-from grader_fixtures import ASSIGNMENT, NOTEBOOK, correct, make_course, released, \
+from testsupport.course import ROOT, copy_course, nbgrader_env
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released, \
     run_grader
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 READ_EXCHANGE = ("from nbgrader.apps.baseapp import NbGrader\n"
                  "app = NbGrader()\napp.load_config_file()\n"
                  "print(app.config.Exchange.root if 'root' in app.config.Exchange else '')\n")

@@ -5,22 +5,21 @@ as a cluster would run them (`--nthreads 1`). The workers run as an unprivileged
 system account, each in a temporary working folder of its own, while the course
 folder is root's with mode 0700: a worker that tried to read the course, the
 submissions or the gradebook would fail, so everything it grades reaches it as
-data. The batch (see scaling_helpers) is the one the parallel tests grade, and
+data. The batch (see testsupport.scaling) is the one the parallel tests grade, and
 the serial run on this machine is the reference.
 """
 
 import os
 import pwd
 import re
-import socket
 import subprocess
 import time
 
 import pytest
 
-from dask_fixtures import DaskCluster, worker_account
-from scaling_helpers import (STUDENTS, finish, gradebook_rows, make_course,
-                             output_files, run_grader, start_grader)
+from testsupport.dask_cluster import DaskCluster, free_port, worker_account
+from testsupport.scaling import (STUDENTS, batch_course, finish, gradebook_rows, output_files,
+                                 run_grader, start_grader)
 from testsupport.gradebook import sqlite_url
 
 pytest_plugins = ["scaling_fixtures"]
@@ -41,7 +40,7 @@ def cluster():
 
 def private_course(path, released_gradebook):
     """The batch's course folder, root's own with mode 0700, as on an instructor's machine."""
-    course, kinds = make_course(path, released_gradebook)
+    course, kinds = batch_course(path, released_gradebook)
     os.chmod(course, 0o700)
     return course, kinds
 
@@ -118,15 +117,9 @@ def test_a_worker_killed_mid_run_loses_no_student_and_records_each_once(
     assert [p for p in files if files[p] != serial_sqlite_run.files[p]] == []
 
 
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def test_an_unreachable_scheduler_is_the_instructors_error_and_grades_nobody(
         released_sqlite_gradebook, tmp_path):
-    course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
     address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
     code, output = finish(start_grader(course, "--scheduler", address, "--wait", "3"))
     assert code == 2
@@ -138,7 +131,7 @@ def test_an_unreachable_scheduler_is_the_instructors_error_and_grades_nobody(
 
 def test_a_scheduler_without_workers_is_the_instructors_error(
         released_sqlite_gradebook, tmp_path):
-    course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
     with DaskCluster() as lonely:
         lonely.start(workers=0)
         code, output = finish(start_grader(course, "--scheduler", lonely.address,

@@ -15,7 +15,7 @@ import sys
 import nbformat
 import pytest
 
-import grader_fixtures as fx
+from testsupport import tiny_course as fx
 from grader.feedback import HideTestCode
 from grader.notebooks import Unreadable, build_plan, read_submission, released_source
 from grader.sandbox import death_reason, Limits

@@ -14,15 +14,12 @@ import sys
 
 import pytest
 
-from bad_submissions.cases import leak_by_exception
-from testsupport.course import assignments, nbgrader_env, released_course, solution_answers
+from testsupport.assignment_students import PARTIAL, PARTIAL_SCORE
+from testsupport.bad_submissions import leak_by_exception
+from testsupport.course import (ROOT, assignments, nbgrader_env, released_course,
+                                solution_answers)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOKS = assignments()
-PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
-           "logits-to-text": ["next_token_ids_answer"]}
-# output_shape (0.5) and count_parameters (1.5 + 1.5); next_token_ids (1 + 1.5)
-PARTIAL_SCORE = {"parameters": 3.5, "logits-to-text": 2.5}
 TYPED = {
     "parameters": {
         "output_shape_answer": "output_shape = (2, 4, 50257)\n",

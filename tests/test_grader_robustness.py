@@ -19,7 +19,7 @@ import time
 import nbformat
 import pytest
 
-import grader_fixtures as fx
+from testsupport import tiny_course as fx
 from grader import files
 from grader import record as record_module
 from grader.files import owner_tag, remove_left_over_folders

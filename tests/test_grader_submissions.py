@@ -1,6 +1,6 @@
 """Does the hardened autograder survive every broken, hostile or cheating submission?
 
-One session-scoped batch: every case in bad_submissions/cases.py plus honest
+One session-scoped batch: every case in testsupport/bad_submissions.py plus honest
 students, handed in to the tiny course and graded in ONE run with two workers
 and a 3-second cell timeout. Each test then checks one thing about that run.
 """
@@ -12,8 +12,8 @@ import threading
 
 import pytest
 
-import grader_fixtures as fx
-from bad_submissions.cases import ALL, NONE, RED_TEAM, cases, outside_targets
+from testsupport import tiny_course as fx
+from testsupport.bad_submissions import ALL, NONE, RED_TEAM, cases, outside_targets
 
 HONEST = {"honest-1": ALL, "honest-2": ALL, "untouched": NONE}
 # ids nbgrader and the reports cannot take: refused for that student alone

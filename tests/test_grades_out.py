@@ -2,7 +2,7 @@
 grades, grades.csv, the Canvas and roster exports, summary.txt and the grade report page.
 
 One small class is graded once (module fixture) on the tiny assignment of
-grader_fixtures, with a due date: alice on time, bob partial (and given a
+testsupport.tiny_course, with a due date: alice on time, bob partial (and given a
 manual point in formgrader's place), dave late, erin's notebook unreadable,
 frank on the roster but never submitting, and ids a spreadsheet would run.
 """
@@ -17,11 +17,10 @@ import sys
 
 import pytest
 
-from testsupport.course import nbgrader_env
-from grader_fixtures import (ANSWERS, ASSIGNMENT, MAX_SCORE, NOTEBOOK, correct, fill, hand_in,
-                             make_course, released)
+from testsupport.course import ROOT, nbgrader_env
+from testsupport.tiny_course import (ANSWERS, ASSIGNMENT, MAX_SCORE, NOTEBOOK, correct, fill,
+                                     hand_in, make_course, released)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DUE = "2026-01-15 12:30:00 UTC"
 LATE = "2026-01-15 13:00:00.000000 UTC"  # hand_in's own time stamp is 12:00, on time
 PENALTY = 'c.LateSubmissionPlugin.penalty_method = "zero"\n'
@@ -36,20 +35,13 @@ def instructor(course, *args):
                           env=nbgrader_env(), capture_output=True, text=True)
 
 
-def set_late(course, student):
-    path = os.path.join(course, "course-data", "submitted", student, ASSIGNMENT, "timestamp.txt")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(LATE)
-
-
 def hand_in_class(course, nb, late_partial=False):
     hand_in(course, "alice", {NOTEBOOK + ".ipynb": correct(nb)})
-    hand_in(course, "dave", {NOTEBOOK + ".ipynb": correct(nb)})
-    set_late(course, "dave")
+    hand_in(course, "dave", {NOTEBOOK + ".ipynb": correct(nb)}, timestamp=LATE)
     if late_partial:
         hand_in(course, "gina", {NOTEBOOK + ".ipynb": fill(nb, {"double_answer":
-                                                                 ANSWERS["double_answer"]})})
-        set_late(course, "gina")
+                                                                 ANSWERS["double_answer"]})},
+                timestamp=LATE)
 
 
 @pytest.fixture(scope="module")

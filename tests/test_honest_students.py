@@ -1,6 +1,6 @@
 """Honest students earn their full marks, whatever ordinary style they write in.
 
-Every notebook of `honest_students.py` (at least 25 styles over both
+Every notebook of `testsupport/honest_students.py` (at least 25 styles over both
 assignments) and the package-wrapper answers below are handed in to a copy of
 the course and graded in one run per assignment by `python -m grader
 autograde`, the command behind `make autograde`.
@@ -13,8 +13,9 @@ import sys
 
 import pytest
 
-from honest_students import CASES
 from testsupport.course import assignments, nbgrader_env, read_notebook, released_course
+from testsupport.hand_in import hand_in
+from testsupport.honest_students import CASES, solved
 
 # Answers that hand in the course package's own function in disguise. Each earns
 # nothing for the function it wraps; the rest of the notebook is the solution.
@@ -55,19 +56,10 @@ WRAPPED_CHECKS = {"model_size_mib_answer": {"model_size_mib_any_model"},
                                                    "count_tied_parameters_tied_models"}}
 
 
-def hand_in(course, student, assignment, files):
-    folder = os.path.join(course, "course-data", "submitted", student, assignment)
-    os.makedirs(folder)
-    for name, data in files.items():
-        with open(os.path.join(folder, name), "wb") as handle:
-            handle.write(data)
-    with open(os.path.join(folder, "timestamp.txt"), "w") as handle:
-        handle.write("2026-11-20 12:00:00.000000 UTC")
+TIMESTAMP = "2026-11-20 12:00:00.000000 UTC"
 
 
 def wrapper_notebook(source_id, source):
-    from honest_students import solved
-
     nb = solved("parameters")
     for cell in nb["cells"]:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == source_id:
@@ -80,9 +72,9 @@ def graded(tmp_path_factory):
     course = released_course(str(tmp_path_factory.mktemp("honest") / "course"))
     env = nbgrader_env()
     for name, style in CASES.items():
-        hand_in(course, name, style.assignment, style.hand_in())
+        hand_in(course, name, style.assignment, style.hand_in(), TIMESTAMP)
     for name, (answer_id, source) in WRAPPERS.items():
-        hand_in(course, name, "parameters", wrapper_notebook(answer_id, source))
+        hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
     runs = {a: subprocess.run([sys.executable, "-m", "grader", "autograde", a, "--jobs", "2"],
                               cwd=course, env=env, capture_output=True, text=True)
             for a in assignments()}

@@ -2,20 +2,18 @@
 nbgrader runs, deadlines reach the gradebook, a student's side runs in their own home,
 and grading installs only what grading uses.
 
-Each make target runs in a throw-away copy of the course (make_course.copy_course).
+Each make target runs in a throw-away copy of the course (testsupport.course.copy_course).
 """
 
 import os
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
 
 import pytest
 
-from make_course import copy_course, make
-from testsupport.course import ROOT
+from testsupport.course import ROOT, copy_course, make, ready_for_make
 
 # every target that runs nbgrader (or the grader), with what it needs besides ASSIGNMENT
 NBGRADER_TARGETS = {"release": [], "release-to-exchange": [], "collect": [], "autograde": [],
@@ -28,7 +26,7 @@ SHARED_EXCHANGE = "/usr/local/share/nbgrader/exchange"
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """A copy of the course, released once with a due date, handed to bob with make fetch."""
-    folder = copy_course(str(tmp_path_factory.mktemp("make") / "course"))
+    folder = copy_course(str(tmp_path_factory.mktemp("make") / "course"), for_make=True)
     release = make(folder, "release", "ASSIGNMENT=parameters",
                    "DUEDATE=2026-12-01 17:00:00 UTC")
     out = make(folder, "release-to-exchange", "ASSIGNMENT=parameters")
@@ -198,12 +196,9 @@ def test_grading_installs_only_the_sandbox_and_the_tests_install_everything(tmp_
 
 
 def test_make_autograde_passes_student_ids_with_spaces_accents_and_dashes_intact(tmp_path):
-    from grader_fixtures import ASSIGNMENT, NOTEBOOK, correct, hand_in, make_course, released
+    from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, hand_in, make_course, released
 
-    course = make_course(str(tmp_path / "course"))
-    for name in ("Makefile", "requirements.txt", "pyproject.toml"):
-        shutil.copy2(os.path.join(ROOT, name), course)
-    os.symlink(os.path.join(ROOT, ".venv"), os.path.join(course, ".venv"))
+    course = ready_for_make(make_course(str(tmp_path / "course")))
     nb = released(course)
     for student in ("José María", "José", "María", "-x"):
         hand_in(course, student, {NOTEBOOK + ".ipynb": correct(nb)})

@@ -18,9 +18,11 @@ import os
 
 import pytest
 
-from hub_fixtures import GRADER, PASSWORD, ROOT, STUDENTS, Hub
-from test_grader_loop import NOTEBOOKS, PARTIAL, PARTIAL_SCORE, solution_answers
+from testsupport.assignment_students import PARTIAL, PARTIAL_SCORE
+from testsupport.course import assignments, solution_answers
+from testsupport.hub import GRADER, PASSWORD, ROOT, STUDENTS, Hub
 
+NOTEBOOKS = assignments()
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -1,6 +1,6 @@
 """Grading a batch with several workers gives what grading it with one gives.
 
-The batch (see scaling_helpers) mixes correct, partial, empty, crashing and
+The batch (see testsupport.scaling) mixes correct, partial, empty, crashing and
 unreadable submissions; the serial run into SQLite is the reference.
 """
 
@@ -11,8 +11,8 @@ import time
 import pytest
 
 from grader.files import owner_tag
-from scaling_helpers import (ASSIGNMENT, STUDENTS, finish, gradebook_rows, make_course,
-                             output_files, run_grader, start_grader)
+from testsupport.scaling import (ASSIGNMENT, STUDENTS, batch_course, finish, gradebook_rows,
+                                 output_files, run_grader, start_grader)
 from testsupport.gradebook import sqlite_url
 
 pytest_plugins = ["scaling_fixtures"]
@@ -51,7 +51,7 @@ def test_serial_run_grades_every_student_once_with_the_expected_totals(serial_sq
 
 def test_two_workers_give_the_same_grades_reports_and_autograded_files(
         serial_sqlite_run, released_sqlite_gradebook, tmp_path):
-    course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
     run_grader(course, "--jobs", "2")
     assert gradebook_rows(sqlite_url(course)) == serial_sqlite_run.rows
     files = output_files(course)
@@ -76,7 +76,7 @@ def wait_for_recorded(db_url, count, process, timeout=300):
 
 def test_run_killed_part_way_then_run_again_ends_consistent(
         serial_sqlite_run, released_sqlite_gradebook, tmp_path):
-    course, _ = make_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
     db_url = sqlite_url(course)
     first = start_grader(course, "--jobs", "2")
     # killed as soon as the first student is recorded: the other five take seconds

@@ -15,13 +15,12 @@ import pytest
 from traitlets.config import Config
 
 from nbgrader.api import Gradebook
-from scaling_helpers import (STUDENTS, finish, gradebook_rows, make_course, output_files,
-                              run_grader, sqlite_path, start_grader)
-from testsupport.course import nbgrader_env
+from testsupport.course import ROOT, nbgrader_env
+from testsupport.scaling import (STUDENTS, batch_course, finish, gradebook_rows, output_files,
+                                 run_grader, sqlite_path, start_grader)
 
 pytest_plugins = ["postgres_fixture", "scaling_fixtures"]
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture
@@ -142,7 +141,7 @@ def test_nbgrader_writes_to_the_postgresql_gradebook_from_the_environment(
 
 def test_postgresql_gradebook_gets_the_same_grades_as_sqlite(
         serial_sqlite_run, released_postgres_database, tmp_path):
-    course, _ = make_course(str(tmp_path / "course"))
+    course, _ = batch_course(str(tmp_path / "course"))
     run_grader(course, "--jobs", "2", db_url=released_postgres_database)
     assert gradebook_rows(released_postgres_database) == serial_sqlite_run.rows
     assert not os.path.exists(sqlite_path(course))
@@ -152,7 +151,7 @@ def test_postgresql_gradebook_gets_the_same_grades_as_sqlite(
 def test_two_graders_on_disjoint_shards_share_one_postgresql_gradebook(
         serial_sqlite_run, released_postgres_database, tmp_path):
     """Two grader processes, as on two machines, write one gradebook at the same time."""
-    course, _ = make_course(str(tmp_path / "course"))
+    course, _ = batch_course(str(tmp_path / "course"))
     db_url = released_postgres_database
     graders = [start_grader(course, "--jobs", "1", "--shard", shard, db_url=db_url)
                for shard in ("1/2", "2/2")]

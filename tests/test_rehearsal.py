@@ -11,7 +11,8 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from testsupport.course import ROOT
+
 STUDENTS = ["alice", "bob", "carol", "dave"]
 
 

@@ -16,8 +16,8 @@ from grader import grade
 from grader.course import blocked_functions, load
 from grader.grade import grade_student, read_instructor_notebooks, read_job
 from grader.sandbox import ForkedKernel, Limits, Template, bwrap_available
-from honest_students import CASES, solved
 from testsupport.course import ROOT
+from testsupport.honest_students import CASES, solved
 
 pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is installed by make test")
 

@@ -3,7 +3,7 @@
 Each case builds the files one student hands in from the released notebook,
 and says what honest work in it earns (points per test cell) and which words
 the grade report must use. Student ids are the case names, so a report row
-points straight back here. `grader_fixtures.py` describes the assignment.
+points straight back here. `tiny_course.py` describes the assignment.
 """
 
 import copy
@@ -11,7 +11,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from grader_fixtures import ANSWERS, POINTS, correct, fill, grade_id
+from testsupport.tiny_course import ANSWERS, POINTS, correct, fill, grade_id
 
 
 @dataclass

@@ -16,9 +16,9 @@ import sys
 import tempfile
 import time
 
-from hub_fixtures import SITE_PACKAGES, readable_by_all, readable_environment
+from testsupport.course import ROOT
+from testsupport.hub import SITE_PACKAGES, free_port, readable_by_all, readable_environment
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORKER_ACCOUNT = "gptc-worker"
 ACCOUNT_MARK = "gptcourse Dask test worker"
 START_SECONDS = 180  # the scheduler's and the workers' start, bounded
@@ -63,12 +63,6 @@ def worker_python(base):
     if not readable_by_all(folder):
         raise ClusterError(f"{folder} is not reachable by other accounts")
     return os.path.join(readable_environment(folder), "bin", "python")
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _session_processes(session):

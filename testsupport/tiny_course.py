@@ -1,4 +1,5 @@
-"""A tiny nbgrader course for the grader's tests, and functions to hand in submissions.
+"""A tiny nbgrader course for the grader's tests, and functions to hand in and grade
+submissions of it.
 
 The assignment `tiny` has one notebook with a locked set-up cell, three answer
 cells and four test cells (6 points): `double` (visible test 1 point, hidden
@@ -6,20 +7,17 @@ test 2 points), `ones` (2 points, checks with torch.equal, isinstance and
 sum), and the value `answer` (1 point).
 """
 
-import atexit
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 
 import nbformat
 
-from testsupport.course import nbgrader_env
+from testsupport.course import nbgrader_env, released_once
 from testsupport.gradebook import gradebook_scores as read_scores, sqlite_url
+from testsupport.hand_in import TIMESTAMP, hand_in as hand_in_files
 
 ASSIGNMENT = "tiny"
 NOTEBOOK = "tiny"
@@ -119,17 +117,7 @@ def make_course(root):
 
     The course is released once per test process and copied from there.
     """
-    with _RELEASING:
-        if not _TEMPLATE:
-            base = tempfile.mkdtemp(prefix="tiny-course-")
-            atexit.register(shutil.rmtree, base, True)
-            _TEMPLATE.append(_release_course(os.path.join(base, "course")))
-    shutil.copytree(_TEMPLATE[0], root, symlinks=True, dirs_exist_ok=True)
-    return root
-
-
-_TEMPLATE = []  # the course released once in this process
-_RELEASING = threading.Lock()
+    return released_once(("tiny",), _release_course, root)
 
 
 def _release_course(root):
@@ -169,24 +157,9 @@ def correct(nb, **overrides):
     return fill(nb, {**ANSWERS, **overrides})
 
 
-def hand_in(root, student, files):
+def hand_in(root, student, files, timestamp=TIMESTAMP):
     """Write submitted/<student>/tiny/ with `files` {name: bytes | notebook dict}."""
-    folder = os.path.join(root, "course-data", "submitted", student, ASSIGNMENT)
-    os.makedirs(folder, exist_ok=True)
-    for name, content in files.items():
-        path = os.path.join(folder, name)
-        if isinstance(content, tuple) and content[0] == "link":
-            os.symlink(content[1], path)
-            continue
-        if isinstance(content, dict):
-            content = json.dumps(content, ensure_ascii=False, indent=1).encode("utf-8")
-        if isinstance(content, str):
-            content = content.encode("utf-8")
-        with open(path, "wb") as handle:
-            handle.write(content)
-    with open(os.path.join(folder, "timestamp.txt"), "w") as handle:
-        handle.write("2026-01-15 12:00:00.000000 UTC")
-    return folder
+    return hand_in_files(root, student, ASSIGNMENT, files, timestamp)
 
 
 def tree_hashes(folder):
@@ -202,6 +175,20 @@ def tree_hashes(folder):
                 with open(path, "rb") as handle:
                     hashes[relative] = hashlib.sha256(handle.read()).hexdigest()
     return hashes
+
+
+def all_files(folder):
+    """The path of every file under `folder`."""
+    found = []
+    for directory, _, names in os.walk(folder):
+        found += [os.path.join(directory, name) for name in names]
+    return found
+
+
+def grader(*args, cwd):
+    """`python -m grader ...` in `cwd`; returns the CompletedProcess."""
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd,
+                          env=nbgrader_env(), capture_output=True, text=True, timeout=120)
 
 
 def run_grader(root, *args, timeout=900):

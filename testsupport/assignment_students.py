@@ -6,7 +6,8 @@ that must score 0, each with words its failure message must contain (``None``:
 the failure is expected, its message is not checked); every other test cell
 must earn its full points. ``total`` is the score the student must get.
 Students whose mistakes sit in unrelated cells share one notebook: the
-per-cell scores keep them apart.
+per-cell scores keep them apart. At the end: what the partial student of the
+whole-loop tests answers and earns.
 """
 
 from dataclasses import dataclass, field
@@ -469,3 +470,12 @@ LOGITS_STUDENTS = {
 LOGITS_HIDDEN_VALUES = {
     "next_token_ids_known_argmax": ["50256"],
 }
+
+
+# --- a class of the whole loop (tests/instructor/test_grader_loop.py, tests/hub/) ---------
+
+# a partial student answers these cells only, and earns PARTIAL_SCORE:
+# output_shape (0.5) and count_parameters (1.5 + 1.5); next_token_ids (1 + 1.5)
+PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
+           "logits-to-text": ["next_token_ids_answer"]}
+PARTIAL_SCORE = {"parameters": 3.5, "logits-to-text": 2.5}

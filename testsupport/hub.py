@@ -24,9 +24,8 @@ import tempfile
 import time
 import urllib.request
 
-from testsupport.course import MAKE_FILES, copy_course as copy_course_files
+from testsupport.course import MAKE_FILES, ROOT, copy_course
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEPLOY = os.path.join(ROOT, "deploy")
 VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))
 SITE_PACKAGES = sysconfig.get_paths()["purelib"]
@@ -118,11 +117,11 @@ def copy_settings(destination, exchange):
             os.chmod(os.path.join(directory, name), 0o644)
 
 
-def copy_course(home, entry, environment):
+def grader_course(home, entry, environment):
     """The repository's course files into ~/gptcourse, owned by the grader account."""
     course = os.path.join(home, "gptcourse")
     os.makedirs(course)
-    copy_course_files(course, extra=MAKE_FILES)
+    copy_course(course, extra=MAKE_FILES)
     chown_tree(course, entry)
     # make's .venv: the repository's packages, run by an interpreter every account can run
     os.symlink(environment, os.path.join(course, ".venv"))
@@ -248,7 +247,7 @@ class Hub:
         for name in STUDENTS:
             self.accounts[name] = ensure_account(name, "gptcourse-students")
         grader = self.accounts[GRADER]
-        self.course = copy_course(grader.pw_dir, grader, self.python)
+        self.course = grader_course(grader.pw_dir, grader, self.python)
         os.makedirs(self.state, mode=0o700)
         self.port = free_port()
         config = os.path.join(self.state, "test_config.py")

@@ -18,6 +18,7 @@ import nbformat
 
 from testsupport.course import ROOT, assignments, nbgrader_env, solution_answers
 from testsupport.gradebook import gradebook_scores, sqlite_url
+from testsupport.hand_in import hand_in
 
 REPO = Path(ROOT)
 NOTEBOOKS = {name: notebook + ".ipynb" for name, notebook in assignments().items()}
@@ -70,9 +71,8 @@ def build_submission(assignment, answers=None, fill_solutions=True):
 def _hand_in(course_dir, assignment, submissions):
     """Writes ``submissions`` ({student: notebook}) where nbgrader collects them."""
     for student, nb in submissions.items():
-        path = notebook_path(course_dir, "course-data/submitted", assignment, student)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, path)
+        hand_in(str(course_dir), student, assignment, {NOTEBOOKS[assignment]: nb},
+                timestamp=None)
 
 
 def grade_batch(course_dir, assignment, submissions, jobs=2):

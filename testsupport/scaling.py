@@ -1,4 +1,4 @@
-"""Helpers for grading a batch in parallel, in shards and on PostgreSQL.
+"""Helpers for grading a batch in parallel, in shards, on Dask and on PostgreSQL.
 
 Every run grades the same generated batch (see testsupport.synthetic_batch) in a course
 folder of its own: a copy of nbgrader_config.py, solutions/ and exercises/, the
@@ -10,7 +10,6 @@ the reference the other runs are compared with.
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from dataclasses import dataclass
 import pytest
 
 from testsupport import gradebook, synthetic_batch
-from testsupport.course import ROOT, nbgrader_env
+from testsupport.course import ROOT, nbgrader_env, release_assignments
 from testsupport.synthetic_batch import student_ids
 
 ASSIGNMENT = "logits-to-text"  # the quicker of the two assignments to grade
@@ -32,20 +31,13 @@ def sqlite_path(course):
 
 def release(course, db_url=None):
     """nbgrader generate_assignment in ``course``: puts the assignment into the gradebook."""
-    result = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
-        cwd=course, env=nbgrader_env(db_url), capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, f"generate_assignment failed:\n{result.stderr[-4000:]}"
+    release_assignments(course, [ASSIGNMENT], db_url)
 
 
-def make_course(dest, released_gradebook=None, students=STUDENTS):
-    """A course folder at ``dest`` with one generated submission per student.
-
-    ``released_gradebook``: a SQLite gradebook file to start from. Returns (dest, kinds).
-    """
-    kinds = synthetic_batch.make_course(ROOT, dest, ASSIGNMENT, students)
-    if released_gradebook:
-        shutil.copy(released_gradebook, sqlite_path(dest))
+def batch_course(dest, released_gradebook=None, students=STUDENTS):
+    """A course folder at ``dest`` with one generated submission per student of ASSIGNMENT
+    (testsupport.synthetic_batch.make_course). Returns (dest, kinds)."""
+    kinds = synthetic_batch.make_course(ROOT, dest, ASSIGNMENT, students, released_gradebook)
     return dest, kinds
 
 
