@@ -340,8 +340,8 @@ def cases(root, port):
              answers={"answer_answer": ('import ctypes\n'
                                         'ctypes.string_at(0)\n'
                                         'answer = 42\n')}),
-        # on a loaded machine the cell's 3 s may end before the 128th fork; the
-        # process limit itself is tested with time to spare in test_grader_cli
+        # on a loaded machine the cell's 3 s may end before the 128th fork; the process
+        # limit itself is tested with time to spare in tests/sandbox/test_sandbox_limits.py
         Case("fork-bomb", earns(ones=False), "Resource temporarily unavailable|timed out",
              answers={"ones_answer": ('import os, time\n'
                                       'def ones(n):\n'

@@ -6,8 +6,8 @@ one cell, a helper module beside the notebook, notes between cells, an old
 notebook format, ... Every one earns full marks when run top to bottom in
 Jupyter, so the grader must give each exactly its full marks. A style starts
 from the released notebook with the instructor's solutions filled in and then
-changes what that student would change. `tests/submissions/test_honest_students.py` grades
-them all in one run.
+changes what that student would change.
+`tests/submissions/test_honest_students.py` grades them all in one run.
 """
 
 import json

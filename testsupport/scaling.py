@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pytest
 
 from testsupport import gradebook, synthetic_batch
-from testsupport.course import ROOT, nbgrader_env, release_assignments
+from testsupport.course import ROOT, nbgrader_env
 from testsupport.synthetic_batch import student_ids
 
 ASSIGNMENT = "logits-to-text"  # the quicker of the two assignments to grade
@@ -31,7 +31,10 @@ def sqlite_path(course):
 
 def release(course, db_url=None):
     """nbgrader generate_assignment in ``course``: puts the assignment into the gradebook."""
-    release_assignments(course, [ASSIGNMENT], db_url)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+        cwd=course, env=nbgrader_env(db_url), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, f"generate_assignment failed:\n{result.stderr[-4000:]}"
 
 
 def batch_course(dest, released_gradebook=None, students=STUDENTS):

@@ -15,8 +15,6 @@ from testsupport.scaling import (ASSIGNMENT, STUDENTS, batch_course, finish, gra
                                  output_files, run_grader, start_grader)
 from testsupport.gradebook import sqlite_url
 
-pytest_plugins = ["scaling_fixtures"]
-
 # logits-to-text, 10 points. partial fills answers 1, 3 and 5: next_token_ids (1 + 1.5)
 # and token_ids_to_text (1); generated_text needs the unfilled generate_text_simple.
 PARTIAL_POINTS = 3.5

@@ -22,8 +22,6 @@ from testsupport.scaling import (STUDENTS, batch_course, finish, gradebook_rows,
                                  run_grader, start_grader)
 from testsupport.gradebook import sqlite_url
 
-pytest_plugins = ["scaling_fixtures"]
-
 RECORDED_LINE = re.compile(r"^(\S+): [\d.]+/[\d.]+ \(", re.MULTILINE)
 
 

@@ -19,9 +19,6 @@ from testsupport.course import ROOT, nbgrader_env
 from testsupport.scaling import (STUDENTS, batch_course, finish, gradebook_rows, output_files,
                                  run_grader, sqlite_path, start_grader)
 
-pytest_plugins = ["postgres_fixture", "scaling_fixtures"]
-
-
 
 @pytest.fixture
 def course_config(tmp_path):
