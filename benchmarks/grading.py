@@ -59,7 +59,7 @@ def prepare(course, assignments, students, db_url):
     """A course folder with the batch handed in and the assignments released into db_url."""
     make_course(ROOT, course, assignments[0], students)
     for assignment in assignments[1:]:
-        write_batch(course, os.path.join(course, "course-data", "submitted"), assignment, students)
+        write_batch(course, assignment, students)
     for assignment in assignments:
         _, code, tail = run([sys.executable, "-m", "nbgrader", "generate_assignment",
                              assignment, "--force"], course, db_url)

@@ -1,6 +1,6 @@
 """Grading time per notebook on the honest corpus: this grader against an earlier one.
 
-Hands in the honest notebooks of ``tests/honest_students.py`` (ordinary styles
+Hands in the honest notebooks of ``testsupport/honest_students.py`` (ordinary styles
 that earn full marks in Jupyter) to a temporary copy of the course and grades
 them twice in one run, each time in a fresh course folder: with the grader in
 ``src/grader`` and with the grader of an earlier commit (``--before``, by
@@ -21,11 +21,12 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [ROOT, os.path.join(ROOT, "tests")]
+sys.path.insert(0, ROOT)  # testsupport
 
-from honest_students import CASES  # noqa: E402
 from testsupport.course import (assignments, copy_course, nbgrader_env,  # noqa: E402
                                 release_assignments)
+from testsupport.hand_in import hand_in  # noqa: E402
+from testsupport.honest_students import CASES  # noqa: E402
 
 BEFORE = "6046492"  # the grader before student-order plans, IPython and forked calls
 
@@ -45,11 +46,7 @@ def make_course(folder, styles):
     release_assignments(copy_course(folder))
     for name in styles:
         style = CASES[name]
-        target = os.path.join(folder, "course-data", "submitted", name, style.assignment)
-        os.makedirs(target)
-        for file_name, data in style.hand_in().items():
-            with open(os.path.join(target, file_name), "wb") as handle:
-                handle.write(data)
+        hand_in(folder, name, style.assignment, style.hand_in(), timestamp=None)
 
 
 def environment(grader_src):

@@ -2,9 +2,20 @@
 
     course          the repository's root, its assignments (the folders of solutions/),
                     the instructor's answers without their solution markers, copies of
-                    the course and the environment nbgrader and the grader run in
+                    the course (released once per process, or ready for `make`), `make`
+                    in a copy, and the environment nbgrader and the grader run in
+    hand_in         a submission written where `nbgrader collect` puts it
     gradebook       what grading left in a gradebook, read back
+    tiny_course     the grader's tiny assignment (a course released once per process),
+                    filled-in notebooks of it and the grader run on it
+    bad_submissions hostile and broken submissions of the tiny assignment
+    assignment_students  model students of the two real assignments and their scores
+    honest_students honest notebooks of the real assignments in many ordinary styles
+    grading         submissions of the real assignments built and graded as a batch
     synthetic_batch generated batches of submissions (scaling tests, grading benchmark)
+    scaling         one such batch graded in parallel, in shards, on Dask or PostgreSQL
+    dask_cluster    a Dask scheduler and workers on 127.0.0.1
+    hub             a real JupyterHub from deploy/, with real accounts
     postgres        a throw-away PostgreSQL server on 127.0.0.1
 
 The tests find this package through pytest's ``pythonpath`` (pyproject.toml); the

@@ -71,16 +71,36 @@ def copy_course(dest, extra=(), *, for_make=False, root=ROOT):
     the folders in ``extra``. ``for_make`` adds the Makefile and what its set-up reads
     and links .venv, so `make` in the copy sets up nothing and writes only there."""
     os.makedirs(dest, exist_ok=True)
-    names = (*COURSE_FILES, *extra) + (MAKE_FILES if for_make else ())
-    for name in names:
+    for name in (*COURSE_FILES, *extra):
         source = os.path.join(root, name)
         if os.path.isdir(source):
             shutil.copytree(source, os.path.join(dest, name), ignore=LEFT_BY_TOOLS)
-        else:  # copy2 keeps the times: .venv's stamp stays newer than the files
+        else:
             shutil.copy2(source, os.path.join(dest, name))
     if for_make:
-        os.symlink(os.path.join(root, ".venv"), os.path.join(dest, ".venv"))
+        ready_for_make(dest, root)
     return dest
+
+
+def ready_for_make(course, root=ROOT):
+    """The Makefile and what its set-up reads copied into ``course``, and .venv linked,
+    so that `make` there sets up nothing and writes only there."""
+    for name in MAKE_FILES:  # copy2 keeps the times: .venv's stamp stays newer than the files
+        shutil.copy2(os.path.join(root, name), os.path.join(course, name))
+    os.symlink(os.path.join(root, ".venv"), os.path.join(course, ".venv"))
+    return course
+
+
+def make(folder, *args, env=None, timeout=600):
+    """`make ARGS` in ``folder`` (a copy made with ``for_make``), with none of the calling
+    make's settings nor a gradebook URL in its environment; returns the CompletedProcess."""
+    import subprocess
+
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "GPTCOURSE_DB_URL")}
+    environ.update(env or {})
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=folder, env=environ,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def nbgrader_env(db_url=None, **overrides):
@@ -114,20 +134,28 @@ def release_assignments(course, names=None, db_url=None):
     return course
 
 
-_RELEASED = {}  # course root -> that course released once in this process (a template)
-_RELEASING = threading.Lock()
+_TEMPLATES = {}  # key -> a course built once in this process, copied for each test
+_BUILDING = threading.Lock()
+
+
+def released_once(key, build, dest):
+    """A copy at ``dest`` of the course that ``build(folder)`` makes in ``folder`` and
+    returns, built once per test process for ``key`` and copied from there: a release
+    (`nbgrader generate_assignment`) runs once, however many tests need the course."""
+    with _BUILDING:
+        template = _TEMPLATES.get(key)
+        if template is None:
+            base = tempfile.mkdtemp(prefix="released-course-")
+            atexit.register(shutil.rmtree, base, True)
+            template = build(os.path.join(base, "course"))
+            _TEMPLATES[key] = template
+    shutil.copytree(template, dest, symlinks=True, dirs_exist_ok=True)
+    return dest
 
 
 def released_course(dest, root=ROOT):
     """A copy of the course at ``dest`` with every assignment released (the gradebook and
-    the student versions written), copied from one release made once per test process:
-    `nbgrader generate_assignment` runs once, however many tests need a released course."""
-    with _RELEASING:
-        template = _RELEASED.get(root)
-        if template is None:
-            base = tempfile.mkdtemp(prefix="released-course-")
-            atexit.register(shutil.rmtree, base, True)
-            template = release_assignments(copy_course(os.path.join(base, "course"), root=root))
-            _RELEASED[root] = template
-    shutil.copytree(template, dest, symlinks=True, dirs_exist_ok=True)
-    return dest
+    the student versions written), copied from one release made once per test process."""
+    return released_once(("course", root),
+                         lambda folder: release_assignments(copy_course(folder, root=root)),
+                         dest)

@@ -11,19 +11,21 @@ in a fixed order, so a batch of any size is the same every time:
     crashing  every answer filled in, but the first one raises an error
     unreadable  the notebook file cut off half way (not JSON)
 
-Files are written where ``nbgrader collect`` puts them:
-``<submitted>/<student>/<assignment>/<notebook>.ipynb`` plus ``timestamp.txt``.
+Files are written where ``nbgrader collect`` puts them (testsupport.hand_in):
+``course-data/submitted/<student>/<assignment>/<notebook>.ipynb`` plus ``timestamp.txt``.
 ``make_course`` sets up a course folder of its own for such a batch
 (``testsupport.gradebook.gradebook_rows`` reads back what grading left).
 """
 
 import json
 import os
+import shutil
 
 from testsupport.course import cell_source, copy_course, strip_solution_markers
+from testsupport.hand_in import hand_in
 
 KINDS = ("correct", "partial", "empty", "crashing", "unreadable")
-TIMESTAMP = "2026-01-15 12:00:00.000000 UTC"
+TIMESTAMP = "2026-01-15 12:00:00.000000 UTC\n"  # what timestamp.txt holds
 
 
 def student_ids(count, prefix="s"):
@@ -84,7 +86,7 @@ def submission_text(kind, release_path, solution_path):
     return text
 
 
-def write_batch(course_root, submitted_dir, assignment, students, notebooks=None):
+def write_batch(course_root, assignment, students, notebooks=None):
     """Writes one submission per student; returns {student: kind}.
 
     ``notebooks`` are the assignment's notebook names (without .ipynb); by default
@@ -102,19 +104,19 @@ def write_batch(course_root, submitted_dir, assignment, students, notebooks=None
     kinds = {}
     for index, student in enumerate(students):
         kind = kind_of(index)
-        folder = os.path.join(submitted_dir, student, assignment)
-        os.makedirs(folder, exist_ok=True)
-        for name, text in texts[kind].items():
-            with open(os.path.join(folder, name + ".ipynb"), "w", encoding="utf-8") as handle:
-                handle.write(text)
-        with open(os.path.join(folder, "timestamp.txt"), "w") as handle:
-            handle.write(TIMESTAMP + "\n")
+        hand_in(course_root, student, assignment,
+                {name + ".ipynb": text for name, text in texts[kind].items()}, TIMESTAMP)
         kinds[student] = kind
     return kinds
 
 
-def make_course(source_root, dest, assignment, students):
+def make_course(source_root, dest, assignment, students, released_gradebook=None):
     """A course folder at ``dest``: nbgrader_config.py, solutions/ and exercises/ copied
-    from ``source_root``, one generated submission per student. Returns {student: kind}."""
+    from ``source_root``, one generated submission per student, and the SQLite gradebook
+    file ``released_gradebook`` (one the assignment was released into) if given.
+    Returns {student: kind}."""
     copy_course(dest, root=source_root)
-    return write_batch(dest, os.path.join(dest, "course-data", "submitted"), assignment, students)
+    kinds = write_batch(dest, assignment, students)
+    if released_gradebook:
+        shutil.copy(released_gradebook, os.path.join(dest, "course-data", "gradebook.db"))
+    return kinds

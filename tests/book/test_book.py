@@ -1,0 +1,522 @@
+"""The course site as a reader gets it: built strictly, complete, free of solutions, offline.
+
+One session fixture builds the site with ``make book`` (or reuses ``_build/html``
+when a finished build is newer than every page, config and package file). The
+browser tests serve it on 127.0.0.1 and open every page in headless Chromium
+through Playwright, recording each network request. Screenshots of every chapter
+land in ``_build/screenshots/`` for a person to look at.
+"""
+
+import functools
+import html
+import http.server
+import json
+import re
+import subprocess
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from PIL import Image
+
+from testsupport.course import ROOT as COURSE_ROOT
+
+ROOT = Path(COURSE_ROOT).resolve()
+SITE = ROOT / "_build" / "html"
+BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without error
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+BUILD_TIMEOUT_S = 600
+
+# Every page of the table of contents, in reading order.
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
+
+# Figures drawn at build time: (page, figure id).
+FIGURES = [
+    ("book/output", "scores-chart"),
+    ("book/counting", "breakdown-chart"),
+    ("book/tying", "tying-diagram"),
+    ("book/tying", "tying-logits-chart"),
+    ("book/logits_to_text", "next-token-chart"),
+    ("book/counting", "model-diagram"),
+]
+
+# Golden values from the course's specification, as a reader must see them.
+REQUIRED_TEXT = [
+    ("book/output", "[2, 4, 50257]"),
+    ("book/counting", "163,009,536"),
+    ("book/counting", "2,360,064"),
+    ("book/counting", "4,722,432"),
+    ("book/counting", "621.83"),
+    ("book/counting", "406,212,608"),
+    ("book/counting", "838,220,800"),
+    ("book/counting", "1,637,792,000"),
+    ("book/tying", "163,009,536"),
+    ("book/tying", "38,597,376"),
+    ("book/tying", "124,412,160"),
+    ("book/tying", "124,439,808"),
+    ("book/tying", "27,648"),
+    ("book/logits_to_text", "Hello, I am Featureiman Byeswickattribute argue"),
+    # the model's tensors, counted: 161 of them, and the state_dict's buffers
+    ("book/counting", "them in 161 tensors"),
+    ("book/counting", "175,592,448"),
+    ("book/counting", "12 × 1,024 × 1,024 = 12,582,912"),
+    # the module tree, generated from the model, with a buffer marked as one
+    ("book/counting", "W_query: Linear weight [768, 768]"),
+    ("book/counting", "mask [1024, 1024] (buffer)"),
+    ("book/counting", "11 more blocks like the one above"),
+    # the published checkpoints: tied and with query/key/value biases
+    ("book/counting", "354,823,168"),
+    ("book/counting", "774,030,080"),
+    ("book/counting", "1,557,611,200"),
+    # the head's share of the model, small to xl, and what tying does not save
+    ("book/tying", "Tying removes 23.7% of gpt2-small but only 4.9% of gpt2-xl"),
+    ("book/tying", "38,597,376 multiply-adds"),
+    ("book/tying", "Gemma"),
+    ("book/tying", "When to tie"),
+    # generation for a batch of two texts
+    ("book/logits_to_text", "[2, 10]"),
+    ("book/mistakes", "Taking the argmax over the wrong dimension"),
+    # the reference book, named, and its chapters as prerequisites
+    ("book/intro", "Build a Large Language Model (From Scratch)"),
+    ("book/intro", "Chapter 2, working with text data"),
+    ("book/intro", "Chapter 4, the GPT model"),
+    ("book/intro", "[batch, num_tokens, vocab_size]"),
+    ("book/homework", "earns nothing"),
+    ("book/homework", "count_on_meta(config)"),
+    ("book/homework", "generate_until(model, idx, max_new_tokens, context_size, stop_id)"),
+]
+
+# Statements an earlier edition made that were imprecise or wrong; none may come back.
+WITHDRAWN_TEXT = [
+    ("book/counting", "two separate copies"),
+    ("book/counting", "a few dozen"),
+    ("book/counting", "as the published GPT-2 models do"),
+    ("book/tying", "about 768 here"),
+    ("book/mistakes", "Reading the last dimension as words"),
+    ("book/homework", "not available in the notebook"),
+    ("book/output", "(batch, position, vocabulary)"),
+]
+
+ASSIGNMENTS = {
+    "parameters": "parameters.ipynb",
+    "logits-to-text": "logits_to_text.ipynb",
+}
+
+
+# --------------------------------------------------------------------------- build
+
+def _inputs():
+    """Every file whose change means the site must be rebuilt."""
+    files = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "nbgrader_config.py"]
+    files += [p for p in (ROOT / "book").rglob("*") if p.is_file()]
+    files += [p for p in (ROOT / "src" / "gptcourse").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts]
+    files += list((ROOT / "exercises").rglob("*.ipynb"))
+    return [p for p in files if p.exists()]
+
+
+def _build_is_fresh():
+    if not BUILD_OK.exists():
+        return False
+    built = BUILD_OK.stat().st_mtime
+    return all(p.stat().st_mtime < built for p in _inputs())
+
+
+@pytest.fixture(scope="session")
+def site():
+    """``_build/html``, built by ``make book`` unless a finished build is up to date."""
+    if not _build_is_fresh():
+        result = subprocess.run(
+            ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
+        if result.returncode != 0 or not BUILD_OK.exists():
+            log = (result.stdout + result.stderr)[-6000:]
+            pytest.fail(f"`make book` failed (exit {result.returncode}):\n{log}")
+    return SITE
+
+
+def _page_html(site, page):
+    path = site / f"{page}.html"
+    assert path.exists(), f"{page}.html was not built"
+    return path.read_text(encoding="utf-8")
+
+
+class _TextExtractor(HTMLParser):
+    """The text a reader sees in the article, without scripts or styles."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts, self._skip = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._skip:
+            self._skip -= 1
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def _visible_text(markup):
+    extractor = _TextExtractor()
+    extractor.feed(markup)
+    return re.sub(r"\s+", " ", "".join(extractor.parts))
+
+
+# --------------------------------------------------------------------------- content
+
+# A figure typed into prose: a number with a thousands comma or a decimal point, or
+# one of 100 or more. Small whole numbers (positions, "step 2") are not figures.
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
+_CODE_FENCE = re.compile(r"^(`{3,})(\{code-cell\}|[a-z]*$)")
+
+
+def _prose(path):
+    """(line number, text) of the prose of a page: no code, no glue role, no math."""
+    lines = path.read_text().splitlines()
+    fence = None
+    in_front_matter = lines[:1] == ["---"]
+    for number, line in enumerate(lines, start=1):
+        if in_front_matter:
+            in_front_matter = number == 1 or line != "---"
+            continue
+        if fence:
+            if line.startswith(fence) and line.strip() == fence:
+                fence = None
+            continue
+        opening = _CODE_FENCE.match(line)
+        if opening and not line.startswith("```{glue") and line.strip() != "```":
+            fence = opening.group(1)
+            continue
+        if line.startswith(":") and not line.startswith(":::"):
+            continue  # a directive option (:tags:, :name:, :alt:, ...)
+        text = re.sub(r"\{[\w:]+\}`[^`]*`", " ", line)  # roles, glue values included
+        text = re.sub(r"`[^`]*`", " ", text)
+        text = re.sub(r"\$[^$]*\$", " ", text)
+        yield number, text
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_prose_types_no_figures(page):
+    """Counts, sizes and shapes in a page's prose are glued from code, never typed."""
+    typed = []
+    for number, text in _prose(ROOT / f"{page}.md"):
+        for figure in _NUMBER.findall(text):
+            if "," in figure or "." in figure or int(figure) >= 100:
+                typed.append(f"line {number}: {figure!r} in {text.strip()!r}")
+    assert typed == [], "typed figures (glue them instead):\n" + "\n".join(typed)
+
+
+@pytest.mark.parametrize("page,text", REQUIRED_TEXT)
+def test_page_shows_the_computed_value(site, page, text):
+    """Each golden value appears in the text of its page, as computed at build time."""
+    assert text in _visible_text(_page_html(site, page)), f"{text!r} missing from {page}"
+
+
+@pytest.mark.parametrize("page,text", WITHDRAWN_TEXT)
+def test_a_withdrawn_statement_is_gone(site, page, text):
+    """An imprecise statement of an earlier edition no longer appears on its page."""
+    assert text not in _visible_text(_page_html(site, page)), f"{text!r} is back on {page}"
+
+
+def _number_after(site, page, words):
+    """The number that follows ``words`` on a page (commas dropped)."""
+    text = _visible_text(_page_html(site, page))
+    match = re.search(re.escape(words) + r"\s*([\d,]+(?:\.\d+)?)", text)
+    assert match, f"{words!r} followed by a number is missing from {page}"
+    return float(match.group(1).replace(",", ""))
+
+
+def test_tied_models_score_for_the_token_just_read_is_d_over_root_two_not_d(site):
+    """The parroting score is measured: about 768 / sqrt(2), because the position row shares the stream."""
+    score = _number_after(site, "book/tying", "The score of the token just read is about")
+    predicted = _number_after(site, "book/tying", "768 / \u221a2 =")
+    assert abs(predicted - 768 / 2**0.5) < 1
+    assert 0.85 * predicted < score < 1.15 * predicted, (score, predicted)
+
+
+def test_the_fix_says_how_much_larger_the_position_rows_would_be(site):
+    """Redrawing only the token matrix at 0.02 leaves N(0, 1) position rows about 50 times larger."""
+    ratio = _number_after(site, "book/tying", "would leave the position rows")
+    assert 45 <= ratio <= 55, ratio
+
+
+def test_every_page_writes_shapes_in_one_style(site):
+    """Shapes are [batch, num_tokens, vocab_size]: no (1, n) or (batch, T) style left in the text."""
+    for page in PAGES:
+        text = _visible_text(_page_html(site, page))
+        for old in ("(1, n)", "(batch, n)", "(batch, T", "(b, T", "(1, n, vocab_size)"):
+            assert old not in text, f"{page} still writes {old}"
+
+
+def test_every_toc_page_is_built_and_nothing_else(site):
+    """Only the pages of _toc.yml become pages: no README, package, tests or homework."""
+    built = sorted(
+        str(p.relative_to(site).with_suffix("")) for p in site.rglob("*.html")
+        if not p.relative_to(site).parts[0].startswith("_")
+    )
+    assert built == sorted(PAGES + ["genindex", "index", "search"])
+    for folder in ("solutions", "exercises", "tests", "src", "course-data", ".venv"):
+        assert not (site / folder).exists(), f"{folder}/ was copied into the site"
+
+
+@pytest.mark.parametrize("page,figure_id", FIGURES)
+def test_figure_is_a_png_drawn_at_build_time(site, page, figure_id):
+    """Each chart is a figure with alt text whose image is a real PNG in the site."""
+    markup = _page_html(site, page)
+    match = re.search(rf'<figure[^>]*id="{figure_id}".*?</figure>', markup, re.S)
+    assert match, f"no figure with id {figure_id!r} on {page}"
+    img = re.search(r'<img[^>]*src="([^"]+)"[^>]*>', match.group(0))
+    assert img, f"figure {figure_id!r} has no image"
+    assert re.search(r'alt="[^"]{20,}"', img.group(0)), f"{figure_id!r} has no alt text"
+    path = (site / page).parent / html.unescape(img.group(1))
+    assert path.exists(), f"{figure_id!r} points to missing {img.group(1)}"
+    with Image.open(path) as picture:
+        assert picture.format == "PNG"
+        width, height = picture.size
+    assert width >= 400 and height >= 200, f"{figure_id!r} is only {width}x{height}"
+
+
+def _site_texts(site):
+    """(path, text) of every text file in the site; notebooks as their cell sources."""
+    for path in site.rglob("*"):
+        if not path.is_file() or path.suffix in (".png", ".woff", ".woff2", ".ico", ".svg"):
+            continue
+        raw = path.read_bytes().decode("utf-8", errors="replace")
+        if path.suffix == ".html":
+            yield path, _visible_text(raw) + " " + html.unescape(raw)
+        elif path.suffix == ".ipynb":
+            cells = json.loads(raw)["cells"]
+            yield path, "\n".join("".join(c["source"]) for c in cells)
+        else:
+            yield path, raw
+
+
+def _solution_snippets():
+    """Lines that exist only in solutions/: solution code and hidden tests.
+
+    Lines that the course publishes anyway (the pages, the package's own source,
+    the student notebooks) are left out: finding them on the site proves nothing.
+    """
+    public = [p.read_text() for p in (ROOT / "book").glob("*.md")]
+    public += [p.read_text() for p in (ROOT / "src" / "gptcourse").glob("*.py")]
+    for path in (ROOT / "exercises").rglob("*.ipynb"):
+        public += ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    published = "\n".join(public)
+    snippets = set()
+    for path in (ROOT / "solutions").rglob("*.ipynb"):
+        for cell in json.loads(path.read_text())["cells"]:
+            source = "".join(cell["source"])
+            blocks = re.findall(r"### BEGIN (?:SOLUTION|HIDDEN TESTS)(.*?)### END", source, re.S)
+            for block in blocks:
+                for line in block.splitlines():
+                    line = line.strip()
+                    if len(line) >= 30 and line not in published:
+                        snippets.add(line)
+    return snippets
+
+
+def test_no_solution_or_hidden_test_reaches_the_site(site):
+    """No nbgrader marker, solution line or hidden-test line is in any file of the site."""
+    snippets = _solution_snippets()
+    assert len(snippets) >= 10, "found too few solution lines in solutions/ to check against"
+    markers = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+    for path, text in _site_texts(site):
+        where = path.relative_to(site)
+        for marker in markers:
+            assert marker not in text, f"{where} contains the nbgrader marker {marker!r}"
+        for snippet in snippets:
+            assert snippet not in text, f"{where} contains solution code: {snippet!r}"
+        assert "solutions/" not in text, f"{where} refers to solutions/"
+
+
+def test_no_page_references_a_script_style_or_font_elsewhere(site):
+    """Every script, stylesheet, font and image a page loads has a local address."""
+    pattern = re.compile(r'<(?:script|link|img|iframe|source)\b[^>]*?(?:src|href)="([^"]+)"')
+    for path in site.rglob("*.html"):
+        for address in pattern.findall(path.read_text(encoding="utf-8")):
+            parsed = urlparse(html.unescape(address))
+            assert not parsed.scheme and not parsed.netloc, (
+                f"{path.relative_to(site)} loads {address} from another host")
+    for path in site.rglob("*.css"):
+        for address in re.findall(r"url\(\s*['\"]?([^'\")]+)", path.read_text()):
+            assert not urlparse(address).netloc, f"{path.relative_to(site)} loads {address}"
+
+
+@pytest.mark.parametrize("assignment,notebook", ASSIGNMENTS.items())
+def test_homework_links_the_student_notebook(site, assignment, notebook):
+    """The homework page offers each student notebook from exercises/, byte for byte."""
+    markup = _page_html(site, "book/homework")
+    links = re.findall(rf'href="([^"]*/{re.escape(notebook)})"', markup)
+    assert links, f"no download link to {notebook}"
+    served = (site / "book" / html.unescape(links[0])).resolve()
+    assert served.read_bytes() == (ROOT / "exercises" / assignment / notebook).read_bytes()
+    assert served.read_bytes() != (ROOT / "solutions" / assignment / notebook).read_bytes()
+
+
+# --------------------------------------------------------------------------- browser
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site over HTTP on 127.0.0.1 (a random free port)."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")  # closed before other modules start their own browser
+def browser(tmp_path_factory):
+    """Debian's Chromium, headless, with a fresh profile, driven through Playwright."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make system` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        yield context
+        context.close()
+
+
+class _Recorder:
+    """Every request, failed request, bad response and console error of one page."""
+
+    def __init__(self, page):
+        self.requests, self.failed, self.bad, self.errors = [], [], [], []
+        page.on("request", lambda r: self.requests.append(r.url))
+        page.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        page.on("response", lambda r: r.status >= 400 and self.bad.append(f"{r.status} {r.url}"))
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    def foreign(self):
+        return [u for u in self.requests
+                if urlparse(u).scheme not in ("data", "blob")
+                and urlparse(u).hostname != "127.0.0.1"]
+
+
+def _open(browser, url):
+    page = browser.new_page()
+    recorder = _Recorder(page)
+    page.goto(url, wait_until="networkidle")
+    return page, recorder
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_loads_offline_without_errors(browser, server, name):
+    """A page loads only from 127.0.0.1, logs no error, and every image has loaded."""
+    page, recorder = _open(browser, f"{server}/{name}.html")
+    try:
+        images = page.eval_on_selector_all(
+            "img", "els => els.map(e => [e.getAttribute('src'), e.complete, e.naturalWidth])")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{Path(name).name}.png"), full_page=True)
+    finally:
+        page.close()
+    assert recorder.requests, "the page made no request at all"
+    assert recorder.foreign() == [], f"requests to other hosts: {recorder.foreign()}"
+    assert recorder.failed == [], f"failed requests: {recorder.failed}"
+    assert recorder.bad == [], f"error responses: {recorder.bad}"
+    assert recorder.errors == [], f"console errors: {recorder.errors}"
+    not_loaded = [src for src, complete, width in images if not (complete and width > 0)]
+    assert not_loaded == [], f"images that did not load: {not_loaded}"
+
+
+def test_math_is_typeset_by_the_local_mathjax(browser, server):
+    """Formulas are typeset, by the MathJax copy the site serves itself."""
+    page, recorder = _open(browser, f"{server}/book/tying.html")
+    try:
+        page.wait_for_selector("mjx-container", timeout=15000)
+        count = page.eval_on_selector_all("mjx-container", "els => els.length")
+    finally:
+        page.close()
+    assert count >= 5
+    mathjax = [u for u in recorder.requests if "mathjax" in u]
+    assert mathjax and all(urlparse(u).hostname == "127.0.0.1" for u in mathjax)
+
+
+def test_search_finds_the_weight_tying_chapter(browser, server):
+    """The site's own search, for "weight tying", lists the weight-tying chapter."""
+    page, recorder = _open(browser, f"{server}/search.html?q=weight+tying")
+    try:
+        page.wait_for_selector("#search-results li a", timeout=15000)
+        hits = page.eval_on_selector_all(
+            "#search-results li a", "els => els.map(e => e.getAttribute('href'))")
+    finally:
+        page.close()
+    assert any("book/tying.html" in hit for hit in hits), hits
+    assert recorder.foreign() == []
+
+
+def test_clicking_a_reveal_shows_the_answer(browser, server):
+    """A "Check your prediction" answer is hidden until its dropdown is clicked."""
+    page, _ = _open(browser, f"{server}/book/output.html")
+    try:
+        dropdown = page.locator("details.sd-dropdown").first
+        answer = dropdown.locator(".sd-summary-content")
+        assert "Check your prediction" in dropdown.locator("summary").inner_text()
+        assert not answer.is_visible()
+        dropdown.locator("summary").click()
+        answer.wait_for(state="visible", timeout=5000)
+        text = answer.inner_text()
+    finally:
+        page.close()
+    assert "[2, 4, 50257]" in text
+
+
+def test_launch_and_download_buttons_are_links_only(browser, server):
+    """Binder, Colab and the .ipynb download are plain links; loading contacted none."""
+    page, recorder = _open(browser, f"{server}/book/counting.html")
+    try:
+        hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.href)")
+        ipynb = [h for h in hrefs if h.endswith("counting.ipynb")]
+        assert ipynb, "no .ipynb download link"
+        response = page.request.get(ipynb[0])
+        notebook = json.loads(response.body())
+    finally:
+        page.close()
+    assert any(urlparse(h).hostname == "mybinder.org" for h in hrefs)
+    assert any(urlparse(h).hostname == "colab.research.google.com" for h in hrefs)
+    assert recorder.foreign() == []
+    assert notebook["nbformat"] == 4
+    assert any("parameter_breakdown" in "".join(c["source"]) for c in notebook["cells"])
+
+
+def test_screenshots_were_saved_for_every_chapter(browser, server):
+    """Each chapter left a screenshot a person can check, tall enough to be the page."""
+    for name in PAGES:
+        path = SCREENSHOTS / f"{Path(name).name}.png"
+        if not path.exists():  # when run alone, take it here
+            page, _ = _open(browser, f"{server}/{name}.html")
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(path), full_page=True)
+            page.close()
+        with Image.open(path) as shot:
+            assert shot.size[0] == 1280 and shot.size[1] > 900, (name, shot.size)
+

@@ -1,0 +1,29 @@
+"""The gradebook writer records a student in one transaction, in the tiny course's gradebook."""
+
+import os
+
+import pytest
+
+from testsupport import tiny_course as fx
+
+
+def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(tiny_course):
+    from grader.recording import record_in_gradebook
+    from grader.results import CheckResult, NotebookResult, StudentResult
+
+    tests = [CheckResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
+    tests[-1].points = "not a number"  # fails half way through the student's grades
+    record = StudentResult("halfway", "tiny",
+                           notebooks=[NotebookResult("tiny", "graded", tests=tests)])
+    url = "sqlite:///" + os.path.join(tiny_course, "course-data", "gradebook.db")
+    with pytest.raises(ValueError):
+        record_in_gradebook(url, "tinycourse", record, None)
+    assert "halfway" not in fx.gradebook_scores(tiny_course)
+    tests[-1].points = 1.0
+    record_in_gradebook(url, "tinycourse", record, None)
+    record_in_gradebook(url, "tinycourse", record, None)  # again: overwritten, not doubled
+    assert fx.gradebook_scores(tiny_course)["halfway"] == fx.POINTS
+    from nbgrader.api import Gradebook
+
+    with Gradebook(url) as gb:
+        assert len(gb.find_submission("tiny", "halfway").notebooks[0].grades) == 4

@@ -1,0 +1,232 @@
+"""The warm template: each student still gets a fresh sandbox, and the same grades.
+
+A grading worker keeps one template per notebook (torch imported, the
+instructor's leading set-up cells run) and forks it for every student. These
+tests play two students in a row on one template, the first doing everything
+it can to leave something behind or reach the template, and check that the
+second sees a sandbox as fresh as a new one; then they grade real notebooks
+both ways and compare every recorded result.
+"""
+
+import json
+
+import pytest
+
+from grader.worker import caches
+from grader.settings import load
+from grader.worker import blocked_functions
+from grader.worker import Assignment, grade_student, read_instructor_notebooks, read_job
+from grader.sandbox import ForkedKernel, Template, bwrap_available
+from grader.settings import Limits
+from testsupport.course import ROOT
+from testsupport.honest_students import CASES, solved
+
+pytestmark = pytest.mark.skipif(not bwrap_available(), reason="bubblewrap is installed by make test")
+
+LIMITS = Limits(timeout=30)
+PRELUDE = [("setup", "import torch\nimport gptcourse\ntorch.manual_seed(0)\n"
+                     "weights = torch.ones(3)\nnotes = ['set-up']\nprint('prelude ran')")]
+
+# what the first student does to the sandbox it was given
+LEAVE_TRACES = """
+import os, subprocess, gptcourse, torch
+for folder in ("/tmp", "/home/student", "/dev/shm", "."):
+    with open(os.path.join(folder, "left-behind.txt"), "w") as handle:
+        handle.write("from the student before")
+weights.mul_(7)
+notes.append("student one")
+gptcourse.GPT_CONFIG_124M["emb_dim"] = 1
+torch.manual_seed(99)
+subprocess.Popen(["sleep", "300"], start_new_session=True)
+"""
+
+# what the second student looks at
+LOOK_AROUND = """
+import glob, os, gptcourse, torch
+def sleeping():
+    found = []
+    for path in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            with open(path, "rb") as handle:
+                if handle.read().startswith(b"sleep"):
+                    found.append(path)
+        except OSError:
+            pass
+    return found
+seen = {
+    "files": sorted(glob.glob("/tmp/*") + glob.glob("/dev/shm/*") + glob.glob("*")
+                    + [p for p in glob.glob(os.environ["HOME"] + "/*") if p != os.getcwd()]),
+    "weights": weights.tolist(),
+    "notes": notes,
+    "emb_dim": gptcourse.GPT_CONFIG_124M["emb_dim"],
+    "random": torch.rand(1).item(),
+    "sleeping": sleeping(),
+}
+"""
+
+
+def start(template, workdir):
+    kernel = ForkedKernel(template, str(workdir), LIMITS)
+    kernel.start(60)
+    return kernel
+
+
+def value(kernel, name):
+    from grader.checks import decode
+
+    reply, outcome = kernel.request({"op": "get", "name": name}, 30)
+    assert reply is not None and "value" in reply, outcome
+    return decode(reply["value"])
+
+
+def run(kernel, code):
+    outcome = kernel.execute("extra", code, 30)
+    assert outcome.status == "ok", (outcome.message, outcome.stderr[-2000:])
+    return outcome
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory):
+    made = Template(LIMITS, "gptcourse", None, PRELUDE)
+    yield made
+    made.close()
+
+
+def fresh_view(template, workdir):
+    kernel = start(template, workdir)
+    try:
+        run(kernel, LOOK_AROUND)
+        return value(kernel, "seen")
+    finally:
+        kernel.kill()
+
+
+def test_the_prelude_runs_once_in_the_template_and_its_output_is_kept(template):
+    assert [o.status for o in template.outcomes] == ["ok"]
+    assert template.outcomes[0].stdout == "prelude ran\n"
+
+
+def test_a_student_graded_after_another_finds_a_sandbox_as_fresh_as_the_first(template, tmp_path):
+    (tmp_path / "helper.py").write_text("VALUE = 3\n")
+    before = fresh_view(template, tmp_path)
+    first = start(template, tmp_path)
+    try:
+        run(first, LEAVE_TRACES)
+        assert value(first, "notes") == ["set-up", "student one"]
+        assert "'/tmp/left-behind.txt'" in run(first, "import glob; print(glob.glob('/tmp/*'))").stdout
+    finally:
+        first.kill()
+    after = fresh_view(template, tmp_path)
+    assert after == before
+    assert "helper.py" in after["files"]  # this student's own file, copied in
+    assert not [f for f in after["files"] if "left-behind" in f]
+    assert after["weights"] == [1.0, 1.0, 1.0]
+    assert after["notes"] == ["set-up"]
+    assert after["emb_dim"] == 768
+    assert after["sleeping"] == []
+
+
+def test_a_student_cannot_reach_the_template_or_regain_privileges(template, tmp_path):
+    kernel = start(template, tmp_path)
+    try:
+        run(kernel, """
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+mine = os.readlink("/proc/self")  # this process's number as /proc counts
+others = [p for p in os.listdir("/proc") if p.isdigit() and p != mine]
+attempts = {}
+for pid in others:
+    try:
+        with open(f"/proc/{pid}/mem", "rb") as handle:
+            attempts[pid] = "read memory"
+    except OSError as error:
+        attempts[pid] = errno.errorcode[error.errno]
+def kill(pid):
+    try:
+        os.kill(int(pid), 9)
+        return "killed"
+    except OSError as error:
+        return errno.errorcode[error.errno]
+killed = {pid: kill(pid) for pid in others if pid != "1"}
+umount = libc.umount2(b"/tmp", 2)
+umount_error = errno.errorcode[ctypes.get_errno()]
+capabilities = open("/proc/self/status").read().split("CapEff:")[1].split()[0]
+""")
+        attempts = value(kernel, "attempts")
+        assert len(attempts) >= 2  # at least the template and the fork's parent
+        assert set(attempts.values()) <= {"EACCES", "EPERM", "ENOENT", "ESRCH"}
+        assert set(value(kernel, "killed").values()) <= {"ESRCH", "EPERM"}
+        assert value(kernel, "umount") == -1
+        assert value(kernel, "umount_error") == "EPERM"
+        assert value(kernel, "capabilities") == "0000000000000000"
+    finally:
+        kernel.kill()
+    assert template.alive()
+    assert fresh_view(template, tmp_path)["notes"] == ["set-up"]
+
+
+def test_a_fork_that_exits_or_is_killed_says_so_and_the_template_goes_on(template, tmp_path):
+    kernel = start(template, tmp_path)
+    outcome = kernel.execute("extra", "import os\nos._exit(3)", 30)
+    assert (outcome.status, outcome.message) == (
+        "died", "kernel exited (exit status 3): the code ended the process")
+    kernel.kill()
+    kernel = start(template, tmp_path)
+    outcome = kernel.execute("extra", "import time\ntime.sleep(30)", 1)
+    assert outcome.status == "timeout"
+    assert kernel.process is None  # killed, with everything it started
+    assert template.alive()
+    assert fresh_view(template, tmp_path)["weights"] == [1.0, 1.0, 1.0]
+
+
+# ---------------------------------------------------------------- same grades both ways
+
+STYLES = ["parameters-imports-cell-at-top", "parameters-imports-cell-after-setup",
+          "parameters-helper-module-beside-the-notebook", "logits-to-text-as-written"]
+
+
+def _graded(tmp_path, warm):
+    """{student: record without timings} for a few honest styles and one partial notebook."""
+    settings = load(ROOT)
+    results = {}
+    saved = list(caches._NO_TEMPLATE)
+    caches.close_templates()
+    caches._NO_TEMPLATE[:] = [] if warm else ["switched off for the comparison"]
+    try:
+        for name in STYLES + ["partial"]:
+            assignment = CASES[name].assignment if name in CASES else "logits-to-text"
+            folder = tmp_path / name / assignment
+            folder.mkdir(parents=True)
+            if name in CASES:
+                files = CASES[name].hand_in()
+            else:
+                nb = solved(assignment)
+                for cell in nb["cells"]:
+                    if "def generate_text_simple" in "".join(cell["source"]):
+                        cell["source"] = "def generate_text_simple(model, idx, n, size):\n    return idx\n"
+                files = {"logits_to_text.ipynb": json.dumps(nb).encode()}
+            for file_name, data in files.items():
+                (folder / file_name).write_bytes(data)
+            notebooks = settings.instructor_notebooks(assignment)
+            prepared = Assignment(assignment, read_instructor_notebooks(notebooks), LIMITS,
+                                  settings.package, blocked_functions(settings, notebooks))
+            record = grade_student(read_job(prepared, name, str(folder)))
+            record.seconds = 0.0  # the one thing that differs: how long it took
+            for notebook in record.notebooks:
+                notebook.seconds = 0.0
+            results[name] = record
+    finally:
+        caches.close_templates()
+        caches._NO_TEMPLATE[:] = saved
+    return results
+
+
+def test_a_warm_fork_grades_exactly_as_a_kernel_started_from_nothing(tmp_path):
+    warm = _graded(tmp_path / "warm", True)
+    cold = _graded(tmp_path / "cold", False)
+    assert set(warm) == set(cold) == set(STYLES) | {"partial"}
+    for name in warm:
+        assert warm[name] == cold[name], name
+    partial = {t.grade_id: t.points for t in warm["partial"].notebooks[0].tests}
+    assert partial["next_token_ids_shape_and_dtype"] > 0
+    assert partial["generate_text_simple_batches"] == 0

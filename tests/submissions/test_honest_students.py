@@ -1,0 +1,152 @@
+"""Honest students earn their full marks, whatever ordinary style they write in.
+
+Every notebook of `testsupport/honest_students.py` (at least 25 styles over both
+assignments) and the package-wrapper answers below are handed in to a copy of
+the course and graded in one run per assignment by `python -m grader
+autograde`, the command behind `make autograde`.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from testsupport.course import assignments, nbgrader_env, read_notebook, released_course
+from testsupport.hand_in import hand_in
+from testsupport.honest_students import CASES, solved
+
+# Answers that hand in the course package's own function in disguise. Each earns
+# nothing for the function it wraps; the rest of the notebook is the solution.
+WRAPPERS = {
+    "wrapper-lambda": ("model_size_mib_answer",
+                       "import gptcourse\nmodel_size_mib = lambda m: gptcourse.model_size_mib(m)\n"),
+    "wrapper-def": ("count_tied_parameters_answer",
+                    "from gptcourse import count_tied_parameters as theirs\n\n"
+                    "def count_tied_parameters(model):\n    return theirs(model)\n"),
+    "wrapper-partial": ("count_tied_parameters_answer",
+                        "import functools\nimport gptcourse.counting\n"
+                        "count_tied_parameters = functools.partial("
+                        "gptcourse.counting.count_tied_parameters)\n"),
+    "wrapper-getattr": ("model_size_mib_answer",
+                        "import importlib\n"
+                        "model_size_mib = getattr(importlib.import_module('gptcourse'), "
+                        "'model_size_mib')\n"),
+    "wrapper-reload": ("model_size_mib_answer",
+                       "import importlib\nimport gptcourse.counting\n"
+                       "fresh = importlib.reload(gptcourse.counting)\n"
+                       "def model_size_mib(model):\n    return fresh.model_size_mib(model)\n"),
+    "wrapper-relabelled": ("model_size_mib_answer",
+                           "from gptcourse import model_size_mib\n"
+                           "model_size_mib.__module__ = '__main__'\n"),
+    "wrapper-code-object": ("model_size_mib_answer",
+                            "import types\nimport gptcourse.counting as counting\n"
+                            "model_size_mib = types.FunctionType(counting.model_size_mib.__code__, "
+                            "vars(counting), 'model_size_mib')\n"),
+    "wrapper-source-file": ("model_size_mib_answer",
+                            "import gptcourse.counting\n"
+                            "borrowed = {'__name__': 'gptcourse.counting', '__package__': 'gptcourse'}\n"
+                            "exec(open(gptcourse.counting.__file__).read(), borrowed)\n"
+                            "model_size_mib = borrowed['model_size_mib']\n"),
+}
+# the checks of the wrapped answers: what each wrapper loses
+WRAPPED_CHECKS = {"model_size_mib_answer": {"model_size_mib_any_model"},
+                  "count_tied_parameters_answer": {"count_tied_parameters_unseen_configs",
+                                                   "count_tied_parameters_tied_models"}}
+
+
+TIMESTAMP = "2026-11-20 12:00:00.000000 UTC"
+
+
+def wrapper_notebook(source_id, source):
+    nb = solved("parameters")
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == source_id:
+            cell["source"] = source
+    return {"parameters.ipynb": json.dumps(nb).encode()}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = released_course(str(tmp_path_factory.mktemp("honest") / "course"))
+    env = nbgrader_env()
+    for name, style in CASES.items():
+        hand_in(course, name, style.assignment, style.hand_in(), TIMESTAMP)
+    for name, (answer_id, source) in WRAPPERS.items():
+        hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
+    runs = {a: subprocess.run([sys.executable, "-m", "grader", "autograde", a, "--jobs", "2"],
+                              cwd=course, env=env, capture_output=True, text=True)
+            for a in assignments()}
+    records = {}
+    for assignment in assignments():
+        folder = os.path.join(course, "course-data", "reports", assignment)
+        for name in os.listdir(folder):
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                record = json.load(handle)
+            records[record["student"]] = record
+    return {"course": course, "runs": runs, "records": records}
+
+
+def max_points(assignment):
+    nb = read_notebook("solutions", assignment)
+    return {c["metadata"]["nbgrader"]["grade_id"]: float(c["metadata"]["nbgrader"]["points"])
+            for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")}
+
+
+def scores(record):
+    return {t["grade_id"]: t["points"] for nb in record["notebooks"] for t in nb["tests"]}
+
+
+def test_the_honest_corpus_has_at_least_25_styles_over_both_assignments():
+    assert len(CASES) >= 25
+    assert {style.assignment for style in CASES.values()} == set(assignments())
+
+
+def test_every_run_exits_zero(graded):
+    for assignment, run in graded["runs"].items():
+        assert run.returncode == 0, f"{assignment}:\n{run.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_honest_style_earns_exactly_its_full_marks(graded, name):
+    record = graded["records"][name]
+    expected = max_points(CASES[name].assignment)
+    got = scores(record)
+    failed = {t["grade_id"]: t["message"] for nb in record["notebooks"] for t in nb["tests"]
+              if t["status"] != "passed"}
+    assert got == expected, f"{name} lost points: {failed}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_cell_of_an_honest_style_ran_without_a_note(graded, name):
+    record = graded["records"][name]
+    notes = record["notes"] + [n for nb in record["notebooks"] for n in nb["notes"]]
+    assert notes == []
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_a_wrapped_course_function_earns_nothing_and_says_write_your_own(graded, name):
+    record = graded["records"][name]
+    answer_id, _ = WRAPPERS[name]
+    lost = WRAPPED_CHECKS[answer_id]
+    expected = {check: 0.0 if check in lost else points
+                for check, points in max_points("parameters").items()}
+    assert scores(record) == expected
+    messages = [t["message"] for nb in record["notebooks"] for t in nb["tests"]
+                if t["grade_id"] in lost]
+    assert all("write your own" in message for message in messages), messages
+
+
+def test_the_grader_says_which_limits_and_stubs_are_in_force(graded):
+    from grader.sandbox import SandboxCgroups
+
+    whole, how = SandboxCgroups.available()
+    assert whole, how  # these course machines offer cgroups: the limits must be whole-sandbox
+    printed = graded["runs"]["parameters"].stderr
+    assert ("sandbox limits: 60 s per cell; 3072 MiB of memory and 128 processes per sandbox "
+            f"in all ({how})") in printed
+    stubs = printed.split("(stubs in the sandbox): ")[1].splitlines()[0].split(", ")
+    assert {"count_parameters", "count_tied_parameters", "model_size_mib",
+            "parameter_breakdown", "parameter_summary"} <= set(stubs)
+    assert not {"GPTModel", "tie_weights", "get_tokenizer"} & set(stubs)

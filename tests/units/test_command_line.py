@@ -1,0 +1,46 @@
+"""Does `python -m grader` tell the instructor's mistakes (exit 2) without a released course,
+and do its settings and help give SandboxGrader's defaults?
+
+The mistakes that need a released course are in tests/instructor/test_autograde_command.py.
+"""
+
+import pytest
+
+from grader.settings import Limits
+from testsupport.tiny_course import grader
+
+
+def test_a_folder_without_nbgrader_config_is_the_instructors_error(tmp_path):
+    result = grader("autograde", "tiny", cwd=str(tmp_path))
+    assert result.returncode == 2
+    assert "no nbgrader_config.py" in result.stderr
+
+
+def test_a_broken_config_is_the_instructors_error(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.Execute.timeout = (\n")
+    result = grader("autograde", "tiny", cwd=str(tmp_path))
+    assert result.returncode == 2
+    assert "nbgrader_config.py, line 2: " in result.stderr
+
+
+def test_the_sandbox_limits_come_from_the_config_with_sandboxgraders_defaults(tmp_path, capsys):
+    from nbgrader.preprocessors import Execute
+
+    from grader.cli import main
+    from grader.settings import SandboxGrader, load
+
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n"
+                                                 "c.SandboxGrader.tmpfs_mib = 5\n")
+    limits = load(str(tmp_path)).limits
+    # what is set comes from the file; the cell limit is nbgrader's own c.Execute.timeout
+    assert limits.tmpfs_mib == 5 and limits.timeout == Execute().timeout
+    # the rest, in Limits and in the command's help alike, is SandboxGrader's default
+    defaults = SandboxGrader()
+    assert (limits.memory_mib, limits.file_mib, limits.max_processes) == (
+        defaults.memory_mib, defaults.file_mib, defaults.max_processes)
+    assert Limits(timeout=1).tmpfs_mib == defaults.tmpfs_mib
+    with pytest.raises(SystemExit):
+        main(["autograde", "--help"])
+    text = capsys.readouterr().out
+    for name in SandboxGrader.class_traits(config=True):
+        assert f"c.SandboxGrader.{name} = {getattr(defaults, name)!r}:" in text, name

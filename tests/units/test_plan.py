@@ -1,0 +1,135 @@
+"""Reading a submission and building the notebook to run from the instructor's copy.
+
+Broken files are named in plain words; only the answers come from the student; cells
+of any JSON shape are repaired or reported; links are never followed.
+"""
+
+import json
+
+import nbformat
+import pytest
+
+from testsupport import tiny_course as fx
+from grader.cells import released_source
+from grader.plan import Unreadable, build_plan, read_submission
+from grader.plan import submission_link_problem
+from grader.plan.submission import normalised_cells
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"", "empty file"),
+    (b"   \n", "empty file"),
+    (b"{\"cells\": [", "truncated"),
+    (b"not json at all", "not JSON"),
+    (b"<html><body>a page</body></html>", "HTML, not a notebook"),
+    (b"[1, 2, 3]", "no cells"),
+    (b"{\"cells\": 5}", "no cells"),
+    (b"\xff\xfe\x00garbage", "not UTF-8"),
+])
+def test_unreadable_files_are_named_in_plain_words(tmp_path, content, words):
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(content)
+    with pytest.raises(Unreadable, match=words):
+        read_submission(str(path))
+    assert path.read_bytes() == content
+
+
+def test_a_symbolic_link_is_never_followed(tmp_path):
+    target = tmp_path / "secret.ipynb"
+    target.write_text(json.dumps({"cells": []}))
+    link = tmp_path / "nb.ipynb"
+    link.symlink_to(target)
+    with pytest.raises(Unreadable, match="symbolic link"):
+        read_submission(str(link))
+
+
+def test_the_run_takes_only_answers_from_the_student():
+    instructor = fx.instructor_notebook()
+    submission = json.loads(nbformat.writes(instructor))
+    for cell in submission["cells"]:
+        meta = cell["metadata"]["nbgrader"]
+        if meta["grade_id"] == "double_answer":
+            cell["source"] = "def double(x):\n    return 'mine'\n"
+        elif meta.get("grade"):
+            cell["source"] = "pass  # my own test"
+        elif meta["grade_id"] == "setup":
+            cell["source"] = "import os"
+    plan = build_plan(instructor, submission)
+    by_id = {c.grade_id: c for c in plan.cells}
+    assert by_id["double_answer"].source == "def double(x):\n    return 'mine'\n"
+    assert by_id["setup"].source == instructor.cells[1].source
+    assert fx.HIDDEN_MARK in by_id["double_hidden"].source
+    assert [c.points for c in plan.cells if c.kind == "test"] == [1.0, 2.0, 2.0, 1.0]
+    assert sum("was modified and restored" in n for n in plan.notes) == 4
+
+
+def test_released_source_drops_the_hidden_block():
+    source = fx.instructor_notebook().cells[4].source
+    assert fx.HIDDEN_MARK not in released_source(source)
+    assert released_source(source).startswith('"""Check that double doubles')
+
+
+def test_cells_a_student_added_run_where_they_stand_up_to_a_limit():
+    from grader.plan import MAX_EXTRA_CELLS
+
+    instructor = fx.instructor_notebook()
+    submission = json.loads(nbformat.writes(instructor))
+    position = next(i for i, c in enumerate(submission["cells"])
+                    if c["metadata"]["nbgrader"]["grade_id"] == "ones_answer")
+    added = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": f"value_{i} = {i}"}
+             for i in range(MAX_EXTRA_CELLS + 5)]
+    submission["cells"][position + 1:position + 1] = added
+    plan = build_plan(instructor, submission)
+    kinds = [(c.kind, c.grade_id) for c in plan.cells]
+    start = kinds.index(("solution", "ones_answer")) + 1
+    assert kinds[start:start + MAX_EXTRA_CELLS] == [("extra", None)] * MAX_EXTRA_CELLS
+    assert kinds[start + MAX_EXTRA_CELLS] == ("test", "ones_values")
+    skipped = [n for n in plan.notes if "was not run (at most" in n]
+    assert len(skipped) == 5
+    assert skipped[0] == (f"cell {position + MAX_EXTRA_CELLS + 2} (added by the student) was not "
+                          f"run (at most {MAX_EXTRA_CELLS} added code cells run)")
+
+
+def test_normalised_cells_give_every_cell_the_shapes_the_grader_reads():
+    cells, notes = normalised_cells([
+        3, {"cell_type": "code", "metadata": [], "source": ["a", 1]},
+        {"cell_type": "code", "id": 5, "metadata": {"nbgrader": {"grade_id": {"x": 1},
+                                                                  "points": 1}},
+         "source": ["x = ", "'\ud800'"]}])
+    assert len(cells) == 2 and len(notes) == 4
+    assert cells[0]["metadata"] == {} and cells[0]["source"] == ""
+    assert "id" not in cells[1]
+    assert cells[1]["metadata"] == {"nbgrader": {"points": 1}}
+    assert cells[1]["source"] == "x = '\\ud800'"
+
+
+def test_a_plan_is_built_from_any_json_shape():
+    instructor = fx.instructor_notebook()
+    for cells in ([], [5, None], [{"metadata": 5}], [{"cell_type": "code", "source": [None]}]):
+        plan = build_plan(instructor, {"cells": cells})
+        assert [c.grade_id for c in plan.cells if c.kind == "test"] == list(fx.POINTS)
+        assert all(c.source == "" for c in plan.cells if c.kind == "solution")
+
+
+def test_read_submission_repairs_the_cells_and_keeps_the_file(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    content = json.dumps({"cells": [1, {"metadata": {"nbgrader": {"grade_id": ["x"]}}}]})
+    path.write_text(content)
+    nb = read_submission(str(path))
+    plan = build_plan(fx.instructor_notebook(), nb)
+    assert "cell 1 is not a notebook cell (int); ignored" in plan.notes
+    assert any("unreadable grade_id (['x'])" in n for n in plan.notes)
+    assert path.read_text() == content
+
+
+def test_every_path_component_of_a_submission_is_checked_for_links(tmp_path):
+    (tmp_path / "a" / "hw").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "hw").symlink_to(tmp_path / "a" / "hw")
+    (tmp_path / "c").symlink_to(tmp_path / "a")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "hw").write_text("a file")
+    assert submission_link_problem(str(tmp_path), "a", "hw") is None
+    assert "symbolic link" in submission_link_problem(str(tmp_path), "b", "hw")
+    assert "symbolic link" in submission_link_problem(str(tmp_path), "c", "hw")
+    assert "not a folder" in submission_link_problem(str(tmp_path), "d", "hw")

@@ -1,0 +1,140 @@
+"""What a grading run writes, and what killed runs left: one failed student leaves no
+files, a failed write no temporary, and the leftovers of dead graders and writers are
+removed while those of running ones are kept."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import nbformat
+import pytest
+
+from testsupport import tiny_course as fx
+from grader import files
+from grader.recording import writer as record_module
+from grader.files import owner_tag, remove_left_over_folders
+from grader.results import CheckResult, NotebookResult, StudentResult
+
+
+def test_folders_of_dead_graders_are_removed_and_those_of_running_ones_kept(tmp_path):
+    host = owner_tag().split("-")[0]
+    dead = tmp_path / f"grader-run-{host}-999999999-7-x"
+    reused = tmp_path / f"grader-work-{host}-{os.getpid()}-1-x"  # same pid, other start time
+    alive = tmp_path / f"grader-work-{owner_tag()}-x"
+    unrelated = tmp_path / "grader-unrelated"
+    elsewhere_new = tmp_path / f"grader-run-{host}x-12-7-x"  # another machine's, maybe at work
+    elsewhere_old = tmp_path / f"grader-run-{host}x-13-7-x"  # another machine's, long untouched
+    for folder in (dead, reused, alive, unrelated, elsewhere_new, elsewhere_old):
+        (folder / "inside").mkdir(parents=True)
+    long_ago = time.time() - files.STALE_SECONDS - 60
+    os.utime(elsewhere_old, (long_ago, long_ago))
+    os.utime(unrelated, (long_ago, long_ago))
+    removed = remove_left_over_folders(str(tmp_path))
+    assert sorted(removed) == sorted([str(dead), str(reused), str(elsewhere_old)])
+    assert alive.exists() and unrelated.exists() and elsewhere_new.exists()
+
+
+def _record(student):
+    tests = [CheckResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
+    autograded = json.loads(nbformat.writes(fx.instructor_notebook()))
+    return StudentResult(student, fx.ASSIGNMENT, notes=["\udce9 note"], seconds=1.0,
+                         notebooks=[NotebookResult(fx.NOTEBOOK, "graded", tests=tests,
+                                                   autograded=autograded)])
+
+
+def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(tmp_path,
+                                                                           monkeypatch):
+    from grader.autograde import HandIn
+
+    root = str(tmp_path)
+    settings = type("S", (), {"autograded": os.path.join(root, "autograded"),
+                              "reports": os.path.join(root, "reports"),
+                              "db_url": "unused", "course_id": "tinycourse",
+                              "late_penalties": lambda self: None})()
+    recorded = []
+
+    def fake_record(db_url, course_id, record, timestamp, late_penalties=None):
+        if record.student == "broken":
+            raise RuntimeError("database went away")
+        recorded.append(record.student)
+
+    monkeypatch.setattr(record_module, "record_in_gradebook", fake_record)
+    writer = record_module.Writer(settings, fx.ASSIGNMENT)
+    for student in ("broken", "fine"):
+        job = HandIn(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
+        writer.record(job, _record(student))
+    assert writer.failures == [("broken", False)] and recorded == ["fine"]
+    with open(os.path.join(root, "reports", fx.ASSIGNMENT, "broken.json")) as handle:
+        assert "not recorded" in " ".join(json.load(handle)["notes"])
+    assert not os.path.exists(os.path.join(root, "autograded", "broken", fx.ASSIGNMENT,
+                                           fx.NOTEBOOK + ".ipynb"))
+    assert os.path.exists(os.path.join(root, "autograded", "fine", fx.ASSIGNMENT,
+                                       fx.NOTEBOOK + ".ipynb"))
+    with open(os.path.join(root, "reports", fx.ASSIGNMENT, "fine.json"), encoding="utf-8") as f:
+        assert json.load(f)["notes"] == ["\\udce9 note"]
+    assert not [p for p in fx.all_files(root) if p.endswith(".tmp")]
+
+
+def test_a_write_that_fails_leaves_no_temporary_file(tmp_path, monkeypatch):
+    def failing_writes(nb, *args, **kwargs):
+        raise OSError("disk full")
+
+    record = _record("s")
+    staged = files.StagedFiles()
+    staged.write(str(tmp_path / "first.txt"), "one")
+    monkeypatch.setattr(record_module.nbformat, "writes", failing_writes)
+    with pytest.raises(OSError, match="disk full"):
+        record_module.write_autograded(str(tmp_path), "s", "a", record,
+                                       str(tmp_path / "none"), staged)
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
+
+
+def _leftover(folder, target, tag):
+    """A temporary as the writer names it, for `target`, left by the process `tag`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f".{target}.{tag}.abc123.tmp"
+    path.write_text("{")
+    return path
+
+
+def test_what_a_killed_writer_left_is_removed_and_a_running_writer_is_left_alone(tmp_path):
+    host = owner_tag().split("-")[0]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip() + "-1"
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        reports = tmp_path / "reports"
+        autograded = tmp_path / "autograded"
+        killed = [_leftover(reports / "a", "s1.json", f"{host}-{gone}"),
+                  _leftover(reports, "a.json", f"{host}-{gone}"),
+                  _leftover(autograded / "s1" / "a", "tiny.ipynb", f"{host}-{gone}")]
+        alive = _leftover(reports / "a", "s2.json", owner_tag(running.pid))
+        elsewhere = _leftover(reports / "a", "s3.json", f"{host}x-{gone}")
+        old = _leftover(reports / "a", "s4.json", f"{host}x-{gone}")
+        stale = time.time() - files.STALE_SECONDS - 60
+        os.utime(old, (stale, stale))
+        other_assignment = _leftover(autograded / "s1" / "b", "tiny.ipynb", f"{host}-{gone}")
+
+        removed = record_module.remove_assignment_leftovers(str(reports), str(autograded), "a")
+
+        assert removed == 4
+        assert [p.exists() for p in killed] == [False, False, False]
+        assert not old.exists()
+        assert alive.exists()  # its writer still runs
+        assert elsewhere.exists()  # another machine's writer may still be writing it
+        assert other_assignment.exists()  # not this run's to tidy
+    finally:
+        running.kill()
+        running.wait()
+
+
+def test_a_new_write_removes_the_leftover_of_its_killed_writer(tmp_path):
+    host = owner_tag().split("-")[0]
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    leftover = _leftover(tmp_path, "s1.json", f"{host}-{gone}-1")
+    files.write_atomically(str(tmp_path / "s1.json"), "{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s1.json"]
+    assert not leftover.exists()
