@@ -85,7 +85,7 @@ def test_a_bad_due_date_stops_release_before_nbgrader_runs(course):
 ], ids=["syntax error", "undefined name", "exception"])
 def test_a_broken_config_stops_every_nbgrader_target_with_its_file_and_line(
         course, tmp_path, mistake, message):
-    folder = copy_course(str(tmp_path / "course"))
+    folder = copy_course(str(tmp_path / "course"), for_make=True)
     data = os.path.join(folder, "course-data")
     os.makedirs(data)
     with open(os.path.join(data, "grades.csv"), "w", encoding="utf-8") as handle:
@@ -123,7 +123,7 @@ def test_an_unknown_assignment_fails_every_target(course):
 
 
 def test_a_setting_of_the_wrong_type_is_a_clear_error_not_a_traceback(tmp_path):
-    folder = copy_course(str(tmp_path / "course"))
+    folder = copy_course(str(tmp_path / "course"), for_make=True)
     line = with_config(folder, ("c.SandboxGrader.memory_mib = 3072",
                                 'c.SandboxGrader.memory_mib = "lots"'))
     grader = subprocess.run([sys.executable, "-m", "grader", "autograde", "parameters"],
@@ -137,7 +137,7 @@ def test_a_setting_of_the_wrong_type_is_a_clear_error_not_a_traceback(tmp_path):
 
 
 def test_a_misspelt_setting_name_warns_with_the_line_and_the_likely_name(tmp_path):
-    folder = copy_course(str(tmp_path / "course"))
+    folder = copy_course(str(tmp_path / "course"), for_make=True)
     line = with_config(folder, ("c.Execute.timeout = 60", "c.Execute.timout = 60"))
     result = make(folder, "check-config")
     assert result.returncode == 0, result.stderr
