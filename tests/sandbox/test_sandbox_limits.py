@@ -18,10 +18,10 @@ def test_a_notebook_has_a_wall_clock_budget_restarts_included(tiny_course, tmp_p
     folder = tmp_path / "submitted" / "slow" / "tiny"
     folder.mkdir(parents=True)
     (folder / "tiny.ipynb").write_text(json.dumps(nb))
-    job = read_job("slow", "tiny", str(folder),
-                   read_instructor_notebooks({"tiny": os.path.join(tiny_course, "source", "tiny",
-                                                                   "tiny.ipynb")}),
-                   Limits(timeout=3, memory_mib=1536), notebook_timeout=6)
+    assignment = Assignment("tiny", read_instructor_notebooks(
+        {"tiny": os.path.join(tiny_course, "source", "tiny", "tiny.ipynb")}),
+        Limits(timeout=3, memory_mib=1536), "gptcourse", notebook_timeout=6)
+    job = read_job(assignment, "slow", str(folder))
     record = grade_student(job)
     notebook = record.notebooks[0]
     tests = {t.grade_id: t for t in notebook.tests}

@@ -122,7 +122,8 @@ def check(kernel, code, setup=("import torch",), solutions=("def double(x):\n   
 
     from grader.checks import Checker
 
-    return Checker(list(setup), list(solutions), "gptcourse").check(code, kernel, time.monotonic() + 5, 5)
+    checker = Checker(list(setup), list(solutions), "gptcourse")
+    return checker.check(code, kernel, time.monotonic() + 5, 5)
 
 
 def test_the_checker_runs_the_test_here_with_the_kernels_answers():

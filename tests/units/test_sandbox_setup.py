@@ -19,7 +19,8 @@ def test_the_sandboxed_package_has_stubs_for_the_answers_and_the_rest_unchanged(
     import gptcourse
     from grader.sandbox import sandboxed_package
 
-    copy = sandboxed_package("gptcourse", ("count_parameters", "generate_text_simple"), root=str(tmp_path))
+    copy = sandboxed_package("gptcourse", ("count_parameters", "generate_text_simple"),
+                             root=str(tmp_path))
     with open(os.path.join(copy, "counting.py"), encoding="utf-8") as handle:
         counting = handle.read()
     assert "p.numel()" not in counting.split("def count_parameters")[1].split("def ")[0]
