@@ -488,8 +488,9 @@ def test_clicking_a_reveal_shows_the_answer(browser, server):
     assert "[2, 4, 50257]" in text
 
 
-def test_launch_and_download_buttons_are_links_only(browser, server):
-    """Binder, Colab and the .ipynb download are plain links; loading contacted none."""
+def test_download_button_offers_the_notebook_and_no_button_points_at_a_placeholder(
+        browser, server):
+    """The .ipynb download is a plain link; with repository.url empty, no launch button."""
     page, recorder = _open(browser, f"{server}/book/counting.html")
     try:
         hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.href)")
@@ -499,11 +500,75 @@ def test_launch_and_download_buttons_are_links_only(browser, server):
         notebook = json.loads(response.body())
     finally:
         page.close()
-    assert any(urlparse(h).hostname == "mybinder.org" for h in hrefs)
-    assert any(urlparse(h).hostname == "colab.research.google.com" for h in hrefs)
+    assert yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"] == ""
+    hosts = {urlparse(h).hostname for h in hrefs}
+    assert not hosts & {"mybinder.org", "colab.research.google.com"}, "a launch button is on"
+    assert not any("example-org" in h for h in hrefs), "a link to the placeholder repository"
     assert recorder.foreign() == []
     assert notebook["nbformat"] == 4
     assert any("parameter_breakdown" in "".join(c["source"]) for c in notebook["cells"])
+
+
+# A one-page book with the site's configuration, extensions and styles, built to see
+# what repository.url does to the buttons without building the whole site again.
+SCRATCH_PAGE = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A page
+
+```{code-cell} ipython3
+1 + 1
+```
+"""
+
+
+def _build_scratch_book(tmp_path, repository_url):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["repository"]["url"] = repository_url
+    config["execute"]["execute_notebooks"] = "force"  # one cell: 1 + 1
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "page.md").write_text(SCRATCH_PAGE)
+    (tmp_path / "book" / "page.ipynb").write_text("{}")  # the paired notebook
+    for name in ("_ext", "_static", "favicon.svg"):
+        (tmp_path / "book" / name).symlink_to(ROOT / "book" / name)
+    (tmp_path / ".book-deps" / "static").mkdir(parents=True)
+    return subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "jupyter-book"), "build", str(tmp_path),
+         "--warningiserror", "--nitpick", "--keep-going"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+
+
+def test_a_repository_url_turns_on_launch_buttons_that_open_the_paired_notebook(tmp_path):
+    """With repository.url set, Binder and Colab open book/<page>.ipynb in that repository."""
+    result = _build_scratch_book(tmp_path, "https://github.com/rasbt/LLMs-from-scratch")
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    markup = (tmp_path / "_build" / "html" / "book" / "page.html").read_text()
+    hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', markup)]
+    colab = [h for h in hrefs if urlparse(h).hostname == "colab.research.google.com"]
+    binder = [h for h in hrefs if urlparse(h).hostname == "mybinder.org"]
+    assert colab == ["https://colab.research.google.com/github/rasbt/LLMs-from-scratch"
+                     "/blob/main/book/page.ipynb"], colab
+    assert binder and all(h.endswith("book/page.ipynb") for h in binder), binder
+    assert "https://github.com/rasbt/LLMs-from-scratch" in hrefs, "no repository button"
+
+
+def test_a_placeholder_repository_url_stops_the_build_with_a_message(tmp_path):
+    """The build fails, saying what to set, while repository.url is a placeholder."""
+    result = _build_scratch_book(tmp_path, "https://github.com/example-org/gptcourse")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-4000:]
+    assert "repository.url is 'https://github.com/example-org/gptcourse'" in output, output[-4000:]
+    assert "leave it empty" in output
 
 
 def test_screenshots_were_saved_for_every_chapter(browser, server):
