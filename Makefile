@@ -107,6 +107,8 @@ $(MATHJAX):
 	cp -r .book-deps/node_modules/mathjax/es5 .book-deps/static/mathjax
 	touch $@
 
+# Each page's paired notebook, book/<page>.ipynb, is rewritten first when its page changed
+# (book/_ext/pair_notebooks.py; the launch buttons open it: commit it with the page).
 # Pages that need running are executed BOOK_JOBS at a time first (book/_ext/execute_pages.py)
 # into the same cache, so the build itself only reads them.
 BOOK_JOBS ?= $(shell nproc)
@@ -117,6 +119,7 @@ book: $(STAMP) $(MATHJAX)
 	  echo "gptcourse, exercises/ or nbgrader_config.py changed: running every page again"; \
 	  rm -rf $(BOOK_BUILD)/.jupyter_cache $(BOOK_BUILD)/.doctrees; \
 	fi
+	$(BIN)/python book/_ext/pair_notebooks.py
 	$(BIN)/python book/_ext/execute_pages.py $(BOOK_BUILD)/.jupyter_cache $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . --path-output $(BOOK_OUT) --warningiserror --nitpick --keep-going
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key

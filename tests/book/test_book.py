@@ -93,6 +93,18 @@ REQUIRED_TEXT = [
     ("book/homework", "earns nothing"),
     ("book/homework", "count_on_meta(config)"),
     ("book/homework", "generate_until(model, idx, max_new_tokens, context_size, stop_id)"),
+    # the reference book, described as it is: it copies wte into the head when it loads
+    # GPT-2's weights, claims less compute, and prints its first logits in train mode
+    ("book/tying", "its loader copies the token-embedding matrix wte into the output head"),
+    ("book/tying", "computational complexity of the model"),
+    ("book/mistakes", "copies the token-embedding matrix into the output head"),
+    ("book/intro", "with dropout still on, before model.eval()"),
+    ("book/output", "without model.eval()"),
+    # a tied model's state_dict: the matrix twice and the masks
+    ("book/tying", "sums to 175,592,448"),
+    # PyTorch stores a linear layer's weight as [out_features, in_features]
+    ("book/counting", "shows [3072, 768] in the tree above"),
+    ("book/tying", "defaults to true when the file leaves it out"),
 ]
 
 # Statements an earlier edition made that were imprecise or wrong; none may come back.
@@ -104,6 +116,28 @@ WITHDRAWN_TEXT = [
     ("book/mistakes", "Reading the last dimension as words"),
     ("book/homework", "not available in the notebook"),
     ("book/output", "(batch, position, vocabulary)"),
+    # the second edition's, corrected after the learner's review
+    ("book/intro", "total conviction"),
+    ("book/intro", "picks up where chapter 4"),
+    ("book/intro", "Nothing is typed in by hand"),
+    ("book/intro", "decode, repeat"),
+    ("book/output", "which is why the model produces them all"),
+    ("book/output", "too big to build"),
+    ("book/counting", "PyTorch can print the same map"),
+    ("book/counting", "holds an m × n weight matrix"),
+    ("book/counting", "four times and narrows"),
+    ("book/counting", "counted in"),
+    ("book/counting", "no memory at all"),
+    ("book/tying", "keeps it that way"),
+    ("book/tying", "exactly like the untied one"),
+    ("book/tying", "large, noisy gradients"),
+    ("book/tying", "redraw only the token matrix and the position rows"),
+    ("book/logits_to_text", "append and repeat"),
+    ("book/logits_to_text", "what sampling and training use"),
+    ("book/logits_to_text", "by a hair"),
+    ("book/mistakes", "Subtracting the wrong block"),
+    ("book/mistakes", "and this course's, does not"),
+    ("book/homework", "One mistake, one question"),
 ]
 
 ASSIGNMENTS = {
@@ -247,6 +281,13 @@ def test_tied_models_score_for_the_token_just_read_is_d_over_root_two_not_d(site
     predicted = _number_after(site, "book/tying", "768 / \u221a2 =")
     assert abs(predicted - 768 / 2**0.5) < 1
     assert 0.85 * predicted < score < 1.15 * predicted, (score, predicted)
+
+
+def test_the_blocks_variance_closes_the_rest_of_the_gap(site):
+    """Dividing by the measured scale of the residual stream predicts the score within 10%."""
+    score = _number_after(site, "book/tying", "The score of the token just read is about")
+    refined = _number_after(site, "book/tying", "becomes about")
+    assert abs(refined - score) < 0.1 * score, (refined, score)
 
 
 def test_the_fix_says_how_much_larger_the_position_rows_would_be(site):
@@ -490,8 +531,9 @@ def test_clicking_a_reveal_shows_the_answer(browser, server):
     assert "[2, 4, 50257]" in text
 
 
-def test_launch_and_download_buttons_are_links_only(browser, server):
-    """Binder, Colab and the .ipynb download are plain links; loading contacted none."""
+def test_download_button_offers_the_notebook_and_no_button_points_at_a_placeholder(
+        browser, server):
+    """The .ipynb download is a plain link; with repository.url empty, no launch button."""
     page, recorder = _open(browser, f"{server}/book/counting.html")
     try:
         hrefs = page.eval_on_selector_all("a", "els => els.map(e => e.href)")
@@ -501,11 +543,120 @@ def test_launch_and_download_buttons_are_links_only(browser, server):
         notebook = json.loads(response.body())
     finally:
         page.close()
-    assert any(urlparse(h).hostname == "mybinder.org" for h in hrefs)
-    assert any(urlparse(h).hostname == "colab.research.google.com" for h in hrefs)
+    assert yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"] == ""
+    hosts = {urlparse(h).hostname for h in hrefs}
+    assert not hosts & {"mybinder.org", "colab.research.google.com"}, "a launch button is on"
+    assert not any("example-org" in h for h in hrefs), "a link to the placeholder repository"
     assert recorder.foreign() == []
     assert notebook["nbformat"] == 4
     assert any("parameter_breakdown" in "".join(c["source"]) for c in notebook["cells"])
+
+
+# A one-page book with the site's configuration, extensions and styles, built to see
+# what repository.url does to the buttons without building the whole site again.
+SCRATCH_PAGE = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A page
+
+```{code-cell} ipython3
+1 + 1
+```
+"""
+
+
+def _build_scratch_book(tmp_path, repository_url):
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    config["repository"]["url"] = repository_url
+    config["execute"]["execute_notebooks"] = "force"  # one cell: 1 + 1
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/page\n")
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "page.md").write_text(SCRATCH_PAGE)
+    (tmp_path / "book" / "page.ipynb").write_text("{}")  # the paired notebook
+    for name in ("_ext", "_static", "favicon.svg"):
+        (tmp_path / "book" / name).symlink_to(ROOT / "book" / name)
+    (tmp_path / ".book-deps" / "static").mkdir(parents=True)
+    return subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "jupyter-book"), "build", str(tmp_path),
+         "--warningiserror", "--nitpick", "--keep-going"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S)
+
+
+def test_a_repository_url_turns_on_launch_buttons_that_open_the_paired_notebook(tmp_path):
+    """With repository.url set, Binder and Colab open book/<page>.ipynb in that repository."""
+    result = _build_scratch_book(tmp_path, "https://github.com/rasbt/LLMs-from-scratch")
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    markup = (tmp_path / "_build" / "html" / "book" / "page.html").read_text()
+    hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', markup)]
+    colab = [h for h in hrefs if urlparse(h).hostname == "colab.research.google.com"]
+    binder = [h for h in hrefs if urlparse(h).hostname == "mybinder.org"]
+    assert colab == ["https://colab.research.google.com/github/rasbt/LLMs-from-scratch"
+                     "/blob/main/book/page.ipynb"], colab
+    assert binder and all(h.endswith("book/page.ipynb") for h in binder), binder
+    assert "https://github.com/rasbt/LLMs-from-scratch" in hrefs, "no repository button"
+
+
+def test_a_placeholder_repository_url_stops_the_build_with_a_message(tmp_path):
+    """The build fails, saying what to set, while repository.url is a placeholder."""
+    result = _build_scratch_book(tmp_path, "https://github.com/example-org/gptcourse")
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output[-4000:]
+    assert "repository.url is 'https://github.com/example-org/gptcourse'" in output, output[-4000:]
+    assert "leave it empty" in output
+
+
+@pytest.mark.parametrize("page,token", [("book/output", "' Ae'"),
+                                        ("book/logits_to_text", "' Feature'")])
+def test_a_token_keeps_its_straight_quotes_and_leading_space(site, page, token):
+    """Sphinx's smart quotes would turn ' Ae' into curly quotes that hide its space."""
+    text = _visible_text(_page_html(site, page))
+    curly = "\u2018" + token[1:-1] + "\u2019", "\u2019" + token[1:-1] + "\u2019"
+    assert token in text, f"{token!r} missing from {page}"
+    assert not any(c in text for c in curly), f"{page} shows {token!r} with curly quotes"
+
+
+def test_glued_numbers_have_the_weight_of_their_sentence(browser, server):
+    """A computed number reads as part of its sentence: bold only inside bold text."""
+    page, _ = _open(browser, f"{server}/book/counting.html")
+    try:
+        pairs = page.eval_on_selector_all(
+            "article .pasted-text", "els => els.map(e => [getComputedStyle(e).fontWeight, "
+            "getComputedStyle(e.parentElement).fontWeight])")
+    finally:
+        page.close()
+    assert len(pairs) > 20
+    assert all(own == parent for own, parent in pairs), pairs
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_sizes_table_fits_the_page_and_reflows_on_a_phone(browser, server, width):
+    """At 1280 px every column of the counting page's sizes table is in view; at a phone's
+    width each row is a card whose values carry their column's heading."""
+    page = browser.new_page()
+    try:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(f"{server}/book/counting.html", wait_until="networkidle")
+        table = page.locator("table.reflow").first
+        fits = table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1")
+        last = table.locator("tbody tr").first.locator("td").last
+        display = last.evaluate("td => getComputedStyle(td).display")
+        label = last.get_attribute("data-label")
+        page_fits = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        page.close()
+    assert fits, "the sizes table is wider than the text column"
+    assert page_fits, "the page scrolls sideways"
+    assert label == "published (tied, q/k/v biases)"
+    assert display == ("table-cell" if width == 1280 else "flex")
 
 
 def test_screenshots_were_saved_for_every_chapter(browser, server):
