@@ -1,4 +1,4 @@
-"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer and greedy generation."""
+"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer and text generation."""
 
 from .counting import (
     MIB,
@@ -16,7 +16,7 @@ from .counting import (
     parameter_summary,
     state_dict_numel,
 )
-from .generation import generate_text_simple
+from .generation import generate_text_simple, sample_next_token
 from .model import GPT2_CONFIGS, GPT_CONFIG_124M, GPTModel, tie_weights, validate_config
 from .tokenizer import TokenizerFileError, get_tokenizer, text_to_token_ids, token_ids_to_text
 
@@ -40,6 +40,7 @@ __all__ = [
     "module_tree",
     "parameter_breakdown",
     "parameter_summary",
+    "sample_next_token",
     "state_dict_numel",
     "text_to_token_ids",
     "tie_weights",

@@ -1,4 +1,8 @@
-"""Greedy text generation: logits of the last position -> most likely id -> append."""
+"""Text generation: logits of the last position -> next id -> append.
+
+``generate_text_simple`` chooses greedily (the most likely id); ``sample_next_token``
+draws the next id at random instead, after temperature, top-k and top-p.
+"""
 
 import torch
 
@@ -19,3 +23,30 @@ def generate_text_simple(model, idx, max_new_tokens, context_size):
         idx_next = torch.argmax(probas, dim=-1, keepdim=True)  # [batch, 1]
         idx = torch.cat((idx, idx_next), dim=1)  # [batch, num_tokens + 1]
     return idx
+
+
+def sample_next_token(logits, temperature=1.0, top_k=None, top_p=None, generator=None):
+    """Draw one id per row of ``logits`` [batch, vocab_size]; return [batch, 1].
+
+    In this order: divide the logits by ``temperature`` (below 1 sharpens, above 1
+    flattens); keep only the ``top_k`` largest; keep only the smallest set of most
+    likely ids whose probabilities add up to at least ``top_p`` (nucleus
+    sampling); then draw from the softmax of what is left with
+    ``torch.multinomial``. Pass a seeded ``torch.Generator`` to get the same
+    draws every time.
+    """
+    if temperature <= 0:
+        raise ValueError(f"temperature must be positive, got {temperature!r}")
+    logits = logits / temperature
+    if top_k is not None:
+        kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]  # [batch, 1]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    if top_p is not None:
+        sorted_logits, order = torch.sort(logits, dim=-1, descending=True)
+        cumulative = torch.softmax(sorted_logits, dim=-1).cumsum(dim=-1)
+        # drop an id once the ids before it already reach top_p (the first always stays)
+        drop_sorted = (cumulative - torch.softmax(sorted_logits, dim=-1)) >= top_p
+        drop = drop_sorted.scatter(-1, order, drop_sorted)  # back to vocabulary order
+        logits = logits.masked_fill(drop, float("-inf"))
+    probas = torch.softmax(logits, dim=-1)  # [batch, vocab_size]
+    return torch.multinomial(probas, num_samples=1, generator=generator)  # [batch, 1]
