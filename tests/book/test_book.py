@@ -47,6 +47,7 @@ FIGURES = [
     ("book/tying", "tying-logits-chart"),
     ("book/logits_to_text", "next-token-chart"),
     ("book/counting", "model-diagram"),
+    ("book/logits_to_text", "temperature-chart"),
 ]
 
 # Golden values from the course's specification, as a reader must see them.
@@ -105,6 +106,13 @@ REQUIRED_TEXT = [
     # PyTorch stores a linear layer's weight as [out_features, in_features]
     ("book/counting", "shows [3072, 768] in the tree above"),
     ("book/tying", "defaults to true when the file leaves it out"),
+    # beyond greedy: temperature, top-k, top-p, seeded draws; the tied model's stretch
+    # as a temperature; greedy's loop; the loop's cost with and without a KV cache
+    ("book/logits_to_text", "top-p 0.9 keeps 38,201 tokens"),
+    ("book/logits_to_text", "head weights 48.0 times larger"),
+    ("book/logits_to_text", "stretching scores by 48 is sampling at a temperature of 0.0208"),
+    ("book/logits_to_text", "'Hello, I am am am am am'"),
+    ("book/logits_to_text", "it is 503,500 against 1,003"),
 ]
 
 # Statements an earlier edition made that were imprecise or wrong; none may come back.
