@@ -113,6 +113,18 @@ REQUIRED_TEXT = [
     ("book/logits_to_text", "stretching scores by 48 is sampling at a temperature of 0.0208"),
     ("book/logits_to_text", "'Hello, I am am am am am'"),
     ("book/logits_to_text", "it is 503,500 against 1,003"),
+    # tying in training: the summed gradient, the optimiser built too early, the saved file
+    ("book/tying", "rows with a gradient: lookup 5 head 50,257 shared 50,257"),
+    ("book/tying", "optimiser holds the old head: True"),
+    ("book/tying", "the whole 147.24 MiB that tying was meant to save"),
+    ("book/tying", "loaded into a fresh model, tied: False equal values: True"),
+    ("book/tying", "torch.save(model), loaded, tied: True"),
+    # the slips every learner makes: no eval(), tying late, softmax twice, UTF-8 split
+    ("book/mistakes", "two calls in training mode differ by up to"),
+    ("book/mistakes", "Tie before building the optimiser"),
+    ("book/mistakes", "probabilities: 10.8249"),
+    ("book/mistakes", "'Tokyo is \ufffd\ufffd\ufffd\ufffd\ufffd'"),
+    ("book/mistakes", "'Tokyo is 東京'"),
 ]
 
 # Statements an earlier edition made that were imprecise or wrong; none may come back.
