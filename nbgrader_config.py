@@ -144,8 +144,10 @@ c.LateSubmissionPlugin.penalty_method = "zero"
 # cgroups; `make autograde` prints which). Its grade report goes to course-data/reports/.
 c.SandboxGrader.memory_mib = 3072
 # Inside the sandbox, the course package's functions that an assignment asks students
-# to write are stubs that say "write your own"; these compute answers too:
-c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary"]
+# to write are stubs that say "write your own"; these compute answers too
+# (sample_next_token with top_k=1 is the greedy choice the homework asks for):
+c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary",
+                                "sample_next_token"]
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

@@ -148,5 +148,5 @@ def test_the_grader_says_which_limits_and_stubs_are_in_force(graded):
             f"in all ({how})") in printed
     stubs = printed.split("(stubs in the sandbox): ")[1].splitlines()[0].split(", ")
     assert {"count_parameters", "count_tied_parameters", "model_size_mib",
-            "parameter_breakdown", "parameter_summary"} <= set(stubs)
+            "parameter_breakdown", "parameter_summary", "sample_next_token"} <= set(stubs)
     assert not {"GPTModel", "tie_weights", "get_tokenizer"} & set(stubs)
