@@ -80,6 +80,17 @@ $(HUB_PROXY): | system
 	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
 # --- end of the JupyterHub test set-up ------------------------------------------
 
+# --- set-up of the site's accessibility test (tests/book/test_accessibility.py) ---
+# axe-core from npm into .book-deps/ (git-ignored), injected into each page by the
+# test, so nothing is fetched while it runs.
+AXE_VERSION := 4.10.3
+AXE := .book-deps/node_modules/axe-core/axe.min.js
+test: $(AXE)
+$(AXE): | system
+	npm install --prefix .book-deps --no-audit --no-fund --silent axe-core@$(AXE_VERSION)
+	touch $@
+# --- end of the accessibility test set-up ---------------------------------------
+
 # The quick subset: the folders of tests that grade no notebook, build no site and start
 # no sandbox or server (every other test is marked slow: `pytest -m "not slow"` is the same).
 test-fast: $(STAMP)
