@@ -1,19 +1,15 @@
 """The course site as a reader gets it: built strictly, complete, free of solutions, offline.
 
-One session fixture builds the site with ``make book`` (or reuses ``_build/html``
-when a finished build is newer than every page, config and package file). The
-browser tests serve it on 127.0.0.1 and open every page in headless Chromium
-through Playwright, recording each network request. Screenshots of every chapter
+The fixtures that build the site, serve it on 127.0.0.1 and open it in headless
+Chromium through Playwright are in conftest.py (the accessibility test shares them);
+the browser tests here record each network request. Screenshots of every chapter
 land in ``_build/screenshots/`` for a person to look at.
 """
 
-import functools
 import html
-import http.server
 import json
 import re
 import subprocess
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlparse
@@ -26,13 +22,7 @@ from testsupport.course import ROOT as COURSE_ROOT
 
 ROOT = Path(COURSE_ROOT).resolve()
 SITE = ROOT / "_build" / "html"
-BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without error
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 BUILD_TIMEOUT_S = 600
 
 # Every page of the table of contents, in reading order.
@@ -164,39 +154,6 @@ ASSIGNMENTS = {
     "parameters": "parameters.ipynb",
     "logits-to-text": "logits_to_text.ipynb",
 }
-
-
-# --------------------------------------------------------------------------- build
-
-def _inputs():
-    """Every file whose change means the site must be rebuilt."""
-    files = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "nbgrader_config.py"]
-    files += [p for p in (ROOT / "book").rglob("*") if p.is_file()]
-    files += [p for p in (ROOT / "src" / "gptcourse").rglob("*")
-              if p.is_file() and "__pycache__" not in p.parts]
-    files += list((ROOT / "exercises").rglob("*.ipynb"))
-    return [p for p in files if p.exists()]
-
-
-def _build_is_fresh():
-    if not BUILD_OK.exists():
-        return False
-    built = BUILD_OK.stat().st_mtime
-    return all(p.stat().st_mtime < built for p in _inputs())
-
-
-@pytest.fixture(scope="session")
-def site():
-    """``_build/html``, built by ``make book`` unless a finished build is up to date."""
-    if not _build_is_fresh():
-        result = subprocess.run(
-            ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
-            timeout=BUILD_TIMEOUT_S,
-        )
-        if result.returncode != 0 or not BUILD_OK.exists():
-            log = (result.stdout + result.stderr)[-6000:]
-            pytest.fail(f"`make book` failed (exit {result.returncode}):\n{log}")
-    return SITE
 
 
 def _page_html(site, page):
@@ -430,40 +387,6 @@ def test_homework_links_the_student_notebook(site, assignment, notebook):
 
 
 # --------------------------------------------------------------------------- browser
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="session")
-def server(site):
-    """The built site over HTTP on 127.0.0.1 (a random free port)."""
-    handler = functools.partial(_QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="module")  # closed before other modules start their own browser
-def browser(tmp_path_factory):
-    """Debian's Chromium, headless, with a fresh profile, driven through Playwright."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make system` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900},
-        )
-        yield context
-        context.close()
-
 
 class _Recorder:
     """Every request, failed request, bad response and console error of one page."""

@@ -1,0 +1,92 @@
+"""What the site's tests share: the built site, a local server for it, and a browser.
+
+One session fixture builds the site with ``make book`` (or reuses ``_build/html``
+when a finished build is newer than every page, config and package file); the
+browser tests serve it on 127.0.0.1 and open it in Debian's headless Chromium
+through Playwright.
+"""
+
+import functools
+import http.server
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+
+from testsupport.course import ROOT as COURSE_ROOT
+
+ROOT = Path(COURSE_ROOT).resolve()
+SITE = ROOT / "_build" / "html"
+BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without error
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+BUILD_TIMEOUT_S = 600
+
+
+def _inputs():
+    """Every file whose change means the site must be rebuilt."""
+    files = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "nbgrader_config.py"]
+    files += [p for p in (ROOT / "book").rglob("*") if p.is_file()]
+    files += [p for p in (ROOT / "src" / "gptcourse").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts]
+    files += list((ROOT / "exercises").rglob("*.ipynb"))
+    return [p for p in files if p.exists()]
+
+
+def _build_is_fresh():
+    if not BUILD_OK.exists():
+        return False
+    built = BUILD_OK.stat().st_mtime
+    return all(p.stat().st_mtime < built for p in _inputs())
+
+
+@pytest.fixture(scope="session")
+def site():
+    """``_build/html``, built by ``make book`` unless a finished build is up to date."""
+    if not _build_is_fresh():
+        result = subprocess.run(
+            ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
+        if result.returncode != 0 or not BUILD_OK.exists():
+            log = (result.stdout + result.stderr)[-6000:]
+            pytest.fail(f"`make book` failed (exit {result.returncode}):\n{log}")
+    return SITE
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    """The built site over HTTP on 127.0.0.1 (a random free port)."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")  # closed before other modules start their own browser
+def browser(tmp_path_factory):
+    """Debian's Chromium, headless, with a fresh profile, driven through Playwright."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make system` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        yield context
+        context.close()
