@@ -28,6 +28,8 @@ help:
 	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
+	@echo "                           (and a list of those who did not hand in through it)"
+	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
@@ -188,7 +190,7 @@ define for_each_assignment
 	done
 endef
 .PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
-	autograde feedback release-feedback grades rehearse
+	autograde feedback release-feedback feedback-zip grades rehearse
 
 check-config: $(STAMP)
 	$(CHECK_CONFIG)
@@ -247,9 +249,17 @@ feedback: $(STAMP)
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) generate_feedback $$assignment --force)
 
+# Through the exchange for those who handed in through it (nbgrader's release_feedback);
+# one line for each student whose feedback must go another way (make feedback-zip).
 release-feedback: $(STAMP)
 	$(CHECK_CONFIG)
-	$(call for_each_assignment,$(NBGRADER) release_feedback $$assignment)
+	$(call for_each_assignment,$(GRADER) release-feedback $$assignment)
+
+# The feedback pages of the students collected with make collect-zip, in one zip per
+# assignment named as the LMS takes it back: course-data/lms/feedback-<assignment>.zip.
+feedback-zip: $(STAMP)
+	$(CHECK_CONFIG)
+	$(call for_each_assignment,$(GRADER) feedback-zip $$assignment)
 
 grades: $(STAMP)
 	$(CHECK_CONFIG)
