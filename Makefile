@@ -20,6 +20,7 @@ help:
 	@echo "  make clean               remove the built site"
 	@echo "Rehearsal: a whole fake class on this machine"
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
+	@echo "  make rehearse-lms        the same without a hub: a Canvas download, extensions, feedback zip"
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
 	@echo "  make release             solutions/ -> exercises/ and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
@@ -190,7 +191,7 @@ define for_each_assignment
 	done
 endef
 .PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
-	autograde feedback release-feedback feedback-zip grades rehearse
+	autograde feedback release-feedback feedback-zip grades rehearse rehearse-lms
 
 check-config: $(STAMP)
 	$(CHECK_CONFIG)
@@ -269,6 +270,11 @@ grades: $(STAMP)
 rehearse: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse --students "$$REHEARSAL_STUDENTS"
+
+# A class that hands in through Canvas, in course-data/rehearsal-lms/ (see the README).
+rehearse-lms: $(STAMP) grading-system
+	$(CHECK_CONFIG)
+	$(GRADER) rehearse-lms
 
 clean:
 	rm -rf _build

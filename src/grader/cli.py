@@ -11,6 +11,7 @@
     python -m grader release-feedback ASSIGNMENT
     python -m grader feedback-zip ASSIGNMENT
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
+    python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -24,7 +25,8 @@ writes grades.csv, the LMS exports, summary.txt and the grade report pages;
 `release-feedback` releases feedback through the exchange to the students who
 handed in through it and lists the others; `feedback-zip` puts the feedback of
 the students collected from an LMS into one zip that the LMS takes back;
-`rehearse` runs a whole fake class on this machine (make rehearse).
+`rehearse` runs a whole fake class on this machine (make rehearse), `rehearse-lms`
+one that hands in through Canvas instead of a hub (make rehearse-lms).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -43,7 +45,7 @@ from .autograde import autograde
 from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
 from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
-from .rehearsal import RehearsalError, rehearse
+from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load
 
@@ -119,6 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 "course-data/rehearsal)")
     rehearsal.add_argument("--assignment", action="append", default=[],
                            help="rehearse this assignment only (repeatable; default: all)")
+    lms_rehearsal = commands.add_parser("rehearse-lms", help="a whole fake class that hands "
+                                        "in through Canvas, without a hub")
+    lms_rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal-lms"),
+                               help="where the rehearsal runs (replaced; default "
+                                    "course-data/rehearsal-lms)")
+    lms_rehearsal.add_argument("--assignment", action="append", default=[],
+                               help="rehearse this assignment only (repeatable; default: all)")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -217,7 +226,13 @@ def run_rehearsal(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_lms_rehearsal(args: argparse.Namespace) -> int:
+    rehearse_lms(os.path.abspath(args.course), args.folder, args.assignment)
+    return 0
+
+
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "grades": run_grades, "release-feedback": run_release_feedback,
-            "feedback-zip": run_feedback_zip, "rehearse": run_rehearsal}
+            "feedback-zip": run_feedback_zip, "rehearse": run_rehearsal,
+            "rehearse-lms": run_lms_rehearsal}
