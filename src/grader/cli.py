@@ -7,6 +7,7 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
+    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
 
@@ -19,7 +20,8 @@ nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
-`rehearse` runs a whole fake class on this machine (make rehearse).
+`rehearse` runs a whole fake class on this machine (make rehearse);
+`collect-zip` puts the notebooks of an LMS's download into submitted/ (make collect-zip).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -36,6 +38,7 @@ import sys
 
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
+from .lms import collect_zip
 from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import RehearsalError, rehearse
 from .reports import import_roster, write_grades, write_summary
@@ -97,6 +100,12 @@ def build_parser() -> argparse.ArgumentParser:
     due.add_argument("duedate", help='e.g. "2026-12-01 17:00:00 UTC"; "none" removes it')
     roster = commands.add_parser("roster", help="import the class roster from a CSV")
     roster.add_argument("csv")
+    collect = commands.add_parser("collect-zip",
+                                  help="an LMS's download of one assignment into submitted/")
+    collect.add_argument("assignment")
+    collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
+    collect.add_argument("--lms", choices=["canvas", "moodle"], default="canvas",
+                         help="which LMS made the zip (default canvas)")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
@@ -167,8 +176,18 @@ def run_due(args: argparse.Namespace) -> int:
 
 def run_roster(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    people = import_roster(settings, args.csv)
+    notes = []
+    people = import_roster(settings, args.csv, notes)
+    for note in notes:
+        print(note)
     print(f"{len(people)} student(s) imported into the gradebook from {args.csv}")
+    return 0
+
+
+def run_collect_zip(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    for line in collect_zip(settings, args.assignment, args.zip, args.lms):
+        print(line)
     return 0
 
 
@@ -191,4 +210,4 @@ def run_rehearsal(args: argparse.Namespace) -> int:
 
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "rehearse": run_rehearsal}
+            "grades": run_grades, "rehearse": run_rehearsal, "collect-zip": run_collect_zip}

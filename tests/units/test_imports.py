@@ -23,7 +23,7 @@ FLOORS = {
     "worker": 6,
     "recording": 7,
     "reports": 8,
-    "engines": 9,
+    "engines": 9, "lms": 9,
     "autograde": 10, "rehearsal": 10,
     "cli": 11,
     "__main__": 12,
