@@ -227,9 +227,59 @@ def transfer_with_nbgrader(settings: Settings, assignment: str, lms: str, chosen
             app.process_extracted_files()
         except SystemExit:  # nbgrader's app.fail: logged, then exits
             raise CourseError(f"nbgrader's zip_collect stopped collecting {assignment}; "
-                              f"run `nbgrader zip_collect --debug` to see why") from None
+                              f"what it replaced is kept in "
+                              f"{os.path.join(lms_folder(settings), 'replaced', assignment)}"
+                              ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def make_room(settings: Settings, assignment: str, student: str,
+              moment: datetime.datetime) -> tuple:
+    """(whether the zip's submission of `student`, handed in at `moment`, is to be collected;
+    the line that says what became of one collected before, or None). One collected before is
+    kept unless the zip's is later; a replaced one is moved to lms/replaced/ first."""
+    folder = os.path.join(settings.submitted, student, assignment)
+    if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
+        return False, f"kept {student}: {folder} is not a folder; left as it is"
+    if not os.path.isdir(folder):
+        return True, None
+    before, _ = read_timestamp(folder)
+    if before is None or before >= moment:
+        return False, (f"kept {student}'s {assignment} already collected ({shown_time(before)}): "
+                       f"the zip's, {shown_time(moment)}, is not later")
+    backup = os.path.join(lms_folder(settings), "replaced", assignment,
+                          f"{student} {before:%Y-%m-%d %H%M%S}")
+    if os.path.lexists(backup):  # the same submission, replaced before and collected again
+        shutil.rmtree(backup)
+    os.makedirs(os.path.dirname(backup), exist_ok=True)
+    shutil.move(folder, backup)
+    return True, (f"replaced {student}'s {assignment} collected before ({shown_time(before)}) "
+                  f"with the zip's, {shown_time(moment)}; the earlier one is kept in "
+                  f"{os.path.relpath(backup, settings.root)}")
+
+
+def update_manifest(settings: Settings, assignment: str, lms: str, collected: list,
+                    late: dict) -> None:
+    """lms/<assignment>.csv with a row per notebook `collected` ([Attempt]), replacing the
+    rows of the same students and keeping everyone else's; submitted_at is the text of the
+    timestamp.txt nbgrader wrote."""
+    path = manifest_path(settings, assignment)
+    students = {attempt.student_id for attempt in collected}
+    rows = [{field: row.get(field) or "" for field in MANIFEST_FIELDS}
+            for row in read_manifest(path) if row.get("student_id") not in students]
+    for attempt in collected:
+        stamp = os.path.join(settings.submitted, attempt.student_id, assignment, "timestamp.txt")
+        with open(stamp, encoding="utf-8") as handle:
+            submitted_at = handle.read().strip()
+        rows.append({"student_id": attempt.student_id, "lms": lms,
+                     "lms_user_id": attempt.name.lms_user_id,
+                     "attachment_id": attempt.name.attachment_id,
+                     "lms_file_name": attempt.entry.name, "submitted_at": submitted_at,
+                     "late": "true" if late[attempt.student_id] else "false",
+                     "notebook": attempt.notebook})
+    rows.sort(key=lambda row: (row["student_id"], row["notebook"]))
+    write_atomically(path, csv_text(rows, MANIFEST_FIELDS))
 
 
 def collect_zip(settings: Settings, assignment: str, zip_path: str, lms: str = "canvas"
@@ -245,70 +295,39 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str, lms: str = "
         raise CourseError("there is no roster to match the LMS's students with: run make "
                           "roster ROSTER=file first (Canvas's gradebook export or the course's "
                           "roster with lms_user_id)")
-    with open_archive(zip_path) as archive:
+    with open_archive(zip_path) as archive:  # every check before anything is written
         entries = checked_entries(archive, zip_path)
         attempts, skipped = sort_entries(lms, entries, notebooks, roster, assignment)
         latest, older = latest_attempts(attempts)
         contents = read_entries(archive, zip_path, [a.entry.name for a in latest])
     due = due_date(settings, assignment)
-    lines, by_student, times = [], {}, {}
-    for attempt in latest:
+    lines, times, late = [], {}, {}
+    for attempt in latest:  # a student's time: the latest of their notebooks'
         moment, note = submission_time(attempt, due)
-        if note:
-            lines.append(note)
-        by_student.setdefault(attempt.student_id, []).append((attempt, moment))
+        lines += [note] if note else []
         times[attempt.student_id] = max(moment, times.get(attempt.student_id, moment))
-    chosen, kept, replaced = [], [], []
-    for student, group in sorted(by_student.items()):
-        folder = os.path.join(settings.submitted, student, assignment)
-        if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
-            kept.append(f"kept {student}: {folder} is not a folder; left as it is")
-            continue
-        if os.path.isdir(folder):
-            before, _ = read_timestamp(folder)
-            if before is None or before >= times[student]:
-                kept.append(f"kept {student}'s {assignment} already collected "
-                            f"({shown_time(before)}): the zip's, {shown_time(times[student])}, "
-                            f"is not later")
-                continue
-            backup = os.path.join(lms_folder(settings), "replaced", assignment,
-                                  f"{student} {before:%Y-%m-%d %H%M%S}")
-            if os.path.lexists(backup):
-                shutil.rmtree(backup)
-            os.makedirs(os.path.dirname(backup), exist_ok=True)
-            shutil.move(folder, backup)
-            replaced.append(f"replaced {student}'s {assignment} collected before "
-                            f"({shown_time(before)}) with the zip's, "
-                            f"{shown_time(times[student])}; the earlier one is kept in "
-                            f"{os.path.relpath(backup, settings.root)}")
-        chosen += [attempt for attempt, _ in group]
+    for attempt in latest:
+        moment = times[attempt.student_id]
+        flagged = attempt.name.late if lms == "canvas" else bool(due and moment > due)
+        late[attempt.student_id] = late.get(attempt.student_id, False) or flagged
+    chosen, earlier = [], []
+    for student in sorted(times):
+        collect, line = make_room(settings, assignment, student, times[student])
+        earlier += [line] if line else []
+        chosen += [a for a in latest if a.student_id == student] if collect else []
     if chosen:
         transfer_with_nbgrader(settings, assignment, lms, chosen, contents, times)
-    rows = [{field: row.get(field) or "" for field in MANIFEST_FIELDS}
-            for row in read_manifest(manifest_path(settings, assignment))
-            if row.get("student_id") not in {a.student_id for a in chosen}]
+        update_manifest(settings, assignment, lms, chosen, late)
     for attempt in chosen:
-        folder = os.path.join(settings.submitted, attempt.student_id, assignment)
-        with open(os.path.join(folder, "timestamp.txt"), encoding="utf-8") as handle:
-            stamp = handle.read().strip()
-        late = attempt.name.late if lms == "canvas" else bool(due and times[attempt.student_id]
-                                                               > due)
-        rows.append({"student_id": attempt.student_id, "lms": lms,
-                     "lms_user_id": attempt.name.lms_user_id,
-                     "attachment_id": attempt.name.attachment_id,
-                     "lms_file_name": attempt.entry.name, "submitted_at": stamp,
-                     "late": "true" if late else "false", "notebook": attempt.notebook})
         lines.append(f"collected {attempt.student_id}: {attempt.notebook} from "
                      f"{attempt.entry.name!r} (submitted {shown_time(times[attempt.student_id])}"
-                     f"{', late' if late else ''})")
-    if chosen:
-        rows.sort(key=lambda row: (row["student_id"], row.get("notebook", "")))
-        write_atomically(manifest_path(settings, assignment), csv_text(rows, MANIFEST_FIELDS))
-    students = len({a.student_id for a in chosen})
-    lines += replaced + kept + skipped + older
-    lines.append(f"{assignment}: {students} student(s) collected from {zip_path} "
-                 f"({len(replaced)} replacing an earlier collect), {len(kept)} kept as collected "
-                 f"before, {len(skipped) + len(older)} file(s) skipped"
-                 + (f"; the manifest: {os.path.relpath(manifest_path(settings, assignment), settings.root)}"
-                    if chosen else ""))
+                     f"{', late' if late[attempt.student_id] else ''})")
+    replaced = [line for line in earlier if line.startswith("replaced")]
+    manifest = os.path.relpath(manifest_path(settings, assignment), settings.root)
+    lines += earlier + skipped + older
+    lines.append(f"{assignment}: {len({a.student_id for a in chosen})} student(s) collected from "
+                 f"{zip_path} ({len(replaced)} replacing an earlier collect), "
+                 f"{len(earlier) - len(replaced)} kept as collected before, "
+                 f"{len(skipped) + len(older)} file(s) skipped"
+                 + (f"; the manifest: {manifest}" if chosen else ""))
     return lines

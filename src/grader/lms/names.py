@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass
 
 from nbgrader.plugins import FileNameCollectorPlugin
-from traitlets import Dict, Unicode
+from traitlets import Dict, Unicode, observe
 
 # named groups, as nbgrader's FileNameCollectorPlugin.named_regexp takes them
 PATTERNS = {
@@ -108,15 +108,19 @@ class LmsFileNameCollector(FileNameCollectorPlugin):
     submission time; an entry missing from them is skipped."""
 
     lms = Unicode("canvas", help="which LMS wrote the names: canvas or moodle").tag(config=True)
+    named_regexp = Unicode(PATTERNS["canvas"].pattern, help="the LMS's pattern (from `lms`)")
     extracted = Unicode("", help="the folder the zip's entries were written to")
     student_ids = Dict(help="{entry name: course student id}")
     notebooks = Dict(help="{entry name: released notebook name}")
     timestamps = Dict(help="{entry name: submission time, as parse_utc reads it}")
 
+    @observe("lms")
+    def use_the_lms_pattern(self, change: dict) -> None:
+        self.named_regexp = PATTERNS[change["new"]].pattern
+
     def collect(self, submitted_file: str) -> dict | None:
         entry = os.path.relpath(submitted_file, self.extracted).replace(os.sep, "/")
-        name = read_lms_name(self.lms, entry)
-        if name is None or entry not in self.student_ids or not entry.endswith(".ipynb"):
+        if not entry.endswith(".ipynb") or not self._match(entry) or entry not in self.student_ids:
             return None
         return {"student_id": self.student_ids[entry], "file_id": self.notebooks[entry],
                 "timestamp": self.timestamps[entry], "first_name": None, "last_name": None,
