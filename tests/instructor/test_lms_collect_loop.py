@@ -4,7 +4,8 @@ latest notebook, scored, with nbgrader's late penalty for the one Canvas flagged
 
 The tiny assignment of testsupport.tiny_course, due 12:30, penalty "zero": alice uploads a
 partial notebook then the complete one (Canvas names it tiny-1.ipynb), bob a partial one
-his browser renamed "tiny (1).ipynb", carol the complete one an hour late.
+his browser renamed "tiny (1).ipynb", carol the complete one an hour late; dave, on the
+course's own roster, the complete one through Moodle, in folders.
 """
 
 import datetime
@@ -14,8 +15,8 @@ import pytest
 
 from testsupport.course import make, ready_for_make
 from testsupport.gradebook import sqlite_url
-from testsupport.lms_download import (canvas_gradebook_export, canvas_name, raw_zip,
-                                      with_info, write_zip)
+from testsupport.lms_download import (canvas_gradebook_export, canvas_name, moodle_name,
+                                      raw_zip, with_info, write_zip)
 from testsupport.tiny_course import (ANSWERS, ASSIGNMENT, MAX_SCORE, correct, fill, grader,
                                      make_course, released)
 
@@ -45,9 +46,17 @@ def loop(tmp_path_factory):
         (canvas_name("Carol", "Late", 103, 7004, "tiny.ipynb", late=True), correct(nb),
          NOON + datetime.timedelta(hours=1)),
     ])
+    with open(os.path.join(course, "more.csv"), "w", encoding="utf-8") as handle:
+        handle.write("id,first_name,last_name,section\ndave,Dave,Moodle,C\n")
+    write_zip(os.path.join(course, "moodle.zip"), [  # dave hands in on the Moodle of section C
+        (moodle_name("Dave", "Moodle", 2041633, "tiny.ipynb", folders=True), correct(nb),
+         NOON + datetime.timedelta(minutes=20))])
     steps = {"roster": make(course, "roster", "ROSTER=canvas-export.csv"),
+             "more": make(course, "roster", "ROSTER=more.csv"),
              "collect": make(course, "collect-zip", "ZIP=submissions.zip",
                              f"ASSIGNMENT={ASSIGNMENT}"),
+             "moodle": make(course, "collect-zip", "ZIP=moodle.zip", f"ASSIGNMENT={ASSIGNMENT}",
+                            "LMS=moodle"),
              "autograde": make(course, "autograde", f"ASSIGNMENT={ASSIGNMENT}", "JOBS=2")}
     for name, step in steps.items():
         assert step.returncode == 0, f"make {name}:\n{step.stdout[-3000:]}\n{step.stderr[-3000:]}"
@@ -68,6 +77,8 @@ def test_make_collect_zip_lists_what_it_collected_and_skipped(loop):
            "(submitted 2026-01-15 13:00:00 UTC, late)" in out
     assert "skipped 'liddellalice_101_7001_tiny.ipynb': an older attempt" in out
     assert "tiny: 3 student(s) collected from submissions.zip" in out
+    assert "collected dave: tiny.ipynb from 'Dave Moodle_2041633_assignsubmission_file_/" \
+           "tiny.ipynb' (submitted 2026-01-15 12:20:00 UTC)" in loop["moodle"].stdout
 
 
 def test_make_autograde_scores_the_latest_notebooks_with_the_late_penalty(loop):
@@ -79,7 +90,8 @@ def test_make_autograde_scores_the_latest_notebooks_with_the_late_penalty(loop):
     # nbgrader's score is the raw score; the penalty is taken off it in the exports
     assert rows == {"alice": (MAX_SCORE, 0.0, "2026-01-15 12:00:00"),
                     "bob": (3.0, 0.0, "2026-01-15 12:00:00"),
-                    "carol": (MAX_SCORE, MAX_SCORE, "2026-01-15 13:00:00")}
+                    "carol": (MAX_SCORE, MAX_SCORE, "2026-01-15 13:00:00"),
+                    "dave": (MAX_SCORE, 0.0, "2026-01-15 12:20:00")}
     assert "alice: 6/6" in loop["autograde"].stderr and "bob: 3/6" in loop["autograde"].stderr
 
 

@@ -228,3 +228,13 @@ def test_collecting_without_a_roster_says_to_import_one(tmp_path):
     course = make_course(str(tmp_path / "bare"))
     with pytest.raises(CourseError, match="make roster ROSTER="):
         collect_zip(load(course), ASSIGNMENT, str(tmp_path / "x.zip"))
+
+
+def test_a_zip_of_the_other_lms_is_named_as_such(course, tmp_path):
+    zip_path = write_zip(str(tmp_path / "moodle.zip"), [
+        (moodle_name("Alice", "Liddell", 7, "tiny.ipynb"), correct(released(course)), at(-1)),
+        ("readme.txt", b"hello", at(-1))])
+    lines = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
+    assert lines[-2] == ("no notebook of the zip is named as Canvas names submissions: is it "
+                         "Moodle's download (LMS=moodle)?")
+    assert lines[-1].startswith("tiny: 0 student(s) collected")

@@ -203,7 +203,7 @@ def transfer_with_nbgrader(settings: Settings, assignment: str, lms: str, chosen
 
     os.makedirs(lms_folder(settings), exist_ok=True)
     remove_left_over_folders(lms_folder(settings))
-    staging = tagged_folder("zip-collect", lms_folder(settings))
+    staging = tagged_folder("zipcollect", lms_folder(settings))
     try:
         extracted = os.path.join(staging, assignment, "extracted")
         for attempt in chosen:
@@ -325,6 +325,11 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str, lms: str = "
     replaced = [line for line in earlier if line.startswith("replaced")]
     manifest = os.path.relpath(manifest_path(settings, assignment), settings.root)
     lines += earlier + skipped + older
+    unnamed = [line for line in skipped if "not named as" in line]
+    if unnamed and len(unnamed) == len(entries) - sum("not a notebook" in l for l in skipped):
+        other = "moodle" if lms == "canvas" else "canvas"
+        lines.append(f"no notebook of the zip is named as {LMS_NAMES[lms]} names submissions: "
+                     f"is it {LMS_NAMES[other]}'s download (LMS={other})?")
     lines.append(f"{assignment}: {len({a.student_id for a in chosen})} student(s) collected from "
                  f"{zip_path} ({len(replaced)} replacing an earlier collect), "
                  f"{len(earlier) - len(replaced)} kept as collected before, "
