@@ -190,9 +190,10 @@ def test_a_moodle_download_is_matched_by_full_name_in_folders_or_not(course, tmp
     lines = collect_zip(settings, ASSIGNMENT, zip_path, "moodle")
     assert sorted(os.listdir(os.path.join(course, "course-data", "submitted"))) == [
         "José María", "alice"]
-    assert [(r["student_id"], r["lms_user_id"], r["lms_file_name"]) for r in manifest(course)] \
-        == [("José María", "2041634", "José María Núñez_2041634_assignsubmission_file_tiny-1.ipynb"),
-            ("alice", "2041633", "Alice Liddell_2041633_assignsubmission_file_/tiny.ipynb")]
+    rows = [(r["student_id"], r["lms_user_id"], r["lms_file_name"]) for r in manifest(course)]
+    assert rows == [
+        ("José María", "2041634", "José María Núñez_2041634_assignsubmission_file_tiny-1.ipynb"),
+        ("alice", "2041633", "Alice Liddell_2041633_assignsubmission_file_/tiny.ipynb")]
     assert ("skipped 'Someone Else_2041635_assignsubmission_file_tiny.ipynb': Moodle's "
             "'Someone Else' is not on the roster (no student with that first_name and "
             "last_name)") in lines

@@ -101,31 +101,37 @@ def student_for(name: LmsFileName, matches: dict) -> tuple:
     return found[0], None
 
 
+def attempt_or_reason(lms: str, entry: ArchiveEntry, notebooks: list, matches: dict,
+                      assignment: str) -> tuple:
+    """(the Attempt the file `entry` is, None) or (None, why it is not collected)."""
+    if entry.name.startswith("__MACOSX/"):
+        return None, "a copy macOS adds to a zip it makes, not a submission"
+    if not entry.name.endswith(".ipynb"):
+        return None, "not a notebook (.ipynb)"
+    name = read_lms_name(lms, entry.name)
+    if name is None:
+        return None, f"not named as {LMS_NAMES[lms]} names a submission ({LAYOUTS[lms]})"
+    student, why = student_for(name, matches)
+    if student is None:
+        return None, why
+    notebook = released_notebook(name.file_name, notebooks)
+    if notebook is None:
+        return None, (f"{name.file_name!r} is not a notebook of {assignment} "
+                      f"(its notebooks: {', '.join(notebooks)})")
+    return Attempt(student, notebook, name, entry), None
+
+
 def sort_entries(lms: str, entries: list, notebooks: list, roster: list, assignment: str
                  ) -> tuple:
     """([Attempt], [skipped line]) for every file of the zip."""
     matches = roster_matches(lms, roster)
     attempts, skipped = [], []
     for entry in entries:
-        def skip(reason, entry=entry):
-            skipped.append(f"skipped {entry.name!r}: {reason}")
-        if not entry.name.endswith(".ipynb") or entry.name.startswith("__MACOSX/"):
-            skip("not a notebook (.ipynb)")
-            continue
-        name = read_lms_name(lms, entry.name)
-        if name is None:
-            skip(f"not named as {LMS_NAMES[lms]} names a submission ({LAYOUTS[lms]})")
-            continue
-        student, why = student_for(name, matches)
-        if student is None:
-            skip(why)
-            continue
-        notebook = released_notebook(name.file_name, notebooks)
-        if notebook is None:
-            skip(f"{name.file_name!r} is not a notebook of {assignment} "
-                 f"(its notebooks: {', '.join(notebooks)})")
-            continue
-        attempts.append(Attempt(student, notebook, name, entry))
+        attempt, why = attempt_or_reason(lms, entry, notebooks, matches, assignment)
+        if attempt:
+            attempts.append(attempt)
+        else:
+            skipped.append(f"skipped {entry.name!r}: {why}")
     return attempts, skipped
 
 
@@ -326,7 +332,8 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str, lms: str = "
     manifest = os.path.relpath(manifest_path(settings, assignment), settings.root)
     lines += earlier + skipped + older
     unnamed = [line for line in skipped if "not named as" in line]
-    if unnamed and len(unnamed) == len(entries) - sum("not a notebook" in l for l in skipped):
+    if unnamed and not attempts and len(unnamed) == sum(e.name.endswith(".ipynb")
+                                                        for e in entries):
         other = "moodle" if lms == "canvas" else "canvas"
         lines.append(f"no notebook of the zip is named as {LMS_NAMES[lms]} names submissions: "
                      f"is it {LMS_NAMES[other]}'s download (LMS={other})?")
