@@ -26,6 +26,7 @@ help:
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
+	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
 	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
@@ -176,6 +177,9 @@ DUEDATE ?=
 ROSTER ?=
 STUDENT ?=
 REHEARSAL_STUDENTS ?= 4
+ZIP ?=
+LMS ?= canvas
+export ZIP LMS
 export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
 ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
@@ -238,6 +242,15 @@ fetch-feedback: $(STAMP)
 collect: $(STAMP)
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) collect $$assignment --update)
+
+# An LMS's "download all submissions" zip of one assignment (Canvas or Moodle) into
+# course-data/submitted/, students matched through the roster (make roster first).
+.PHONY: collect-zip
+collect-zip: $(STAMP)
+	@test -n "$$ZIP" -a -n "$$ASSIGNMENT" || \
+	  { echo "make collect-zip ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) collect-zip "$$ASSIGNMENT" "$$ZIP" --lms="$$LMS"
 
 # With SCHEDULER the sandbox runs on the Dask workers: this machine needs no bubblewrap.
 autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)

@@ -19,6 +19,10 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
+- ``lms/``: submissions handed in through Canvas or Moodle: the names of their
+  download's files, the zip checked whole before anything is written, and
+  `collect_zip`, which puts each student's latest notebook in submitted/ through
+  nbgrader's zip_collect and records what came from the LMS.
 - ``reports/``: what the grades say. The roster, grades read from the gradebook,
   summary.txt, the report page, grades.csv and the LMS exports.
 - ``recording/``: the single writer (`Writer`) and what it writes: gradebook

@@ -7,6 +7,7 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
+    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader release-feedback ASSIGNMENT
     python -m grader feedback-zip ASSIGNMENT
@@ -22,11 +23,12 @@ nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
-`release-feedback` releases feedback through the exchange to the students who
-handed in through it and lists the others; `feedback-zip` puts the feedback of
-the students collected from an LMS into one zip that the LMS takes back;
-`rehearse` runs a whole fake class on this machine (make rehearse), `rehearse-lms`
-one that hands in through Canvas instead of a hub (make rehearse-lms).
+`collect-zip` puts the notebooks of an LMS's download into submitted/ (make
+collect-zip); `release-feedback` releases feedback through the exchange to the
+students who handed in through it and lists the others; `feedback-zip` puts the
+feedback of the students collected from an LMS into one zip that the LMS takes
+back; `rehearse` runs a whole fake class on this machine (make rehearse),
+`rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -44,6 +46,7 @@ import sys
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
+from .lms import collect_zip
 from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
@@ -105,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     due.add_argument("duedate", help='e.g. "2026-12-01 17:00:00 UTC"; "none" removes it')
     roster = commands.add_parser("roster", help="import the class roster from a CSV")
     roster.add_argument("csv")
+    collect = commands.add_parser("collect-zip",
+                                  help="an LMS's download of one assignment into submitted/")
+    collect.add_argument("assignment")
+    collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
+    collect.add_argument("--lms", choices=["canvas", "moodle"], default="canvas",
+                         help="which LMS made the zip (default canvas)")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
     for name, what in (("release-feedback", "feedback through the exchange, and who needs "
@@ -188,8 +197,18 @@ def run_due(args: argparse.Namespace) -> int:
 
 def run_roster(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    people = import_roster(settings, args.csv)
+    notes = []
+    people = import_roster(settings, args.csv, notes)
+    for note in notes:
+        print(note)
     print(f"{len(people)} student(s) imported into the gradebook from {args.csv}")
+    return 0
+
+
+def run_collect_zip(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    for line in collect_zip(settings, args.assignment, args.zip, args.lms):
+        print(line)
     return 0
 
 
@@ -233,6 +252,6 @@ def run_lms_rehearsal(args: argparse.Namespace) -> int:
 
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "release-feedback": run_release_feedback,
-            "feedback-zip": run_feedback_zip, "rehearse": run_rehearsal,
-            "rehearse-lms": run_lms_rehearsal}
+            "grades": run_grades, "collect-zip": run_collect_zip,
+            "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
+            "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal}

@@ -201,17 +201,18 @@ def test_feedback_zip_names_each_page_as_the_lms_takes_it_back(feedback_round_tr
     with open(os.path.join(lms, f"{ASSIGNMENT}.csv"), "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["student_id", "lms", "lms_user_id", "attachment_id", "lms_file_name",
-                         "submitted_at", "late"])
+                         "submitted_at", "late", "notebook"])
         writer.writerow(["cat", "canvas", "12345", "67891",
                          f"catcat_late_12345_67891_{NOTEBOOK}-1.ipynb",
-                         "2026-01-15 12:00:00.000000 UTC", "true"])
+                         "2026-01-15 12:00:00", "true", f"{NOTEBOOK}.ipynb"])
         writer.writerow(["dan", "canvas", "12346", "67892", f"dandan_12346_67892_{NOTEBOOK}.ipynb",
-                         "2026-01-15 12:00:00.000000 UTC", "false"])
+                         "2026-01-15 12:00:00", "false", f"{NOTEBOOK}.ipynb"])
     result = subprocess.run([sys.executable, "-m", "grader", "feedback-zip", ASSIGNMENT],
                             cwd=root, env=nbgrader_env(), capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.splitlines() == [
-        f"{ASSIGNMENT}: dan has no feedback page yet (run make autograde and make feedback)",
+        f"{ASSIGNMENT}: dan has no feedback page for {NOTEBOOK}.ipynb yet (run make autograde "
+        f"and make feedback)",
         f"{ASSIGNMENT}: ann was not collected from the LMS: make release-feedback, or hand "
         f"over course-data/feedback/ann/{ASSIGNMENT}/",
         f"{ASSIGNMENT}: ben was not collected from the LMS: make release-feedback, or hand "
