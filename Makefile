@@ -29,6 +29,7 @@ help:
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
+	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
 	@echo "  make fetch               fetch the released assignment"
@@ -254,6 +255,13 @@ release-feedback: $(STAMP)
 grades: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) grades $(THE_ASSIGNMENTS)
+
+# Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
+# course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.
+.PHONY: similarity
+similarity: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) similarity $(THE_ASSIGNMENTS)
 
 # A whole fake class on this machine, in course-data/rehearsal/ (see the README).
 rehearse: $(STAMP) grading-system

@@ -9,6 +9,7 @@
     python -m grader roster students.csv
     python -m grader grades [ASSIGNMENT ...]
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
+    python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -19,7 +20,9 @@ nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
-`rehearse` runs a whole fake class on this machine (make rehearse).
+`rehearse` runs a whole fake class on this machine (make rehearse);
+`similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
+students whose answers look alike, for a person to read (docs/similarity.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -40,6 +43,7 @@ from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import RehearsalError, rehearse
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load
+from .similarity import write_similarity
 
 
 def parse_shard(text: str) -> tuple:
@@ -107,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
                                 "course-data/rehearsal)")
     rehearsal.add_argument("--assignment", action="append", default=[],
                            help="rehearse this assignment only (repeatable; default: all)")
+    similar = commands.add_parser("similarity", help="pairs of students whose answers look alike")
+    similar.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
+                         help="list pairs at or above this similarity, 0 to 1 (default: "
+                              "c.SandboxGrader.similarity_threshold)")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -189,6 +198,19 @@ def run_rehearsal(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_similarity(args: argparse.Namespace) -> int:
+    if args.threshold is not None and not 0 <= args.threshold <= 1:
+        print("error: --threshold takes a similarity from 0 to 1", file=sys.stderr)
+        return 2
+    settings = loaded_with_warnings(args)
+    names = args.assignments or settings.assignments
+    settings.check_assignments(names)
+    for name in names:
+        for path in write_similarity(settings, name, args.threshold):
+            print(f"similarity report: {os.path.relpath(path, settings.root)}")
+    return 0
+
+
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "rehearse": run_rehearsal}
+            "grades": run_grades, "rehearse": run_rehearsal, "similarity": run_similarity}
