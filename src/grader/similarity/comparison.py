@@ -63,6 +63,7 @@ def fingerprint_class(answers: ClassAnswers, common_fraction: float, k: int = K,
                       window: int = WINDOW) -> tuple:
     """({student: Fingerprinted}, discounted hashes, common limit)."""
     shared_names = names_of(answers.shared)
+    shared_names.required = set(shared_names.bound)  # the instructor's code is never dead
     discounted = {g.hash for g in kgrams(answers.shared, shared_names, k)[0]}
     found = {}
     for student, cells in answers.students.items():

@@ -39,6 +39,7 @@ class Gram:
 
     hash: int
     cell: int  # index in the student's list of answer cells
+    unit: int  # the unit of that cell it is in
     first: int  # its first token's index in that cell's list of token spans
 
 
@@ -62,10 +63,17 @@ def magics_blanked(source: str) -> str:
 
 
 def parsed(source: str) -> ast.Module | None:
-    try:
-        return ast.parse(magics_blanked(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    """The syntax tree of `source`, or of its longest start that parses (a cell with a
+    mistake still has names and units up to it); None if not even the first line does."""
+    lines = magics_blanked(source).splitlines(keepends=True)
+    while lines:
+        try:
+            return ast.parse("".join(lines))
+        except SyntaxError as error:
+            lines = lines[:min((error.lineno or 1) - 1, len(lines) - 1)]
+        except (ValueError, RecursionError, MemoryError):
+            return None
+    return None
 
 
 def names_of(sources: list, required: set = frozenset()) -> Names:
@@ -181,12 +189,11 @@ def normalised_tokens(source: str, names: Names) -> list:
         if kind in DROPPED or kind in STRING_PARTS or (kind == tokenize.ERRORTOKEN
                                                         and not text.strip()):
             continue
-        if any(low <= token.start < high for low, high in dead):
-            dropped_indents = max(0, dropped_indents + (kind == tokenize.INDENT)
-                                  - (kind == tokenize.DEDENT))
-            continue
         if kind == tokenize.DEDENT and dropped_indents:
             dropped_indents -= 1  # closes a block that was dropped
+            continue
+        if kind != tokenize.DEDENT and any(low <= token.start < high for low, high in dead):
+            dropped_indents += kind == tokenize.INDENT
             continue
         if kind == tokenize.NEWLINE and (not tokens or tokens[-1][1] in ";{}"):
             continue  # ends a dropped statement, or nothing
@@ -242,18 +249,19 @@ def kgrams(sources: list, names: Names, k: int = K) -> tuple:
             window = tokens[at:at + k]
             if window[0][0] != window[-1][0]:
                 continue  # crosses into the next unit
-            grams.append(Gram(stable_hash(" ".join(t[1] for t in window)), cell, at))
+            grams.append(Gram(stable_hash(" ".join(t[1] for t in window)), cell,
+                              window[0][0], at))
     return grams, spans
 
 
 def winnowed(grams: list, window: int = WINDOW) -> set:
-    """The hashes winnowing keeps: the smallest (the rightmost of equals) of every
-    `window` consecutive k-grams of a cell."""
+    """The hashes winnowing keeps: the smallest of every `window` consecutive k-grams of
+    a unit (units apart, so that moving a function keeps its fingerprints)."""
     kept = set()
-    by_cell = {}
+    by_unit = {}
     for gram in grams:
-        by_cell.setdefault(gram.cell, []).append(gram.hash)
-    for hashes in by_cell.values():
+        by_unit.setdefault((gram.cell, gram.unit), []).append(gram.hash)
+    for hashes in by_unit.values():
         if len(hashes) <= window:
             kept.update([min(hashes)] if hashes else [])
             continue
