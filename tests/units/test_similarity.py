@@ -360,11 +360,15 @@ def synthetic(tmp_path_factory):
     os.makedirs(os.path.join(submitted, "no-notebook", "parameters"))
     os.symlink(os.path.join(submitted, "student-00"), os.path.join(submitted, "linked"))
     settings = load(course)
-    return settings, read_class(settings, "parameters"), planted
+    answers = read_class(settings, "parameters")
+    grader = SandboxGrader(config=settings.config)
+    comparison = compare_class(answers, grader.similarity_threshold,
+                               grader.similarity_common_fraction)
+    return settings, answers, planted, comparison
 
 
 def test_unreadable_submissions_are_listed_with_their_reason_and_the_rest_compared(synthetic):
-    settings, answers, planted = synthetic
+    settings, answers, planted, _ = synthetic
     assert len(answers.students) == HONEST + len(planted)
     assert answers.not_compared == {
         "broken-json": "parameters.ipynb: notebook could not be read: not JSON "
@@ -376,7 +380,7 @@ def test_unreadable_submissions_are_listed_with_their_reason_and_the_rest_compar
 
 
 def test_answer_cells_and_added_cells_are_compared_never_the_instructors_cells(synthetic):
-    settings, answers, planted = synthetic
+    settings, answers, planted, _ = synthetic
     labels = [c.label for c in answers.students["student-00"]]
     assert labels == ["added cell", "output_shape_answer", "count_parameters_answer",
                       "values_answer", "count_tied_parameters_answer", "model_size_mib_answer",
@@ -387,10 +391,7 @@ def test_answer_cells_and_added_cells_are_compared_never_the_instructors_cells(s
 
 
 def test_every_planted_copy_ranks_above_every_honest_pair_and_only_copies_cross(synthetic):
-    settings, answers, planted = synthetic
-    grader = SandboxGrader(config=settings.config)
-    comparison = compare_class(answers, grader.similarity_threshold,
-                               grader.similarity_common_fraction)
+    settings, answers, planted, comparison = synthetic
     copies = {tuple(sorted(pair)) for pair in planted}
     ranked = [(p.student_a, p.student_b) for p in comparison.pairs]
     assert len(ranked) == 46 * 45 // 2
@@ -407,8 +408,7 @@ def test_every_planted_copy_ranks_above_every_honest_pair_and_only_copies_cross(
 
 
 def test_the_page_shows_each_flagged_pair_side_by_side(synthetic):
-    settings, answers, planted = synthetic
-    comparison = compare_class(answers, 0.5, 0.2)
+    settings, answers, planted, comparison = synthetic
     page = render_similarity(comparison)
     for rank, pair in enumerate(comparison.pairs[:len(planted)], 1):
         assert f'<h2 id="pair-{rank}">{rank}. {pair.student_a} and {pair.student_b}' in page
@@ -420,7 +420,7 @@ def test_the_page_shows_each_flagged_pair_side_by_side(synthetic):
 def test_the_csv_written_reads_back(synthetic, tmp_path):
     from grader.similarity import write_similarity
 
-    settings, answers, planted = synthetic
+    settings, answers, planted, _ = synthetic
     csv_path, page_path = write_similarity(settings, "parameters")
     assert csv_path == os.path.join(settings.reports, "similarity-parameters.csv")
     assert page_path == os.path.join(settings.reports, "similarity-parameters.html")

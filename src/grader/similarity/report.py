@@ -81,7 +81,7 @@ def pair_table(comparison: Comparison, pairs: list, linked: bool) -> str:
             names = f'<a href="#pair-{rank}">{names}</a>'
         rows.append(f"<tr><td class=n>{rank}</td><td>{names}</td>"
                     f"<td class=n>{pair.similarity:.0%}</td><td class=n>{pair.shared}</td></tr>")
-    return ('<div class="table-wrap"><table><tr><th scope="col">rank</th>'
+    return ('<div class="table-wrap" tabindex="0"><table><tr><th scope="col">rank</th>'
             '<th scope="col">students</th><th scope="col">similarity</th>'
             '<th scope="col">shared fingerprints</th></tr>\n' + "\n".join(rows)
             + "\n</table></div>")
@@ -102,9 +102,9 @@ def pair_details(comparison: Comparison, rank: int, pair: object) -> str:
         parts.append(f"<h3>{html.escape(a.label)} and {html.escape(b.label)}: "
                      f"{shared} matching k-gram(s)</h3>\n<div class=sides>"
                      f"<figure><figcaption>{cell_caption(pair.student_a, a)}</figcaption>"
-                     f"<pre><code>{highlighted(a.source, spans_a)}</code></pre></figure>"
+                     f"<pre tabindex=0><code>{highlighted(a.source, spans_a)}</code></pre></figure>"
                      f"<figure><figcaption>{cell_caption(pair.student_b, b)}</figcaption>"
-                     f"<pre><code>{highlighted(b.source, spans_b)}</code></pre></figure></div>")
+                     f"<pre tabindex=0><code>{highlighted(b.source, spans_b)}</code></pre></figure></div>")
     parts.append("</section>")
     return "\n".join(parts)
 
