@@ -142,6 +142,7 @@ book: $(STAMP) $(MATHJAX)
 benchmark: setup
 	$(BIN)/python benchmarks/meta_device_counting.py
 	$(BIN)/python benchmarks/book_build.py
+	$(BIN)/python benchmarks/similarity.py
 
 # Homework: the student versions in exercises/ are generated from solutions/ by
 # nbgrader (solution regions become stubs, hidden tests are removed). Run it after

@@ -464,9 +464,12 @@ HABITS = [  # extra cells an honest student adds, as in testsupport/honest_stude
 
 
 def honest_answers(index):
-    """{grade_id: source} of honest student `index` (0 to 48)."""
-    a, b = divmod(index, 7)
-    return {cell: VARIANTS[cell][(a * at + b) % 7] for at, cell in enumerate(CELLS)}
+    """{grade_id: source} of honest student `index` (0 to 342): the way of writing cell c
+    is (q c^2 + a c + b) mod 7 with (q, a, b) the digits of `index` in base 7, so two of the
+    first 49 students (q = 0) share at most one cell, and any two at most two."""
+    q, rest = divmod(index, 49)
+    a, b = divmod(rest, 7)
+    return {cell: VARIANTS[cell][(q * at * at + a * at + b) % 7] for at, cell in enumerate(CELLS)}
 
 
 def _code(source, grade_id=None):
@@ -580,11 +583,11 @@ COPIED = {"copier-1": 9, "copier-2": 12, "copier-3": 16, "copier-4": 24, "copier
 HONEST = 40
 
 
-def synthetic_class():
-    """{student: notebook JSON}: HONEST honest students and the planted copies, and
+def synthetic_class(honest=HONEST):
+    """{student: notebook JSON}: `honest` honest students and the planted copies, and
     [(copier, original)] pairs."""
     students = {}
-    for index in range(HONEST):
+    for index in range(honest):
         students[f"student-{index:02d}"] = notebook(honest_answers(index),
                                                     HABITS[index % len(HABITS)])
     planted = []

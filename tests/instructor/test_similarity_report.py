@@ -8,6 +8,7 @@ import stat
 
 import pytest
 
+from grader.files import write_atomically
 from testsupport.course import ROOT, copy_course, make
 from testsupport.similar_students import COPIED, HONEST, hand_in, synthetic_class
 
@@ -51,8 +52,6 @@ def test_make_similarity_writes_the_csv_and_the_page_of_every_assignment(reporte
 
 
 def test_the_report_has_the_grade_reports_permissions_and_stays_out_of_feedback(reported):
-    from grader.files import write_atomically
-
     probe = write_atomically(os.path.join(reported["reports"], "probe.html"), "as the grade report")
     expected = stat.S_IMODE(os.stat(probe).st_mode)
     os.remove(probe)
@@ -72,7 +71,7 @@ def test_the_report_has_the_grade_reports_permissions_and_stays_out_of_feedback(
     assert texts == ["<p>feedback</p>"]
 
 
-def test_make_similarity_for_one_assignment_and_an_unknown_one(reported, tmp_path):
+def test_make_similarity_for_one_assignment_and_an_unknown_one(reported):
     course = reported["course"]
     result = make(course, "similarity", "ASSIGNMENT=parameters", timeout=300)
     assert result.returncode == 0, result.stderr

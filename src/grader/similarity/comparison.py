@@ -81,12 +81,14 @@ def fingerprint_class(answers: ClassAnswers, common_fraction: float, k: int = K,
     return found, discounted, limit
 
 
-def similarity(a: set, b: set) -> float:
+def similarity(a: set, b: set, shared: int | None = None) -> float:
     """The share of the two students' fingerprints that both have, 2|A & B| / (|A| + |B|)
-    (Dice's coefficient), each set counted as at least MIN_FINGERPRINTS."""
+    (Dice's coefficient), each set counted as at least MIN_FINGERPRINTS; `shared` is
+    |A & B| when it is known."""
     if not a or not b:
         return 0.0
-    return 2 * len(a & b) / (max(len(a), MIN_FINGERPRINTS) + max(len(b), MIN_FINGERPRINTS))
+    shared = len(a & b) if shared is None else shared
+    return 2 * shared / (max(len(a), MIN_FINGERPRINTS) + max(len(b), MIN_FINGERPRINTS))
 
 
 def compare_class(answers: ClassAnswers, threshold: float, common_fraction: float,
@@ -95,9 +97,9 @@ def compare_class(answers: ClassAnswers, threshold: float, common_fraction: floa
     found, discounted, limit = fingerprint_class(answers, common_fraction, k, window)
     pairs = []
     for a, b in combinations(sorted(found), 2):
-        score = round(similarity(found[a].evidence, found[b].evidence), 4)
-        pairs.append(Pair(a, b, score, len(found[a].evidence & found[b].evidence),
-                          score >= threshold))
+        shared = len(found[a].evidence & found[b].evidence)
+        score = round(similarity(found[a].evidence, found[b].evidence, shared), 4)
+        pairs.append(Pair(a, b, score, shared, score >= threshold))
     pairs.sort(key=lambda p: (-p.similarity, p.student_a, p.student_b))
     return Comparison(answers, pairs, found, discounted, threshold, limit, k)
 

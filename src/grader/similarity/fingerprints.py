@@ -16,6 +16,7 @@ guarantees that any shared run of K + WINDOW - 1 tokens is noticed.
 """
 
 import ast
+import bisect
 import hashlib
 import io
 import keyword
@@ -142,7 +143,7 @@ def unit_starts(tree: ast.Module | None) -> list:
     """First lines of the units of a cell: each top-level def or class starts one, and so
     does the first statement after one."""
     if tree is None:
-        return [1]
+        return [1]  # (sorted, as bisect needs)
     starts, previous_was_definition = [], True
     for node in tree.body:
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
@@ -211,7 +212,7 @@ def normalised_tokens(source: str, names: Names) -> list:
             shown = "}"
         else:
             shown = text
-        unit = sum(1 for line in starts if line <= token.start[0])
+        unit = bisect.bisect_right(starts, token.start[0])
         tokens.append((unit, shown, token.start, token.end))
         previous = text
     return tokens
