@@ -13,6 +13,7 @@ from grader.similarity import (AnswerCell, ClassAnswers, compare_class, read_cla
 from grader.similarity.comparison import MIN_FINGERPRINTS, similarity
 from grader.similarity.fingerprints import kgrams, names_of, winnowed
 from grader.similarity.report import CSV_FIELDS, highlighted, render_similarity, similarity_rows
+from grader.cli import main
 from grader.settings import SandboxGrader, load
 from testsupport.course import copy_course
 from testsupport.similar_students import HONEST, hand_in, synthetic_class
@@ -427,3 +428,28 @@ def test_the_csv_written_reads_back(synthetic):
     assert sum(r["above_threshold"] == "true" for r in rows) == len(planted)
     assert {tuple(sorted((r["student_a"], r["student_b"]))) for r in rows[:len(planted)]} == {
         tuple(sorted(p)) for p in planted}
+
+
+@pytest.mark.parametrize("threshold", ["1.5", "-0.1"])
+def test_a_threshold_outside_0_to_1_is_refused_before_anything_is_read(threshold, capsys,
+                                                                        tmp_path):
+    assert main(["similarity", "--threshold", threshold, "--course", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == "error: --threshold takes a similarity from 0 to 1\n"
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("source", [
+    "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n",
+    "def f(:\n",
+    's = """never closed\n',
+    "x = 1 + \\\n",
+    "if True:\n  x = 1\n    y = 2\n",
+    "print('" + "a" * 200_000 + "')\n",
+    "-" * 10_000 + "\n",
+    "f(" + "[" * 300 + "\n",
+], ids=["deep nesting", "syntax error", "open string", "open continuation",
+        "bad indent", "long line", "operators only", "open brackets"])
+def test_no_cell_breaks_the_fingerprints(source):
+    grams, spans = kgrams([source, ORIGINAL[0]], names_of([source, ORIGINAL[0]], REQUIRED))
+    assert {g.hash for g in grams if g.cell == 1} >= fingerprints(ORIGINAL)
+    assert all(0 <= start <= end <= len(source) for start, end in spans[0])
