@@ -20,6 +20,7 @@ help:
 	@echo "  make clean               remove the built site"
 	@echo "Rehearsal: a whole fake class on this machine"
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
+	@echo "  make rehearse-lms        the same without a hub: a Canvas download, extensions, feedback zip"
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
 	@echo "  make release             solutions/ -> exercises/ and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
@@ -28,6 +29,8 @@ help:
 	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
+	@echo "                           (and a list of those who did not hand in through it)"
+	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
@@ -190,7 +193,7 @@ define for_each_assignment
 	done
 endef
 .PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
-	autograde feedback release-feedback grades rehearse
+	autograde feedback release-feedback feedback-zip grades rehearse rehearse-lms
 
 check-config: $(STAMP)
 	$(CHECK_CONFIG)
@@ -249,9 +252,17 @@ feedback: $(STAMP)
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) generate_feedback $$assignment --force)
 
+# Through the exchange for those who handed in through it (nbgrader's release_feedback);
+# one line for each student whose feedback must go another way (make feedback-zip).
 release-feedback: $(STAMP)
 	$(CHECK_CONFIG)
-	$(call for_each_assignment,$(NBGRADER) release_feedback $$assignment)
+	$(call for_each_assignment,$(GRADER) release-feedback $$assignment)
+
+# The feedback pages of the students collected with make collect-zip, in one zip per
+# assignment named as the LMS takes it back: course-data/lms/feedback-<assignment>.zip.
+feedback-zip: $(STAMP)
+	$(CHECK_CONFIG)
+	$(call for_each_assignment,$(GRADER) feedback-zip $$assignment)
 
 grades: $(STAMP)
 	$(CHECK_CONFIG)
@@ -268,6 +279,11 @@ similarity: $(STAMP)
 rehearse: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse --students "$$REHEARSAL_STUDENTS"
+
+# A class that hands in through Canvas, in course-data/rehearsal-lms/ (see the README).
+rehearse-lms: $(STAMP) grading-system
+	$(CHECK_CONFIG)
+	$(GRADER) rehearse-lms
 
 clean:
 	rm -rf _build

@@ -15,7 +15,7 @@ Top floor, the instructor's commands:
   students, which are refused, each result to the single writer.
 - ``engines.py``: where students are graded: this process, a pool of forked
   processes or a Dask cluster, through one path (`graded`).
-- ``rehearsal.py``: a whole fake class on this machine.
+- ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
 
 The wings, from the top down:
 

@@ -8,7 +8,10 @@
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
     python -m grader grades [ASSIGNMENT ...]
+    python -m grader release-feedback ASSIGNMENT
+    python -m grader feedback-zip ASSIGNMENT
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
+    python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
@@ -20,7 +23,11 @@ nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
-`rehearse` runs a whole fake class on this machine (make rehearse);
+`release-feedback` releases feedback through the exchange to the students who
+handed in through it and lists the others; `feedback-zip` puts the feedback of
+the students collected from an LMS into one zip that the LMS takes back;
+`rehearse` runs a whole fake class on this machine (make rehearse), `rehearse-lms`
+one that hands in through Canvas instead of a hub (make rehearse-lms);
 `similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
 students whose answers look alike, for a person to read (docs/similarity.md).
 
@@ -39,8 +46,9 @@ import sys
 
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
+from .handback import release_feedback, write_feedback_zip
 from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
-from .rehearsal import RehearsalError, rehearse
+from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load
 from .similarity import write_similarity
@@ -103,6 +111,12 @@ def build_parser() -> argparse.ArgumentParser:
     roster.add_argument("csv")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    for name, what in (("release-feedback", "feedback through the exchange, and who needs "
+                                            "another way"),
+                       ("feedback-zip", "the feedback of students collected from an LMS, "
+                                        "zipped for it")):
+        command = commands.add_parser(name, help=what)
+        command.add_argument("assignment")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
     rehearsal.add_argument("--students", type=int, default=4,
                            help="how many students (default 4)")
@@ -111,6 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 "course-data/rehearsal)")
     rehearsal.add_argument("--assignment", action="append", default=[],
                            help="rehearse this assignment only (repeatable; default: all)")
+    lms_rehearsal = commands.add_parser("rehearse-lms", help="a whole fake class that hands "
+                                        "in through Canvas, without a hub")
+    lms_rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal-lms"),
+                               help="where the rehearsal runs (replaced; default "
+                                    "course-data/rehearsal-lms)")
+    lms_rehearsal.add_argument("--assignment", action="append", default=[],
+                               help="rehearse this assignment only (repeatable; default: all)")
     similar = commands.add_parser("similarity", help="pairs of students whose answers look alike")
     similar.add_argument("assignments", nargs="*", help="assignments (default: all)")
     similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
@@ -190,11 +211,32 @@ def run_grades(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_release_feedback(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    for line in release_feedback(settings, args.assignment):
+        print(line)
+    return 0
+
+
+def run_feedback_zip(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    for line in write_feedback_zip(settings, args.assignment):
+        print(line)
+    return 0
+
+
 def run_rehearsal(args: argparse.Namespace) -> int:
     if not 1 <= args.students <= 200:
         print("error: --students takes a number from 1 to 200", file=sys.stderr)
         return 2
     rehearse(os.path.abspath(args.course), args.folder, args.students, args.assignment)
+    return 0
+
+
+def run_lms_rehearsal(args: argparse.Namespace) -> int:
+    rehearse_lms(os.path.abspath(args.course), args.folder, args.assignment)
     return 0
 
 
@@ -213,4 +255,6 @@ def run_similarity(args: argparse.Namespace) -> int:
 
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "rehearse": run_rehearsal, "similarity": run_similarity}
+            "grades": run_grades, "release-feedback": run_release_feedback,
+            "feedback-zip": run_feedback_zip, "rehearse": run_rehearsal,
+            "rehearse-lms": run_lms_rehearsal, "similarity": run_similarity}

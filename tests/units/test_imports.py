@@ -24,7 +24,7 @@ FLOORS = {
     "recording": 7,
     "reports": 8,
     "similarity": 8,
-    "engines": 9,
+    "engines": 9, "handback": 9,
     "autograde": 10, "rehearsal": 10,
     "cli": 11,
     "__main__": 12,
