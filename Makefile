@@ -33,6 +33,7 @@ help:
 	@echo "                           (and a list of those who did not hand in through it)"
 	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
+	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
 	@echo "  make fetch               fetch the released assignment"
@@ -145,6 +146,7 @@ book: $(STAMP) $(MATHJAX)
 benchmark: setup
 	$(BIN)/python benchmarks/meta_device_counting.py
 	$(BIN)/python benchmarks/book_build.py
+	$(BIN)/python benchmarks/similarity.py
 
 # Homework: the student versions in exercises/ are generated from solutions/ by
 # nbgrader (solution regions become stubs, hidden tests are removed). Run it after
@@ -278,6 +280,13 @@ feedback-zip: $(STAMP)
 grades: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) grades $(THE_ASSIGNMENTS)
+
+# Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
+# course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.
+.PHONY: similarity
+similarity: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) similarity $(THE_ASSIGNMENTS)
 
 # A whole fake class on this machine, in course-data/rehearsal/ (see the README).
 rehearse: $(STAMP) grading-system

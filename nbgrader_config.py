@@ -148,6 +148,11 @@ c.SandboxGrader.memory_mib = 3072
 # (sample_next_token with top_k=1 is the greedy choice the homework asks for):
 c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary",
                                 "sample_next_token"]
+# `make similarity` lists the pairs of students whose answers are at least this similar
+# (0 to 1), and counts no code that more than this share of the class wrote alike
+# (docs/similarity.md). The report is evidence for a person to read; it changes no grade.
+c.SandboxGrader.similarity_threshold = 0.6
+c.SandboxGrader.similarity_common_fraction = 0.2
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

@@ -25,6 +25,9 @@ The wings, from the top down:
   nbgrader's zip_collect and records what came from the LMS.
 - ``reports/``: what the grades say. The roster, grades read from the gradebook,
   summary.txt, the report page, grades.csv and the LMS exports.
+- ``similarity/``: which students' answers look alike: code fingerprinted
+  (winnowing over normalised tokens), shared code discounted, every pair
+  compared, reports/similarity-<assignment>.csv and .html.
 - ``recording/``: the single writer (`Writer`) and what it writes: gradebook
   rows, autograded notebooks, each student's part of the grade report; the
   gradebook's record of the release and the due dates.

@@ -13,6 +13,7 @@
     python -m grader feedback-zip ASSIGNMENT
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
+    python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -28,7 +29,9 @@ collect-zip); `release-feedback` releases feedback through the exchange to the
 students who handed in through it and lists the others; `feedback-zip` puts the
 feedback of the students collected from an LMS into one zip that the LMS takes
 back; `rehearse` runs a whole fake class on this machine (make rehearse),
-`rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms).
+`rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms);
+`similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
+students whose answers look alike, for a person to read (docs/similarity.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -51,6 +54,7 @@ from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load
+from .similarity import write_similarity
 
 
 def parse_shard(text: str) -> tuple:
@@ -137,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
                                     "course-data/rehearsal-lms)")
     lms_rehearsal.add_argument("--assignment", action="append", default=[],
                                help="rehearse this assignment only (repeatable; default: all)")
+    similar = commands.add_parser("similarity", help="pairs of students whose answers look alike")
+    similar.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
+                         help="list pairs at or above this similarity, 0 to 1 (default: "
+                              "c.SandboxGrader.similarity_threshold)")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -250,8 +259,22 @@ def run_lms_rehearsal(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_similarity(args: argparse.Namespace) -> int:
+    if args.threshold is not None and not 0 <= args.threshold <= 1:
+        print("error: --threshold takes a similarity from 0 to 1", file=sys.stderr)
+        return 2
+    settings = loaded_with_warnings(args)
+    names = args.assignments or settings.assignments
+    settings.check_assignments(names)
+    for name in names:
+        for path in write_similarity(settings, name, args.threshold):
+            print(f"similarity report: {os.path.relpath(path, settings.root)}")
+    return 0
+
+
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
-            "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal}
+            "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
+            "similarity": run_similarity}

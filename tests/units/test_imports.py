@@ -23,6 +23,7 @@ FLOORS = {
     "worker": 6,
     "recording": 7,
     "reports": 8,
+    "similarity": 8,
     "engines": 9, "lms": 9,
     "handback": 10,
     "autograde": 10, "rehearsal": 10,
