@@ -7,6 +7,7 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
+    python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
 
@@ -19,7 +20,9 @@ nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
-`rehearse` runs a whole fake class on this machine (make rehearse).
+`rehearse` runs a whole fake class on this machine (make rehearse);
+`extensions` applies the students' extensions file to the gradebook
+(make extensions, grader/recording/extensions.py).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -36,7 +39,8 @@ import sys
 
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
-from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
+from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
+                        rebuild_assignment_reports, set_due_date)
 from .rehearsal import RehearsalError, rehearse
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load
@@ -97,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
     due.add_argument("duedate", help='e.g. "2026-12-01 17:00:00 UTC"; "none" removes it')
     roster = commands.add_parser("roster", help="import the class roster from a CSV")
     roster.add_argument("csv")
+    extensions = commands.add_parser("extensions", help="apply the students' extensions file "
+                                                        "to the gradebook")
+    extensions.add_argument("csv", nargs="?", default="",
+                            help=f"student_id,assignment,extra_hours|new_due,note rows "
+                                 f"(default: {EXTENSIONS_FILE} in the course folder)")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
@@ -172,6 +181,14 @@ def run_roster(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_extensions(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
+    for line in apply_extensions(settings, path):
+        print(line)
+    return 0
+
+
 def run_grades(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     names = args.assignments or settings.assignments
@@ -191,4 +208,5 @@ def run_rehearsal(args: argparse.Namespace) -> int:
 
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
+            "extensions": run_extensions,
             "grades": run_grades, "rehearse": run_rehearsal}
