@@ -202,12 +202,12 @@ def test_summary_and_report_page_show_extensions_and_penalties(graded):
     tiny, tiny2 = summary.split("# tiny2:")
     late = dict(line.split("\t") for line in
                 tiny.split("late or with an extension: ")[1].split("\n\n")[0].splitlines()[1:])
-    assert late["extended"] == "1 d 1 h after the class's due date, extension 2 d: on time"
+    assert late["extended"] == "1 d 1 h after the class's due date, extension 48 h: on time"
     late2 = tiny2.split("late or with an extension: ")[1].split("\n\n")[0].splitlines()
-    assert "ontime\textension 1 d (due 2026-01-23 12:30 UTC): nothing handed in yet" in late2
+    assert "ontime\textension 24 h (due 2026-01-23 12:30 UTC): nothing handed in yet" in late2
     if graded["policy"] == "percent":  # the other policies' figures: the gradebook test
         assert late["day"] == "late 1 d 1 h: -0.6 points (20%)"
-        assert late["extended_late"] == "late 1 h after the extension 1 d: -0.6 points (10%)"
+        assert late["extended_late"] == "late 1 h after the extension 24 h: -0.6 points (10%)"
     if graded["policy"] == "budget":
         assert late["day"] == "late 1 d 1 h: 2 late days used, 1 left, no penalty"
         assert {s: late[s].split(": ")[1] for s in LATE_DAYS} == {
@@ -215,7 +215,7 @@ def test_summary_and_report_page_show_extensions_and_penalties(graded):
         assert ("budget\tlate 2 d 1 h: 1 late day used, 0 left, -1.2 points (20%)" in late2)
     with open(os.path.join(reports, "tiny.html"), encoding="utf-8") as handle:
         page = handle.read()
-    assert ("<td>extended</td><td>1 d 1 h after the class&#x27;s due date, extension 2 d: "
+    assert ("<td>extended</td><td>1 d 1 h after the class&#x27;s due date, extension 48 h: "
             "on time</td>") in page
     # an accommodation is the instructor's: the note is kept nowhere, nor in the students' files
     for folder, _, names in os.walk(os.path.join(graded["course"], "course-data")):

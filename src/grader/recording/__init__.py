@@ -11,7 +11,7 @@
 """
 
 from .due_dates import parse_due_date, set_due_date
-from .extensions import EXTENSIONS_FILE, apply_extensions, parse_extensions
+from .extensions import EXTENSIONS_FILE, apply_extensions, hours_text, parse_extensions
 from .gradebook import read_timestamp, record_in_gradebook
 from .late_penalties import charges_of, lateness_of
 from .released import check_released, unreleased_changes
@@ -20,7 +20,7 @@ from .report_parts import (read_student_parts, rebuild_assignment_reports,
 from .writer import Writer, write_autograded
 
 __all__ = ["EXTENSIONS_FILE", "Writer", "apply_extensions", "charges_of", "check_released",
-           "lateness_of", "parse_due_date", "parse_extensions", "read_student_parts", "read_timestamp",
-           "rebuild_assignment_reports", "record_in_gradebook", "set_due_date",
+           "hours_text", "lateness_of", "parse_due_date", "parse_extensions",
+           "read_student_parts", "read_timestamp", "rebuild_assignment_reports", "record_in_gradebook", "set_due_date",
            "unreleased_changes", "write_assignment_report", "write_autograded",
            "write_student_report"]

@@ -13,7 +13,7 @@ lines that a spreadsheet does not read as formulas (safe_text.spreadsheet_cell).
 import os
 
 from ..files import write_atomically
-from ..recording import read_student_parts
+from ..recording import hours_text, read_student_parts
 from ..results import NotebookStatus
 from ..safe_text import one_line, spreadsheet_cell
 from ..settings import Settings
@@ -64,8 +64,7 @@ def deadline_text(submission: object, extension: object = None, due: object = No
     -2 points (20%)', '1 d 1 h after the class's due date, extension 48 h: on time',
     'late 1 d 1 h: 2 late days used, 3 left, no penalty'. `submission` may be None
     (nothing handed in); `due` is the class's due date."""
-    given = (f"extension {duration_text(extension.total_seconds())}"
-             if extension is not None else "")
+    given = f"extension {hours_text(extension)}" if extension is not None else ""
     if submission is None:
         until = f" (due {due + extension:%Y-%m-%d %H:%M} UTC)" if due is not None else ""
         return f"{given}{until}: nothing handed in yet"
