@@ -24,6 +24,7 @@ help:
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
 	@echo "  make release             solutions/ -> exercises/ and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
+	@echo "  make extensions          [EXTENSIONS=extensions.csv] the students' extensions into the gradebook"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
@@ -178,11 +179,12 @@ ASSIGNMENT ?=
 DUEDATE ?=
 ROSTER ?=
 STUDENT ?=
+EXTENSIONS ?=
 REHEARSAL_STUDENTS ?= 4
 ZIP ?=
 LMS ?= canvas
 export ZIP LMS
-export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS
+export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS EXTENSIONS
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
 ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
 NBGRADER := $(ON_PATH) $(BIN)/nbgrader
@@ -211,6 +213,14 @@ roster: $(STAMP)
 	@test -n "$$ROSTER" || { echo "make roster ROSTER=students.csv"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) roster "$$ROSTER"
+
+# The students' extensions (student_id,assignment,extra_hours or new_due,note), by
+# default extensions.csv here (git-ignored: it names students); the whole list, so
+# a row removed removes that extension. Late penalties are charged again.
+.PHONY: extensions
+extensions: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) extensions $${EXTENSIONS:+"$$EXTENSIONS"}
 
 release-to-exchange: $(STAMP)
 	$(CHECK_CONFIG)

@@ -30,7 +30,8 @@ The wings, from the top down:
   compared, reports/similarity-<assignment>.csv and .html.
 - ``recording/``: the single writer (`Writer`) and what it writes: gradebook
   rows, autograded notebooks, each student's part of the grade report; the
-  gradebook's record of the release and the due dates.
+  gradebook's record of the release, the due dates, the students' extensions
+  and the late penalties.
 - ``worker/``: one student graded, from a `Job` of plain data to a
   `StudentResult`: the `Assignment` prepared once, the plan executed in
   sandboxed kernels, the autograded notebook, what a worker keeps warm.
@@ -54,4 +55,6 @@ The ground floor, used by every wing:
 - ``cells.py``: one notebook cell's source, nbgrader metadata and docstring.
 - ``feedback.py`` and ``nbgrader_guard.py``: the two classes nbgrader_config.py
   names: feedback without hidden tests, and nbgrader's own autograde refused.
+- ``late.py``: the late policies nbgrader_config.py may name (a percentage per
+  day, a late-day budget), and what each student's late assignments are charged.
 """

@@ -8,6 +8,7 @@
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
+    python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader release-feedback ASSIGNMENT
     python -m grader feedback-zip ASSIGNMENT
@@ -30,6 +31,8 @@ students who handed in through it and lists the others; `feedback-zip` puts the
 feedback of the students collected from an LMS into one zip that the LMS takes
 back; `rehearse` runs a whole fake class on this machine (make rehearse),
 `rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms);
+`extensions` applies the students' extensions file to the gradebook
+(make extensions, grader/recording/extensions.py);
 `similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
 students whose answers look alike, for a person to read (docs/similarity.md).
 
@@ -50,7 +53,8 @@ from .autograde import autograde
 from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
 from .lms import collect_zip
-from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
+from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
+                        rebuild_assignment_reports, set_due_date)
 from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load
@@ -118,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
     collect.add_argument("--lms", choices=["canvas", "moodle"], default="canvas",
                          help="which LMS made the zip (default canvas)")
+    extensions = commands.add_parser("extensions", help="apply the students' extensions file "
+                                                        "to the gradebook")
+    extensions.add_argument("csv", nargs="?", default="",
+                            help=f"student_id,assignment,extra_hours|new_due,note rows "
+                                 f"(default: {EXTENSIONS_FILE} in the course folder)")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
     for name, what in (("release-feedback", "feedback through the exchange, and who needs "
@@ -221,6 +230,14 @@ def run_collect_zip(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_extensions(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
+    for line in apply_extensions(settings, path):
+        print(line)
+    return 0
+
+
 def run_grades(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     names = args.assignments or settings.assignments
@@ -274,7 +291,7 @@ def run_similarity(args: argparse.Namespace) -> int:
 
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "collect-zip": run_collect_zip,
+            "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity}
