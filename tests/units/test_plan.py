@@ -133,3 +133,44 @@ def test_every_path_component_of_a_submission_is_checked_for_links(tmp_path):
     assert "symbolic link" in submission_link_problem(str(tmp_path), "b", "hw")
     assert "symbolic link" in submission_link_problem(str(tmp_path), "c", "hw")
     assert "not a folder" in submission_link_problem(str(tmp_path), "d", "hw")
+
+
+def run_order(plan):
+    """(kind, grade_id, source) of every code cell of a plan, in the order they run."""
+    return [(c.kind, c.grade_id, c.source) for c in plan.cells
+            if c.kind in ("setup", "solution", "extra", "test")]
+
+
+def moved(cells, grade_id, distance):
+    """`cells` with the cell `grade_id` moved `distance` places (up when negative)."""
+    cells = list(cells)
+    at = next(i for i, c in enumerate(cells)
+              if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+    cell = cells.pop(at)
+    cells.insert(max(0, at + distance), cell)
+    return cells
+
+
+@pytest.mark.parametrize("grade_id, distance", [
+    ("tied-intro", -3), ("tied-intro", -12), ("size-intro", -20), ("meta-task", -1),
+    ("count-parameters-intro", 4), ("output-shape-task", 9), ("values-intro", 15),
+    ("intro", 30), ("outro", -31)])
+def test_a_markdown_cell_moved_anywhere_changes_nothing_about_the_run(grade_id, distance):
+    from testsupport.honest_students import markdown, solved
+
+    instructor = nbformat.reads(json.dumps(fx_read("solutions")), as_version=4)
+    submission = solved("parameters")
+    submission["cells"].insert(7, markdown("My own notes, added by me."))
+    expected = run_order(build_plan(instructor, submission))
+    submission["cells"] = moved(submission["cells"], grade_id, distance)
+    plan = build_plan(instructor, submission)
+    assert run_order(plan) == expected
+    assert plan.notes == []
+    texts = [c.source for c in plan.cells if c.kind == "markdown"]
+    assert "My own notes, added by me." in texts  # the student's own text is kept
+
+
+def fx_read(folder):
+    from testsupport.course import read_notebook
+
+    return read_notebook(folder, "parameters")
