@@ -168,6 +168,37 @@ def test_the_course_packages_own_function_earns_nothing():
     assert message == "count_parameters is the course package's own function; write your own"
 
 
+def test_the_package_function_a_check_only_swaps_for_a_reference_is_not_refused():
+    # `from gptcourse import *` in a scratch cell left count_parameters bound to the package
+    kernel = FakeKernel({}, {"count_parameters": {"value": 0}, "count_tied": {"value": 296}})
+    kernel.request_original = kernel.request
+
+    def request(message, timeout):
+        reply, outcome = kernel.request_original(message, timeout)
+        if message["op"] == "describe" and "count_parameters" in reply["names"]:
+            reply["names"]["count_parameters"].update(module="gptcourse.counting")
+        return reply, outcome
+
+    kernel.request = request
+    code = ("student_count_parameters = count_parameters\n"
+            "def count_parameters(model):\n"
+            "    return 336\n"
+            "try:\n"
+            "    counted = count_tied(None)\n"
+            "finally:\n"
+            "    count_parameters = student_count_parameters\n"
+            "assert counted == 296\n")
+    solutions = ("def count_parameters(model):\n    pass\n", "def count_tied(model):\n    pass\n")
+    assert check(kernel, code, solutions=solutions) == ("passed", "", "")
+    call = next(r for r in kernel.requests if r["op"] == "call")
+    assert call["name"] == "count_tied"
+    assert call["overrides"] == ["def count_parameters(model):\n    return 336"]
+    # a check that calls the package's function itself is refused, whatever it catches
+    catching = "try:\n    count_parameters(None)\nexcept BaseException:\n    pass\n"
+    assert check(kernel, catching, solutions=solutions)[:2] == (
+        "failed", "count_parameters is the course package's own function; write your own")
+
+
 def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
     import base64
     import pickle
