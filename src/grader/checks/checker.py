@@ -27,7 +27,7 @@ from ..safe_text import capped
 from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus
 from ..sandbox.runner import short
 from .answers import answer_names, used_names, without_magics
-from .values import ArgumentPickler, decode
+from .values import ArgumentPickler, decode, mirror_changes
 
 
 class KernelLost(BaseException):
@@ -174,6 +174,13 @@ class Checker:
                                           "args": base64.b64encode(stream.getvalue()).decode(),
                                           "overrides": checker.calls.overrides(name)},
                                  deadline, lost, name)
+            if "changed" in reply:  # the call changed a model or tensor it was given
+                try:
+                    mirror_changes(args, kwargs, reply["changed"], checker.by_id)
+                except (ValueError, TypeError, AttributeError, RuntimeError, RecursionError,
+                        OverflowError, MemoryError) as problem:
+                    raise RuntimeError(f"in {name}: what it changed in its arguments could not "
+                                       f"be read ({capped(problem, 200)})")
             if "exception" in reply:
                 raise _student_exception(reply, name)
             return checker._decode(reply, name)
