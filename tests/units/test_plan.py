@@ -174,3 +174,58 @@ def fx_read(folder):
     from testsupport.course import read_notebook
 
     return read_notebook(folder, "parameters")
+
+
+def released_cells_of(nb):
+    """{grade_id: cell} of a notebook's cells that have nbgrader metadata."""
+    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in nb["cells"]
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+
+
+@pytest.mark.parametrize("assignment", ["parameters", "logits-to-text"])
+@pytest.mark.parametrize("editor", ["colab_saved", "vscode_saved"])
+def test_a_notebook_saved_without_nbgrader_metadata_is_matched_to_the_release(editor,
+                                                                               assignment):
+    from testsupport import editors
+    from testsupport.course import read_notebook
+    from testsupport.honest_students import code, solved
+    from grader.plan import parse_submission, with_metadata_restored
+    from grader.plan.matching import METADATA_MATCHED
+
+    instructor = nbformat.reads(json.dumps(read_notebook("solutions", assignment)),
+                                as_version=4)
+    nb = solved(assignment)
+    expected = run_order(build_plan(instructor, nb))
+    nb["cells"].insert(3, code("print('a scratch cell of my own')"))
+    submission = parse_submission(getattr(editors, editor)(nb))
+    assert not any(c["metadata"].get("nbgrader") for c in submission["cells"])
+    restored = with_metadata_restored(instructor, submission)
+    assert set(released_cells_of(restored)) == set(released_cells_of(nb))
+    plan = build_plan(instructor, restored)
+    order = [cell for cell in run_order(plan) if cell[0] != "extra"]
+    assert order == expected
+    assert plan.notes == [METADATA_MATCHED]
+    assert not any("earns nothing" in note for note in plan.notes)
+
+
+def test_a_notebook_without_metadata_that_cannot_be_matched_is_not_graded_for_one_reason():
+    from testsupport import editors
+    from testsupport.course import read_notebook
+    from testsupport.honest_students import code, position, solved
+    from grader.plan import Unreadable, parse_submission, with_metadata_restored
+
+    instructor = nbformat.reads(json.dumps(read_notebook("solutions", "parameters")),
+                                as_version=4)
+    nb = solved("parameters")
+    at = position(nb, "count_parameters_answer")
+    nb["cells"].insert(at, code("def count_parameters(model):\n    return 0  # a first try\n"))
+    with pytest.raises(Unreadable) as problem:
+        with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+    assert str(problem.value) == (
+        "not graded: its nbgrader metadata is gone (an editor such as Colab drops it) and "
+        f"cells {at + 1}, {at + 2} could each be the answer 'count_parameters_answer'; paste "
+        "your answers into the answer cells of the released notebook and hand that in")
+    stranger = {"cells": [code("print('my own notebook')")], "metadata": {}, "nbformat": 4,
+                "nbformat_minor": 5}
+    with pytest.raises(Unreadable, match="none of its cells is a cell of the released notebook"):
+        with_metadata_restored(instructor, parse_submission(json.dumps(stranger).encode()))
