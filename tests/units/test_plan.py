@@ -166,6 +166,9 @@ def test_a_markdown_cell_moved_anywhere_changes_nothing_about_the_run(grade_id, 
     plan = build_plan(instructor, submission)
     assert run_order(plan) == expected
     assert plan.notes == []
+    # the graded notebook shows every cell in the instructor's order, answers below their text
+    assert [c.grade_id for c in plan.cells if c.grade_id] == [
+        c.metadata["nbgrader"]["grade_id"] for c in instructor.cells]
     texts = [c.source for c in plan.cells if c.kind == "markdown"]
     assert "My own notes, added by me." in texts  # the student's own text is kept
 
