@@ -78,6 +78,16 @@ def in_place(wanted, edit):
     return change
 
 
+def moved(wanted, distance):
+    """The cell `wanted` dragged `distance` places up (negative) or down, as a student drags
+    a markdown cell to read it first."""
+    def change(nb):
+        at = position(nb, wanted)
+        cell = nb["cells"].pop(at)
+        nb["cells"].insert(min(max(0, at + distance), len(nb["cells"])), cell)
+    return change
+
+
 @dataclass
 class Style:
     name: str
@@ -133,7 +143,17 @@ STYLES = [
     *[Style(f"{a}-scratch-cells-after-the-checks", a, [lambda nb: nb["cells"].extend([
         code("print('all checks above ran')"), code("x = [i * i for i in range(10)]\nx[-1]"),
         code("!echo done")])]) for a in (P, L)],
+    # markdown cells dragged up and down: the run and the score are the same
+    Style("parameters-markdown-dragged-up-three-cells", P, [moved("size-intro", -3)]),
+    Style("parameters-markdown-dragged-up-two-cells", P, [moved("tied-intro", -2)]),
+    Style("parameters-later-section-read-first", P, [moved("size-intro", -17)]),
+    Style("parameters-markdown-dragged-up-one-cell", P, [moved("meta-task", -1)]),
+    Style("parameters-markdown-dragged-down", P, [moved("count-parameters-intro", 4)]),
+    Style("parameters-markdown-dragged-to-the-end", P, [moved("values-intro", 40)]),
+    Style("logits-to-text-markdown-dragged-up", L, [moved("generate-intro", -7)]),
     # ------------------------------------------------------------ parameters
+    Style("parameters-star-import-in-a-scratch-cell", P, [insert_after("tied_params_value", code(
+        "from gptcourse import *  # to try tie_weights\nprint(tie_weights.__doc__)"))]),
     Style("parameters-helper-above-the-answer", P, [
         insert_before("count_parameters_answer", code(
             "def distinct_parameters(model):\n"

@@ -15,7 +15,8 @@ import pytest
 
 from testsupport.course import assignments, nbgrader_env, read_notebook, released_course
 from testsupport.hand_in import hand_in
-from testsupport.honest_students import CASES, solved
+from testsupport.editors import colab_saved, vscode_saved
+from testsupport.honest_students import CASES, code, position, solved
 
 # Answers that hand in the course package's own function in disguise. Each earns
 # nothing for the function it wraps; the rest of the notebook is the solution.
@@ -55,6 +56,33 @@ WRAPPED_CHECKS = {"model_size_mib_answer": {"model_size_mib_any_model"},
                   "count_tied_parameters_answer": {"count_tied_parameters_unseen_configs",
                                                    "count_tied_parameters_tied_models"}}
 
+# Answers that change the model they are given (the task says not to). Each loses exactly
+# the check that asserts the model was left as it was, with that check's own words.
+ARGUMENT_CHANGERS = {
+    "ties-the-model-it-counts": (
+        "count_tied_parameters_answer",
+        "def count_tied_parameters(model):\n"
+        "    tie_weights(model)  # the shared matrix is then counted once\n"
+        "    return count_parameters(model)\n",
+        "count_tied_parameters_unseen_configs",
+        "count_tied_parameters tied the model it was given"),
+}
+
+# The solved notebooks saved by editors that drop nbgrader's metadata
+# (testsupport/editors.py): matched to the release, or not graded for one reason.
+FIRST_TRY = code("def count_parameters(model):\n    return 0  # a first try, left in\n")
+EDITOR_SAVED = {
+    "saved-by-colab": ("parameters", lambda: colab_saved(solved("parameters"))),
+    "saved-by-vscode": ("logits-to-text", lambda: vscode_saved(solved("logits-to-text"))),
+    "saved-by-colab-two-answers": ("parameters", lambda: colab_saved(
+        with_cell_before(solved("parameters"), "count_parameters_answer", FIRST_TRY))),
+}
+
+
+def with_cell_before(nb, wanted, cell):
+    nb["cells"].insert(position(nb, wanted), cell)
+    return nb
+
 
 TIMESTAMP = "2026-11-20 12:00:00.000000 UTC"
 
@@ -75,6 +103,11 @@ def graded(tmp_path_factory):
         hand_in(course, name, style.assignment, style.hand_in(), TIMESTAMP)
     for name, (answer_id, source) in WRAPPERS.items():
         hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
+    for name, (answer_id, source, _, _) in ARGUMENT_CHANGERS.items():
+        hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
+    for name, (assignment, saved) in EDITOR_SAVED.items():
+        hand_in(course, name, assignment, {assignments()[assignment] + ".ipynb": saved()},
+                TIMESTAMP)
     runs = {a: subprocess.run([sys.executable, "-m", "grader", "autograde", a, "--jobs", "2"],
                               cwd=course, env=env, capture_output=True, text=True)
             for a in assignments()}
@@ -136,6 +169,40 @@ def test_a_wrapped_course_function_earns_nothing_and_says_write_your_own(graded,
     messages = [t["message"] for nb in record["notebooks"] for t in nb["tests"]
                 if t["grade_id"] in lost]
     assert all("write your own" in message for message in messages), messages
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENT_CHANGERS))
+def test_an_answer_that_changes_the_model_it_is_given_loses_exactly_that_check(graded, name):
+    _, _, check, words = ARGUMENT_CHANGERS[name]
+    record = graded["records"][name]
+    expected = {grade_id: 0.0 if grade_id == check else points
+                for grade_id, points in max_points("parameters").items()}
+    assert scores(record) == expected
+    message = next(t["message"] for nb in record["notebooks"] for t in nb["tests"]
+                   if t["grade_id"] == check)
+    assert words in message, message
+
+
+@pytest.mark.parametrize("name", ["saved-by-colab", "saved-by-vscode"])
+def test_a_notebook_saved_without_nbgrader_metadata_earns_its_marks_and_says_so(graded, name):
+    from grader.plan.matching import METADATA_MATCHED
+
+    assignment, _ = EDITOR_SAVED[name]
+    record = graded["records"][name]
+    assert scores(record) == max_points(assignment)
+    assert record["notes"] == [] and [nb["notes"] for nb in record["notebooks"]] == [
+        [METADATA_MATCHED]]
+
+
+def test_a_notebook_without_metadata_that_cannot_be_matched_is_not_graded_for_one_reason(graded):
+    record = graded["records"]["saved-by-colab-two-answers"]
+    [notebook] = record["notebooks"]
+    reason = ("not graded: its nbgrader metadata is gone (an editor such as Colab drops it) and "
+              "cells 9, 10 could each be the answer 'count_parameters_answer'; paste your "
+              "answers into the answer cells of the released notebook and hand that in")
+    assert notebook["status"] == "unreadable" and notebook["message"] == reason
+    assert {t["message"] for t in notebook["tests"]} == {reason}
+    assert set(scores(record).values()) == {0.0} and notebook["notes"] == []
 
 
 def test_the_grader_says_which_limits_and_stubs_are_in_force(graded):

@@ -168,6 +168,37 @@ def test_the_course_packages_own_function_earns_nothing():
     assert message == "count_parameters is the course package's own function; write your own"
 
 
+def test_the_package_function_a_check_only_swaps_for_a_reference_is_not_refused():
+    # `from gptcourse import *` in a scratch cell left count_parameters bound to the package
+    kernel = FakeKernel({}, {"count_parameters": {"value": 0}, "count_tied": {"value": 296}})
+    kernel.request_original = kernel.request
+
+    def request(message, timeout):
+        reply, outcome = kernel.request_original(message, timeout)
+        if message["op"] == "describe" and "count_parameters" in reply["names"]:
+            reply["names"]["count_parameters"].update(module="gptcourse.counting")
+        return reply, outcome
+
+    kernel.request = request
+    code = ("student_count_parameters = count_parameters\n"
+            "def count_parameters(model):\n"
+            "    return 336\n"
+            "try:\n"
+            "    counted = count_tied(None)\n"
+            "finally:\n"
+            "    count_parameters = student_count_parameters\n"
+            "assert counted == 296\n")
+    solutions = ("def count_parameters(model):\n    pass\n", "def count_tied(model):\n    pass\n")
+    assert check(kernel, code, solutions=solutions) == ("passed", "", "")
+    call = next(r for r in kernel.requests if r["op"] == "call")
+    assert call["name"] == "count_tied"
+    assert call["overrides"] == ["def count_parameters(model):\n    return 336"]
+    # a check that calls the package's function itself is refused, whatever it catches
+    catching = "try:\n    count_parameters(None)\nexcept BaseException:\n    pass\n"
+    assert check(kernel, catching, solutions=solutions)[:2] == (
+        "failed", "count_parameters is the course package's own function; write your own")
+
+
 def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
     import base64
     import pickle
@@ -210,3 +241,86 @@ def test_a_check_that_defines_a_reference_answer_sends_it_with_its_calls():
     calls = [r for r in kernel.requests if r["op"] == "call"]
     assert [c["overrides"] for c in calls] == [
         ["def double(x):\n    '''the reference'''\n    return x + x"], []]
+
+
+TINY = {"vocab_size": 10, "context_length": 4, "emb_dim": 4, "n_heads": 2, "n_layers": 1,
+        "drop_rate": 0.0, "qkv_bias": False}
+
+
+def called_in_kernel(answer, *args, skip=()):
+    """What the kernel reports about a call of `answer` on copies of `args`, as JSON read back."""
+    import copy
+    import json
+
+    from grader.sandbox.runner import argument_changes, argument_marks
+
+    copies = copy.deepcopy(args)  # the kernel's copies, as the argument pickle makes them
+    marks = argument_marks(copies, {}, {id(copies[i]) for i in skip})
+    answer(*copies)
+    return json.loads(json.dumps(argument_changes(marks)))
+
+
+def test_a_call_that_ties_the_model_it_was_given_ties_the_checks_own_model():
+    from gptcourse import GPTModel, tie_weights
+
+    from grader.checks.values import mirror_changes
+
+    model = GPTModel(TINY)
+    changes = called_in_kernel(tie_weights, model)
+    assert [c["where"] for c in changes] == [0]
+    assert ["tok_emb.weight", "out_head.weight"] in changes[0]["shared"]
+    assert changes[0]["values"] == {}  # tying moves no number
+    mirror_changes((model,), {}, changes, {})
+    assert model.out_head.weight is model.tok_emb.weight
+    assert sum(p.numel() for p in model.parameters()) == 296
+
+
+def test_a_call_that_unties_or_overwrites_is_mirrored_and_one_that_only_reads_is_not():
+    import torch
+    from gptcourse import GPTModel, tie_weights
+
+    from grader.checks.values import mirror_changes
+
+    def untie(model):
+        model.out_head.weight = torch.nn.Parameter(model.out_head.weight.detach() * 2)
+
+    def zero(model, tensor):
+        with torch.no_grad():
+            model.final_norm.scale.zero_()
+        tensor.add_(1)
+
+    def count(model, tensor):
+        model.eval()
+        return sum(p.numel() for p in model.parameters()) + tensor.sum().item()
+
+    tied = tie_weights(GPTModel(TINY))
+    mirror_changes((tied,), {}, called_in_kernel(untie, tied), {})
+    assert tied.out_head.weight is not tied.tok_emb.weight
+    assert torch.equal(tied.out_head.weight, tied.tok_emb.weight * 2)
+    model, tensor = GPTModel(TINY), torch.zeros(3)
+    mirror_changes((model, tensor), {}, called_in_kernel(zero, model, tensor), {})
+    assert model.final_norm.scale.sum().item() == 0 and tensor.tolist() == [1.0, 1.0, 1.0]
+    assert called_in_kernel(count, GPTModel(TINY), torch.ones(2)) == []
+    assert called_in_kernel(zero, GPTModel(TINY), torch.ones(2), skip=(0, 1)) == []
+
+
+def test_a_check_sees_that_an_answer_tied_the_model_it_was_given():
+    kernel = FakeKernel({}, {"count_tied": {"value": 296, "changed": [
+        {"where": 0, "shared": [["tok_emb.weight", "out_head.weight"]], "values": {}}]}})
+    code = ("from gptcourse import GPTModel\n"
+            f"example_model = GPTModel({TINY!r})\n"
+            "assert count_tied(example_model) == 296\n"
+            "assert example_model.out_head.weight is not example_model.tok_emb.weight, (\n"
+            "    'count_tied tied the model it was given')\n")
+    solutions = ("def count_tied(model):\n    pass\n",)
+    assert check(kernel, code, solutions=solutions)[:2] == (
+        "failed", "AssertionError: count_tied tied the model it was given")
+    # the set-up cells' model, sent by name, is never changed here
+    setup = ("from gptcourse import GPTModel\n" f"model = GPTModel({TINY!r})\n",)
+    code = ("assert count_tied(model) == 296\n"
+            "assert model.out_head.weight is not model.tok_emb.weight\n")
+    assert check(kernel, code, setup=setup, solutions=solutions)[0] == "passed"
+    kernel.calls["count_tied"]["changed"] = [{"where": 5, "value": 1}]
+    assert check(kernel, code, setup=setup, solutions=solutions)[:2] == (
+        "failed", "RuntimeError: in count_tied: what it changed in its arguments could not be "
+                  "read (a change to an argument that was not sent)")

@@ -27,7 +27,7 @@ from ..safe_text import capped
 from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus
 from ..sandbox.runner import short
 from .answers import answer_names, used_names, without_magics
-from .values import ArgumentPickler, decode
+from .values import ArgumentPickler, decode, mirror_changes
 
 
 class KernelLost(BaseException):
@@ -67,7 +67,7 @@ class Checker:
         Calls to the kernel must end by `deadline`; `limit` is the per-cell timeout the
         report names (the same words in every run).
         """
-        lost = []
+        lost, refused = [], []  # the kernel's loss; a call to the package's own function
         self.limit = limit
         namespace = dict(self.setup)
         self.calls = CallContext(namespace, code)
@@ -87,10 +87,11 @@ class Checker:
                         module = capped(info.get("module"), 200)
                         if ((module == self.package or module.startswith(self.package + "."))
                                 and info.get("qualname") == name):
-                            return (CellStatus.FAILED,
-                                    f"{name} is the course package's own function; "
-                                    "write your own", "")
-                        namespace[name] = self._proxy(name, kernel, deadline, lost)
+                            # refused only if the check calls it: a check may put a
+                            # reference in its place while it grades another answer
+                            namespace[name] = self._refusal(name, refused)
+                        else:
+                            namespace[name] = self._proxy(name, kernel, deadline, lost)
                         self.calls.proxies[name] = namespace[name]
                     else:
                         reply = self._ask(kernel, {"op": "get", "name": name}, deadline, lost, name)
@@ -106,11 +107,13 @@ class Checker:
         except KeyboardInterrupt:  # the instructor stopped the grading
             raise
         except BaseException as exc:  # noqa: BLE001 (any failure of the check is a failed test)
-            if lost:
-                return lost[0].status, lost[0].message, _capped(output)
+            if lost or refused:
+                problem = (lost or refused)[0]
+                return problem.status, problem.message, _capped(output)
             return CellStatus.FAILED, exception_text(exc), _capped(output)
-        if lost:  # the test caught the kernel's loss itself: it still fails
-            return lost[0].status, lost[0].message, _capped(output)
+        if lost or refused:  # the test caught the loss or the refusal itself: it still fails
+            problem = (lost or refused)[0]
+            return problem.status, problem.message, _capped(output)
         return CellStatus.PASSED, "", _capped(output)
 
     def _ask(self, kernel, message, deadline, lost, what):
@@ -145,6 +148,18 @@ class Checker:
                 MemoryError) as problem:
             raise RuntimeError(f"in {name}: the answer could not be read ({capped(problem, 200)})")
 
+    def _refusal(self, name, refused):
+        """Stands for the course package's own function: a call to it fails the check,
+        whatever the check catches."""
+
+        def refusal(*args, **kwargs):
+            refused.append(KernelLost(CellStatus.FAILED, f"{name} is the course package's "
+                                      "own function; write your own"))
+            raise refused[-1]
+
+        refusal.__name__ = refusal.__qualname__ = name
+        return refusal
+
     def _proxy(self, name, kernel, deadline, lost):
         checker = self
 
@@ -159,6 +174,13 @@ class Checker:
                                           "args": base64.b64encode(stream.getvalue()).decode(),
                                           "overrides": checker.calls.overrides(name)},
                                  deadline, lost, name)
+            if "changed" in reply:  # the call changed a model or tensor it was given
+                try:
+                    mirror_changes(args, kwargs, reply["changed"], checker.by_id)
+                except (ValueError, TypeError, AttributeError, RuntimeError, RecursionError,
+                        OverflowError, MemoryError) as problem:
+                    raise RuntimeError(f"in {name}: what it changed in its arguments could not "
+                                       f"be read ({capped(problem, 200)})")
             if "exception" in reply:
                 raise _student_exception(reply, name)
             return checker._decode(reply, name)

@@ -4,7 +4,8 @@ Nothing the kernel sends is unpickled or evaluated: `decode` builds real
 Python, numpy and torch objects from the runner's plain JSON (see
 ``sandbox/runner.py``'s Encoder), and anything else arrives as an opaque
 stand-in. A call's arguments go the other way as a pickle in which the
-set-up cells' objects and the tokenizer are sent by name.
+set-up cells' objects and the tokenizer are sent by name; what a call changed
+in the check's own tensors and models comes back and is done to them here.
 """
 
 import math
@@ -130,3 +131,76 @@ class ArgumentPickler(pickle.Pickler):
         if type(obj).__module__ == "tiktoken.core" and type(obj).__name__ == "Encoding":
             return ("tokenizer", getattr(obj, "name", ""))
         return None
+
+
+def mirror_changes(args: tuple, kwargs: dict, changes: object, skip: dict) -> None:
+    """Do to a call's arguments here what the call did to their copies in the kernel.
+
+    `changes` is a call reply's "changed" list (runner.argument_changes): for a
+    module, which of its parameters are one object now and their new values;
+    for a tensor, its new value. Objects in `skip` (ids of the set-up cells'
+    objects, sent by name) are never changed: a check's calls leave no trace
+    in later checks. Raises ValueError when `changes` is malformed.
+    """
+    import torch
+
+    if type(changes) is not list:
+        raise ValueError("malformed changes")
+    for change in changes:
+        if type(change) is not dict:
+            raise ValueError("malformed changes")
+        where = change.get("where")
+        if type(where) is int and 0 <= where < len(args):
+            target = args[where]
+        elif type(where) is str and where in kwargs:
+            target = kwargs[where]
+        else:
+            raise ValueError("a change to an argument that was not sent")
+        if id(target) in skip:
+            continue
+        if isinstance(target, torch.nn.Module) and "shared" in change:
+            _mirror_module(target, change.get("shared"), change.get("values"))
+        elif isinstance(target, torch.Tensor) and "value" in change:
+            _mirror_tensor(target, decode(change["value"]))
+
+
+def _mirror_module(module, shared, values):
+    import torch
+
+    if type(shared) is not list or type(values) is not dict:
+        raise ValueError("malformed changes")
+    here = dict(module.named_parameters(remove_duplicate=False))
+    kept = set()  # ids of the parameters that stand for a group already
+    for group in shared:
+        names = [n for n in group if type(n) is str and n in here] if type(group) is list else []
+        if not names:
+            continue
+        keep = module.get_parameter(names[0])
+        if id(keep) in kept:  # one object here, two in the kernel: the call untied them
+            keep = torch.nn.Parameter(keep.detach().clone(), requires_grad=keep.requires_grad)
+            _set_parameter(module, names[0], keep)
+        kept.add(id(keep))
+        for name in names[1:]:
+            if module.get_parameter(name) is not keep:
+                _set_parameter(module, name, keep)
+    for name, data in values.items():
+        if type(name) is str and name in here:
+            _mirror_tensor(module.get_parameter(name), decode(data))
+
+
+def _set_parameter(module, name, parameter):
+    owner, _, leaf = name.rpartition(".")
+    setattr(module.get_submodule(owner), leaf, parameter)
+
+
+def _mirror_tensor(target, value):
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        raise ValueError("malformed changes")
+    with torch.no_grad():
+        if value.shape == target.shape and value.dtype == target.dtype and (
+                target.device.type != "meta"):
+            target.copy_(value)
+        else:
+            target.data = value

@@ -3,12 +3,15 @@
 - ``submission.py``: a submission's folder, files and notebook JSON, read defensively.
 - ``build.py``: `build_plan`, the student's cells in the student's order with the
   instructor's own cells put back, and notes on what was repaired or moved.
+- ``matching.py``: a submission whose nbgrader metadata is gone, matched to the
+  release by its cells' text (or refused, for one reason).
 """
 
 from .build import MAX_EXTRA_CELLS, Plan, PlanCell, build_plan
+from .matching import with_metadata_restored
 from .submission import (MAX_COPIED_FILE_BYTES, Unreadable, parse_submission, read_submission,
                          read_submission_bytes, student_extra_files, submission_link_problem)
 
 __all__ = ["MAX_COPIED_FILE_BYTES", "MAX_EXTRA_CELLS", "Plan", "PlanCell", "Unreadable",
            "build_plan", "parse_submission", "read_submission", "read_submission_bytes",
-           "student_extra_files", "submission_link_problem"]
+           "student_extra_files", "submission_link_problem", "with_metadata_restored"]

@@ -50,7 +50,9 @@ def build_plan(instructor: object, submission: dict | None) -> Plan:
     cells (matched by nbgrader grade_id) and cells the student added,
     anywhere. The instructor's cells (set-up, checks, read-only cells) always
     run from solutions/, in the instructor's order: a student cell runs after
-    the instructor cell it follows in the student's notebook. Tampering with
+    the instructor code cell it follows in the student's notebook. The
+    instructor's markdown cells anchor nothing: moved, added or deleted, they
+    change nothing about the run. Tampering with
     instructor cells changes nothing and is reported in the notes, and so is
     every student cell that does not run.
     """
@@ -93,6 +95,8 @@ def _place_student_cells(instructor, student_cells, layout, by_id, notes):
     answered, anchor, added = set(), -1, 0
     for position, cell in enumerate(student_cells):
         index = layout.match(cell, answered)
+        if index is not None and layout.kinds[index] == "markdown":
+            continue  # the instructor's text: shown in its place, never where code runs
         if index is not None and layout.kinds[index] != "solution":
             # a check moved above the answers before it is not where the student works
             ahead = layout.kinds[index] == "test" and any(
@@ -120,17 +124,22 @@ def _place_student_cells(instructor, student_cells, layout, by_id, notes):
 
 
 def _merged(instructor, layout, placed, answered, by_id, submitted, notes):
-    """The instructor's cells in order, each followed by the student cells placed after it."""
-    plan = list(placed[-1])
+    """The instructor's cells in order, each code cell followed by the student cells placed
+    after it (shown below the instructor's text that follows that code cell)."""
+    plan, waiting = [], list(placed[-1])
     for index, cell in enumerate(instructor.cells):
         meta = nbgrader_meta(cell)
         kind = layout.kinds[index]
+        if kind != "markdown":
+            plan.extend(waiting)
+            waiting = []
         points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
         if kind == "solution":
             if index not in answered:
                 if submitted:
                     notes.append(f"answer cell '{layout.label(index)}' not found (deleted, or "
-                                 "its id was changed); it earns nothing")
+                                 "its id was changed); its checks ran on what the other cells "
+                                 "define")
                 source = "" if cell.cell_type == "code" else cell.source
                 plan.append(PlanCell("solution" if cell.cell_type == "code" else "markdown",
                                      source, layout.grade_ids[index], points, index))
@@ -142,8 +151,8 @@ def _merged(instructor, layout, placed, answered, by_id, submitted, notes):
             plan.append(PlanCell(kind, cell.source, layout.grade_ids[index], points, index))
             if submitted and kind == "test":
                 notes.extend(_compare_test_cell(layout.grade_ids[index], cell, by_id, points))
-        plan.extend(placed.get(index, []))
-    return plan
+        waiting.extend(placed.get(index, []))
+    return plan + waiting
 
 
 class _InstructorLayout:

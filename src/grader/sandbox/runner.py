@@ -17,7 +17,8 @@ package, imported before any notebook code runs):
      "overrides": ["def ...", ...]}
         -> {"id": n, "value": encoded} or {"id": n, "exception": "TypeError", "message": "..."}
            (or, if the call ended the process, an exception with "restart": true when
-           the check's calls changed files)
+           the check's calls changed files); either with "changed": [...] when the
+           call changed a tensor or module it was given (see argument_changes)
     {"id": n, "op": "end"}   -> {"id": n, "ended": true} (the same "restart" flag)
     any request that cannot be answered -> {"id": n, "error": "..."}
 
@@ -188,14 +189,120 @@ class ArgumentLoader(pickle.Unpickler):
     def __init__(self, data, setup):
         super().__init__(io.BytesIO(data))
         self.setup = setup
+        self.by_name = set()  # ids of the objects that came by name (not the check's own)
 
     def persistent_load(self, ref):
         kind, name = ref
         if kind == "tokenizer":
-            return _import_module(PACKAGE).get_tokenizer()
-        if kind == "setup" and name in self.setup:
-            return self.setup[name]
-        raise pickle.UnpicklingError(f"unknown reference {ref!r}")
+            value = _import_module(PACKAGE).get_tokenizer()
+        elif kind == "setup" and name in self.setup:
+            value = self.setup[name]
+        else:
+            raise pickle.UnpicklingError(f"unknown reference {ref!r}")
+        self.by_name.add(id(value))
+        return value
+
+
+# ------------------------------------------------- what a call did to its arguments
+#
+# A check's arguments arrive here as copies, so a check that asks "did the answer
+# change the model it was given?" would never see the change. Each tensor and
+# module argument the check made itself is marked before the call and compared
+# after it; the reply says what changed (which parameters are now one object,
+# the new values), and the checker does the same to the check's own objects.
+
+MARKED_BYTES_CAP = 64 << 20  # bytes of a call's arguments kept to compare; beyond: versions only
+
+
+def argument_marks(args, kwargs, skip):
+    """{where: (argument, mark)} of a call's tensor and module arguments not in `skip` (ids)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return {}
+    budget = [MARKED_BYTES_CAP]
+    places = list(enumerate(args)) + [(_str(k), v) for k, v in kwargs.items()]
+    marks = {}
+    for where, value in places:
+        if id(value) in skip:
+            continue
+        try:
+            mark = _mark(value, torch, budget)
+        except _BaseException:
+            continue
+        if mark is not None:
+            marks[where] = (value, mark)
+    return marks
+
+
+def argument_changes(marks):
+    """[{"where": position or keyword, ...}] for each marked argument the call changed.
+
+    A module: "shared", its parameters' names grouped by the object they are
+    now (tying puts two names in one group), and "values" {name: encoded} of
+    the parameters whose object or data changed. A tensor: its new "value".
+    """
+    torch = sys.modules.get("torch")
+    changes = []
+    for where, (value, before) in marks.items():
+        try:
+            after = _mark(value, torch, [MARKED_BYTES_CAP])
+            if after == before:
+                continue
+            changes.append(_change(where, value, before, torch))
+        except _BaseException:
+            continue
+    return changes
+
+
+def _mark(value, torch, budget):
+    if _isinstance(value, torch.nn.Module):
+        return ("module", [(name, id(p), _tensor_mark(p, budget, torch))
+                           for name, p in value.named_parameters(remove_duplicate=False)])
+    if _isinstance(value, torch.Tensor):
+        return ("tensor", _tensor_mark(value, budget, torch))
+    return None
+
+
+def _tensor_mark(tensor, budget, torch):
+    """What identifies a tensor's data: its version counter, place, shape, type and bytes."""
+    meta = tensor.device.type == "meta"
+    size = tensor.numel() * tensor.element_size()
+    content = None
+    if not meta and size <= budget[0]:
+        budget[0] -= size
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        content = flat.view(torch.uint8).numpy().tobytes() if size else b""
+    return (tensor._version, 0 if meta else tensor.data_ptr(), tuple(tensor.shape),
+            _str(tensor.dtype), content)
+
+
+def _change(where, value, before, torch):
+    """What changed in one argument, as argument_changes describes it."""
+    encoder = Encoder()
+    if before[0] == "tensor":
+        return {"where": where, "value": encoder.encode(value.detach())}
+    groups = {}
+    now = list(value.named_parameters(remove_duplicate=False))
+    for name, parameter in now:
+        groups.setdefault(id(parameter), []).append(name)
+    earlier = {name: (ident, mark) for name, ident, mark in before[1]}
+    values = {}
+    for name, parameter in now:
+        if groups[id(parameter)][0] != name:
+            continue  # another name of a parameter listed first: "shared" says so
+        old = earlier.get(name)
+        if old is None or old[0] != id(parameter) or not _same_data(old[1], parameter, torch):
+            try:
+                values[name] = encoder.encode(parameter.detach())
+            except TooLarge:
+                break  # the rest is not sent: the sharing still is
+    return {"where": where, "shared": list(groups.values()), "values": values}
+
+
+def _same_data(mark, tensor, torch):
+    """Whether `tensor` holds what `mark` recorded (its bytes too, when they were kept)."""
+    now = _tensor_mark(tensor, [MARKED_BYTES_CAP if mark[4] is not None else 0], torch)
+    return now == mark
 
 
 WRITABLE = ("/tmp", "/home", "/dev/shm")  # with the working folder: what a call may change
@@ -354,6 +461,22 @@ class Runner:
             for name, value in self.namespace.items():
                 if before.get(name, _MISSING) is not value:
                     self.setup[name] = value
+        elif star_imports_package(code):
+            self.keep_own_functions(before)
+
+    def keep_own_functions(self, before):
+        """After `from <package> import *`: the functions the student had written stay theirs.
+
+        In Jupyter the star import would bind the package's working function in
+        their place; here the package's answers are stubs, so the student's own
+        definition (already graded by its own checks) is kept instead.
+        """
+        for name, value in list(self.namespace.items()):
+            old = before.get(name, _MISSING)
+            if (old is not _MISSING and old is not value and callable(old)
+                    and _from_package(value) and not _from_package(old)
+                    and getattr(value, "__name__", None) == name):
+                self.namespace[name] = old
 
     def write_file(self, request, reply):
         """One of the student's own files (or the next part of it) into the working folder."""
@@ -474,19 +597,24 @@ class Runner:
             reply["error"] = f"{name} is not defined"
             return
         try:
-            args, kwargs = ArgumentLoader(base64.b64decode(request.get("args", "")),
-                                          self.setup).load()
+            loader = ArgumentLoader(base64.b64decode(request.get("args", "")), self.setup)
+            args, kwargs = loader.load()
         except _BaseException as exc:
             reply["error"] = "the arguments could not be read: " + short(exc)
             return
+        marks = argument_marks(args, kwargs, loader.by_name)
         try:
             value = function(*args, **kwargs)
         except _BaseException as exc:
             ordinary = _isinstance(exc, Exception)  # not SystemExit or KeyboardInterrupt
             reply["exception"] = _type(exc).__name__ if ordinary else "RuntimeError"
             reply["message"] = _message(exc) if ordinary else short(exc)
-            return
-        reply["value"] = Encoder().encode(value)
+            value = _MISSING
+        changes = argument_changes(marks)
+        if changes:
+            reply["changed"] = changes
+        if value is not _MISSING:
+            reply["value"] = Encoder().encode(value)
 
 
 def _read_all(fd):
@@ -521,6 +649,22 @@ def _message(exc):
 
 
 _MISSING = object()
+
+
+def star_imports_package(code):
+    """Whether a cell's code has `from <the course package>[.module] import *`."""
+    import re
+
+    pattern = rf"^[ \t]*from[ \t]+{re.escape(PACKAGE)}(\.\w+)*[ \t]+import[ \t]+\*"
+    return re.search(pattern, _str(code), re.MULTILINE) is not None
+
+
+def _from_package(value):
+    try:
+        module = getattr(value, "__module__", None)
+    except _BaseException:
+        return False
+    return _isinstance(module, _str) and (module == PACKAGE or module.startswith(PACKAGE + "."))
 
 
 def read_requests():

@@ -10,7 +10,7 @@ import time
 
 import nbformat
 
-from ..plan import Unreadable, build_plan, parse_submission
+from ..plan import Unreadable, build_plan, parse_submission, with_metadata_restored
 from ..results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult
 from ..sandbox import CellStatus
 from .autograded import autograded_notebook
@@ -44,7 +44,7 @@ def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
             raise Unreadable(job.unreadable[name])
         if name not in job.submission:
             raise FileNotFoundError(name)
-        submission = parse_submission(job.submission[name])
+        submission = with_metadata_restored(instructor, parse_submission(job.submission[name]))
         status, message = NotebookStatus.GRADED, ""
     except FileNotFoundError:
         submission, status, message = None, NotebookStatus.MISSING, "notebook missing"
