@@ -180,8 +180,8 @@ MARKDOWN_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div
 def _kept_attribute(tag: str, name: str, value: str) -> bool:
     if name in ("class", "id", "title"):
         return True
-    if tag == "a":
-        return name == "href"
+    if tag == "a":  # a link, never to a page made of data
+        return name == "href" and not value.strip().lower().startswith("data:")
     if tag == "img":  # an image loads only from the page itself, never from a host
         return name in ("alt", "width", "height") or (
             name == "src" and value.startswith("data:image/"))

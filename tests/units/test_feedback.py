@@ -145,9 +145,11 @@ def test_student_text_in_messages_ids_and_markdown_is_escaped():
     nb = graded(PARTIAL, outputs)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(
         "My notes <script>alert(2)</script> <img src=\"https://evil.example/x.png\" "
-        "onerror=\"alert(3)\" alt=\"x\">"))
+        "onerror=\"alert(3)\" alt=\"x\"> <a href=\"javascript:alert(4)\">a</a> "
+        "<a href=\"data:text/html,<script>alert(5)</script>\">b</a>"))
     html = page(nb, student="<b>bob</b>")
     assert "<script" not in html and "onerror" not in html and "evil.example" not in html
+    assert "javascript:" not in html and "data:text" not in html and "My notes" in html
     assert "double(1) returned &lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<title>Feedback: tiny.ipynb, tiny, &lt;b&gt;bob&lt;/b&gt;</title>" in html
     assert "<b>bob</b>" not in html
