@@ -175,8 +175,12 @@ c.SandboxGrader.similarity_common_fraction = 0.2
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "grader.feedback.HideTestCode",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# Each student's page is the course's own template (src/grader/templates/feedback/): a
+# summary of every check (what it checks, its points, why a missed one failed, a link to
+# its cell), the score, then the notebook; it loads nothing from the web and meets WCAG 2.1
+# AA (tests/instructor/test_feedback_page.py).
+c.GenerateFeedback.exporter_class = "grader.feedback.FeedbackPage"
 
 # --- nbgrader's own autograde is refused ---------------------------------------
 # `nbgrader autograde` and formgrader's Autograde button would run student code

@@ -66,6 +66,21 @@ def solution_answers(assignment, root=ROOT):
     return answers
 
 
+def hidden_test_lines(assignment, root=ROOT):
+    """Distinctive lines of the instructor's hidden tests of ``assignment`` (longer than 25
+    characters, none a visible part of a cell also has): text no student page may hold."""
+    import re
+
+    pattern = r"BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS[^\n]*"
+    hidden, visible = [], set()
+    for cell in read_notebook("solutions", assignment, root)["cells"]:
+        source = cell_source(cell)
+        for block in re.findall(pattern, source, re.S):
+            hidden += [line.strip() for line in block.splitlines() if len(line.strip()) > 25]
+        visible |= {line.strip() for line in re.sub(pattern, "", source, flags=re.S).splitlines()}
+    return [line for line in hidden if line not in visible]
+
+
 def copy_course(dest, extra=(), *, for_make=False, root=ROOT):
     """A copy of the course at ``dest``: nbgrader_config.py, solutions/, exercises/ and
     the folders in ``extra``. ``for_make`` adds the Makefile and what its set-up reads

@@ -46,8 +46,8 @@ c.SandboxGrader.memory_mib = 1536
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "grader.feedback.HideTestCode",
-    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+c.GenerateFeedback.exporter_class = "grader.feedback.FeedbackPage"
 '''
 
 

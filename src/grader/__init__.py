@@ -53,8 +53,9 @@ The ground floor, used by every wing:
 - ``files.py``: files written whole, and what dead processes left (owner tags).
 - ``results.py``: the typed result of one student, with its status enums.
 - ``cells.py``: one notebook cell's source, nbgrader metadata and docstring.
-- ``feedback.py`` and ``nbgrader_guard.py``: the two classes nbgrader_config.py
-  names: feedback without hidden tests, and nbgrader's own autograde refused.
+- ``feedback.py`` and ``nbgrader_guard.py``: the classes nbgrader_config.py
+  names: the feedback page (its template in ``templates/feedback/``) without
+  hidden tests, and nbgrader's own autograde refused.
 - ``late.py``: the late policies nbgrader_config.py may name (a percentage per
   day, a late-day budget), and what each student's late assignments are charged.
 """

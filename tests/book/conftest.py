@@ -14,16 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from testsupport.accessibility import CHROMIUM, chromium
 from testsupport.course import ROOT as COURSE_ROOT
 
 ROOT = Path(COURSE_ROOT).resolve()
 SITE = ROOT / "_build" / "html"
 BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without error
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 BUILD_TIMEOUT_S = 600
 
 
@@ -80,13 +76,5 @@ def browser(tmp_path_factory):
     """Debian's Chromium, headless, with a fresh profile, driven through Playwright."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make system` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 900},
-        )
+    with chromium(str(tmp_path_factory.mktemp("chromium-profile"))) as context:
         yield context
-        context.close()

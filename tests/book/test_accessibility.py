@@ -7,19 +7,13 @@ and AA rules, in the light and the dark theme, and at a phone's width for one pa
 The keyboard tests Tab through a page as a reader without a mouse would.
 """
 
-from pathlib import Path
-
 import re
 
 import pytest
 import yaml
 
-from testsupport.course import ROOT as COURSE_ROOT
-
-ROOT = Path(COURSE_ROOT).resolve()
-
-AXE = ROOT / ".book-deps" / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+from testsupport.accessibility import (PHONE, ROOT, axe_violations, missing_tools,
+                                       violations_report as _report)
 
 # Rules switched off, each with the reason; only per rule, never the whole check.
 DISABLED_RULES = {}
@@ -30,30 +24,6 @@ PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
 SEARCH = "search.html?q=weight+tying"
 URLS = [f"{page}.html" for page in PAGES] + ["genindex.html", SEARCH]
 THEMES = ["light", "dark"]
-PHONE = {"width": 390, "height": 844}
-
-_RUN_AXE = """async ([tags, disabled]) => {
-  const rules = Object.fromEntries(disabled.map(id => [id, {enabled: false}]));
-  const result = await axe.run(document, {runOnly: {type: "tag", values: tags}, rules});
-  return result.violations.map(v => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.map(n => ({target: n.target.join(" "),
-                              summary: (n.failureSummary || "").split("\\n").slice(1, 3)
-                                       .map(s => s.trim()).join(" ")})),
-  }));
-}"""
-
-
-def _report(violations):
-    """Each violation: rule id, impact, what it asks, and the first few elements."""
-    lines = []
-    for v in violations:
-        lines.append(f"{v['id']} ({v['impact']}): {v['help']} [{len(v['nodes'])} elements]")
-        for node in v["nodes"][:6]:
-            lines.append(f"    {node['target']}: {node['summary'][:200]}")
-        if len(v["nodes"]) > 6:
-            lines.append(f"    ... and {len(v['nodes']) - 6} more")
-    return "\n".join(lines)
 
 
 def _set_theme(page, theme):
@@ -67,8 +37,8 @@ def _set_theme(page, theme):
 
 
 def _load(browser, server, url, theme, viewport=None):
-    if not AXE.exists():
-        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: `make test` installs axe-core")
+    if missing_tools():
+        pytest.fail(missing_tools())
     page = browser.new_page()
     if viewport:
         page.set_viewport_size(viewport)
@@ -85,8 +55,7 @@ def _load(browser, server, url, theme, viewport=None):
 
 
 def _violations(page):
-    page.add_script_tag(path=str(AXE))
-    return page.evaluate(_RUN_AXE, [WCAG_TAGS, list(DISABLED_RULES)])
+    return axe_violations(page, DISABLED_RULES)
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -285,7 +285,7 @@ def fetch_feedback(session, hub, student, screens):
         for assignment, found in pages.items():
             feedback = context.new_page()
             feedback.goto(f"{hub.url}/user/{student}/files/{os.path.relpath(found[0], home)}")
-            expect(feedback.get_by_text("(Score:").first).to_be_visible(timeout=PAGE)
+            expect(feedback.get_by_text("Score:").first).to_be_visible(timeout=PAGE)
             screens.take(feedback, f"{student}-{assignment}-feedback")
         return pages
     except Exception:
@@ -426,7 +426,8 @@ def test_each_student_fetches_only_their_own_feedback(class_on_hub):
     for (student, assignment), texts in class_on_hub["feedback_texts"].items():
         assert len(texts) == 1, (student, assignment)
         score = AFTER_PENALTY[student][assignment]
-        assert f"{NOTEBOOKS[assignment]} (Score: {score:.1f} / 10.0)" in texts[0]
+        assert f"<h1>Feedback on {NOTEBOOKS[assignment]}.ipynb</h1>" in texts[0]
+        assert f"Score: <strong>{score:g}</strong> of 10 points" in texts[0]
         for other in STUDENTS:
             if other != student:
                 assert other not in texts[0]

@@ -172,7 +172,7 @@ def test_release_feedback_finds_what_the_sandboxed_grader_wrote(feedback_round_t
 
 
 def test_each_student_fetches_exactly_their_own_feedback_page(feedback_round_trip):
-    scores = {"ann": "6.0 / 6.0", "ben": "0.0 / 6.0"}
+    scores = {"ann": "Score: <strong>6</strong> of 6", "ben": "Score: <strong>0</strong> of 6"}
     for student, pages in feedback_round_trip["fetched"].items():
         assert [os.path.basename(p) for p in pages] == [NOTEBOOK + ".html"]
         with open(pages[0], encoding="utf-8") as handle:
@@ -227,4 +227,4 @@ def test_feedback_zip_names_each_page_as_the_lms_takes_it_back(feedback_round_tr
     with open(os.path.join(root, "course-data", "feedback", "cat", ASSIGNMENT,
                            NOTEBOOK + ".html"), encoding="utf-8") as handle:
         assert page == handle.read()
-    assert "6.0 / 6.0" in page
+    assert "Score: <strong>6</strong> of 6" in page

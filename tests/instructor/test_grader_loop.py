@@ -8,7 +8,6 @@ autograde (sandboxed, two workers) -> feedback -> export grades -> summary.
 import csv
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -16,8 +15,8 @@ import pytest
 
 from testsupport.assignment_students import PARTIAL, PARTIAL_SCORE
 from testsupport.bad_submissions import leak_by_exception
-from testsupport.course import (ROOT, assignments, nbgrader_env, released_course,
-                                solution_answers)
+from testsupport.course import (assignments, hidden_test_lines as hidden_lines, nbgrader_env,
+                                released_course, solution_answers)
 
 NOTEBOOKS = assignments()
 TYPED = {
@@ -92,21 +91,6 @@ def nbgrader(*args, cwd, env=None):
                             env=env or nbgrader_env(), capture_output=True, text=True)
     assert result.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{result.stderr[-3000:]}"
     return result
-
-
-def hidden_lines(assignment):
-    """Distinctive lines of the instructor's hidden tests (none a visible part also has)."""
-    path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
-    with open(path, encoding="utf-8") as handle:
-        nb = json.load(handle)
-    hidden, visible = [], set()
-    pattern = r"BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS[^\n]*"
-    for cell in nb["cells"]:
-        source = "".join(cell["source"])
-        for block in re.findall(pattern, source, re.S):
-            hidden += [l.strip() for l in block.splitlines() if len(l.strip()) > 25]
-        visible |= {l.strip() for l in re.sub(pattern, "", source, flags=re.S).splitlines()}
-    return [line for line in hidden if line not in visible]
 
 
 STUDENT_SCRIPT = """

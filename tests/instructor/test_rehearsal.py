@@ -1,29 +1,14 @@
 """`make rehearse`: a whole fake class on one machine, each student in a home of their own.
 
-The rehearsal runs once (module fixture) on the parameters assignment with four
-students: alice correct, bob partial, carol untouched, dave correct but late.
+The rehearsal runs once (the `rehearsal` fixture of conftest.py, which the feedback
+page's tests share) on the parameters assignment with four students: alice correct,
+bob partial, carol untouched, dave correct but late.
 """
 
 import csv
 import os
-import subprocess
-import sys
-
-import pytest
-
-from testsupport.course import ROOT
 
 STUDENTS = ["alice", "bob", "carol", "dave"]
-
-
-@pytest.fixture(scope="module")
-def rehearsal(tmp_path_factory):
-    folder = str(tmp_path_factory.mktemp("rehearsal") / "class")
-    run = subprocess.run([sys.executable, "-m", "grader", "rehearse", "--students", "4",
-                          "--assignment", "parameters", "--folder", folder], cwd=ROOT,
-                         capture_output=True, text=True)
-    return {"folder": folder, "run": run,
-            "course_data": os.path.join(folder, "course", "course-data")}
 
 
 def fetched_pages(rehearsal, student):

@@ -1,9 +1,60 @@
-"""The feedback preprocessor: a test cell's docstring and failure message, nothing else."""
+"""The feedback page: a test cell's docstring and failure message, nothing else; a summary
+that names each check, its points and why a missed one failed; student text escaped."""
+
+import os
+import re
 
 import nbformat
+import nbgrader
+import pytest
+from traitlets.config import Config
 
 from testsupport import tiny_course as fx
-from grader.feedback import HideTestCode
+from grader.feedback import (FeedbackPage, HideTestCode, Outcome, SummaryRow, feedback_summary,
+                             first_line, outcome_of)
+
+# what nbgrader's GenerateFeedback configures for every HTML exporter (its own template)
+NBGRADER_FEEDBACK_CONFIG = {"HTMLExporter": {
+    "template_name": "feedback",
+    "extra_template_basedirs": [os.path.join(os.path.dirname(nbgrader.__file__),
+                                             "server_extensions", "formgrader", "templates")]}}
+STUDENT = "bob"
+
+
+def error(message, name="AssertionError"):
+    return nbformat.v4.new_output("error", ename=name, evalue=message,
+                                  traceback=["long", "traceback", fx.HIDDEN_MARK])
+
+
+def graded(scores, outputs):
+    """The tiny notebook as nbgrader's GetGrades and HideTestCode leave it for the page:
+    each graded cell's score and points in its metadata, test cells reduced to their
+    docstring and failure message."""
+    nb = fx.instructor_notebook()
+    for index, cell in enumerate(nb.cells):
+        meta = cell.metadata.nbgrader
+        if meta.get("grade"):
+            meta["score"] = scores[meta["grade_id"]]
+        if cell.cell_type == "code":
+            cell.outputs = outputs.get(meta["grade_id"], [])
+        HideTestCode().preprocess_cell(cell, {}, index)
+    return nb
+
+
+def page(nb, student=STUDENT, score=2.0, late_penalty=0.0, config=None):
+    resources = {"nbgrader": {"notebook": fx.NOTEBOOK, "assignment": fx.ASSIGNMENT,
+                              "student": student, "score": score, "max_score": fx.MAX_SCORE,
+                              "late_penalty": late_penalty}}
+    body, _ = FeedbackPage(config=Config(config or {})).from_notebook_node(nb, resources)
+    return body
+
+
+PARTIAL = {"double_visible": 1.0, "double_hidden": 0.0, "ones_values": 0.0, "answer_value": 1.0}
+PARTIAL_OUTPUTS = {
+    "double_hidden": [error("double gave a wrong value")],
+    "ones_values": [nbformat.v4.new_output("stream", name="stdout", text="debug 84"),
+                    error("ones should return a torch.Tensor\n(you returned a list: [1.0])")],
+}
 
 
 def test_feedback_preprocessor_keeps_docstring_and_message_only():
@@ -17,3 +68,100 @@ def test_feedback_preprocessor_keeps_docstring_and_message_only():
     assert out.source == '"""Check that double doubles numbers it has not seen"""'
     assert len(out.outputs) == 1
     assert out.outputs[0].traceback == ["AssertionError: double gave a wrong value"]
+
+
+def test_the_summary_lists_a_passed_a_missed_and_a_hidden_check():
+    rows = feedback_summary(graded(PARTIAL, PARTIAL_OUTPUTS))
+    assert rows == [
+        SummaryRow("double_visible", "Check that double(2) is the int 4", 1.0, 1.0,
+                   Outcome.PASSED, "", "check-double_visible"),
+        # the hidden check: its docstring and its message, never its code
+        SummaryRow("double_hidden", "Check that double doubles numbers it has not seen",
+                   0.0, 2.0, Outcome.MISSED, "double gave a wrong value", "check-double_hidden"),
+        # a message of several lines: its first line
+        SummaryRow("ones_values", "Check that ones(n) is a float tensor of n ones", 0.0, 2.0,
+                   Outcome.MISSED, "ones should return a torch.Tensor", "check-ones_values"),
+        SummaryRow("answer_value", "Check that answer is the int 42", 1.0, 1.0,
+                   Outcome.PASSED, "", "check-answer_value"),
+    ]
+    assert fx.HIDDEN_MARK not in repr(rows)
+
+
+def test_a_check_with_no_docstring_is_named_by_its_grade_id_and_keeps_an_errors_name():
+    nb = graded(PARTIAL, {"answer_value": [error("name 'answer' is not defined", "NameError")]})
+    nb.cells[-1].source = "assert answer == 42"
+    nb.cells[-1].metadata.nbgrader["score"] = 0.0
+    row = feedback_summary(nb)[-1]
+    assert (row.title, row.outcome, row.message) == (
+        "answer_value", Outcome.MISSED, "NameError: name 'answer' is not defined")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("one line", "one line"),
+    ("ones should return a torch.Tensor\n(you returned a list)", "ones should return a torch.Tensor"),
+    ("\n   \n  after blank lines  \nand more", "after blank lines"),
+    ("", ""),
+])
+def test_first_line_of_a_message(text, expected):
+    assert first_line(text) == expected
+
+
+@pytest.mark.parametrize("score, points, expected", [
+    (1.5, 1.5, Outcome.PASSED), (0.0, 1.5, Outcome.MISSED), (0.5, 1.5, Outcome.PARTLY),
+    (None, 2.0, Outcome.NOT_GRADED), (0.0, 0.0, Outcome.PASSED),
+])
+def test_outcome_of_a_graded_cell(score, points, expected):
+    assert outcome_of(score, points) == expected
+
+
+def test_the_page_has_a_language_a_title_one_h1_and_a_summary_linked_to_each_cell():
+    html = page(graded(PARTIAL, PARTIAL_OUTPUTS))
+    assert re.search(r'<html lang="en">', html)
+    assert "<title>Feedback: tiny.ipynb, tiny, bob</title>" in html
+    assert len(re.findall(r"<h1[ >]", html)) == 1
+    assert "<main>" in html and "<header>" in html and "<footer>" in html
+    assert "Score: <strong>2</strong> of 6 points." in html
+    links = re.findall(r'<td><a href="#(check-[\w-]+)">', html)
+    assert links == ["check-double_visible", "check-double_hidden", "check-ones_values",
+                     "check-answer_value"]
+    for anchor in links:
+        assert f'id="{anchor}"' in html
+    # the summary comes before the notebook; the notebook's own "# Tiny homework" is an h3
+    assert html.index('id="summary"') < html.index('id="notebook"')
+    assert re.search(r"<h3[^>]*>Tiny homework", html)
+    assert "0 / 2" in html and "ones should return a torch.Tensor" in html
+
+
+def test_the_page_hides_the_hidden_test_and_loads_nothing_from_another_host():
+    html = page(graded(PARTIAL, PARTIAL_OUTPUTS))
+    assert fx.HIDDEN_MARK not in html and "BEGIN HIDDEN TESTS" not in html
+    assert "for value in (21, -7, 0)" not in html
+    assert re.findall(r"https?://", html) == []
+    assert "<script" not in html and "<link" not in html
+
+
+def test_student_text_in_messages_ids_and_markdown_is_escaped():
+    outputs = {"double_hidden": [error("double(1) returned <script>alert(1)</script>")]}
+    nb = graded(PARTIAL, outputs)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        "My notes <script>alert(2)</script> <img src=\"https://evil.example/x.png\" "
+        "onerror=\"alert(3)\" alt=\"x\"> <a href=\"javascript:alert(4)\">a</a> "
+        "<a href=\"data:text/html,<script>alert(5)</script>\">b</a>"))
+    html = page(nb, student="<b>bob</b>")
+    assert "<script" not in html and "onerror" not in html and "evil.example" not in html
+    assert "javascript:" not in html and "data:text" not in html and "My notes" in html
+    assert "double(1) returned &lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<title>Feedback: tiny.ipynb, tiny, &lt;b&gt;bob&lt;/b&gt;</title>" in html
+    assert "<b>bob</b>" not in html
+
+
+def test_a_late_penalty_is_shown_beside_the_score():
+    html = page(graded(PARTIAL, PARTIAL_OUTPUTS), score=0.0, late_penalty=2.0)
+    assert "after a late-submission penalty of\n 2 points" in html
+    assert "Late-submission penalty</th><td class=\"points\">−2</td>" in html
+
+
+def test_the_page_keeps_its_template_whatever_nbgrader_sets_for_html_exporters():
+    html = page(graded(PARTIAL, PARTIAL_OUTPUTS), config=NBGRADER_FEEDBACK_CONFIG)
+    assert 'id="summary"' in html and "Skip to your notebook" in html
+    assert "Test cell</a> (Score:" not in html  # nbgrader's own summary line

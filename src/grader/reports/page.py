@@ -77,27 +77,32 @@ def check_bars(stats: list) -> str:
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <style>
-body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222; }}
+body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222;
+        background: #fff; }}
 table {{ border-collapse: collapse; }}
 td, th {{ border-bottom: 1px solid #ccc; padding: 0.25em 0.8em; text-align: left; }}
-td.n {{ text-align: right; }}
-img {{ max-width: 100%; }}
-</style></head><body>
+td {{ overflow-wrap: anywhere; }}
+td.n {{ text-align: right; overflow-wrap: normal; }}
+img {{ max-width: 100%; height: auto; }}
+@media (max-width: 30em) {{ td, th {{ padding: 0.25em 0.4em; }} }}
+</style></head><body><main>
 <h1>{title}</h1>
 <p>{overview}</p>
 <h2>Scores</h2>
 <img alt="histogram of the scores" src="data:image/png;base64,{histogram}">
 <h2>Checks, in notebook order</h2>
 <img alt="pass rate and mean points per check" src="data:image/png;base64,{bars}">
-<table><tr><th>check</th><th>points</th><th>passed</th><th>mean points</th></tr>
+<table><tr><th scope="col">check</th><th scope="col">points</th><th scope="col">passed</th>
+<th scope="col">mean points</th></tr>
 {check_rows}
 </table>
 <h2>Students who need attention ({attention_count})</h2>
 {attention}
 {deadlines}
-</body></html>
+</main></body></html>
 """
 
 
@@ -122,7 +127,8 @@ def render(settings: Settings, people: dict, grades: object) -> str:
     if needs:
         rows = "\n".join(f"<tr><td>{html.escape(student)}</td><td>{html.escape(reason)}</td></tr>"
                          for student, reason in needs)
-        attention_html = f"<table><tr><th>student</th><th>why</th></tr>\n{rows}\n</table>"
+        attention_html = (f'<table><tr><th scope="col">student</th><th scope="col">why</th></tr>\n'
+                          f"{rows}\n</table>")
     else:
         attention_html = "<p>Nobody: every student submitted on time and was graded.</p>"
     due_rows = deadlines(grades)
