@@ -194,6 +194,7 @@ check-config: $(STAMP)
 	$(CHECK_CONFIG)
 
 release: $(STAMP)
+	$(GRADER) write-salt
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) generate_assignment $$assignment --force \
 	  && { [ -z "$$DUEDATE" ] || $(GRADER) due $$assignment "$$DUEDATE"; })

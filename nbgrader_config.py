@@ -148,6 +148,10 @@ c.SandboxGrader.memory_mib = 3072
 # (sample_next_token with top_k=1 is the greedy choice the homework asks for):
 c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary",
                                 "sample_next_token"]
+# Each student's value questions are about a model of their own, derived from their student
+# id and this salt (docs/variants.md). Change it each term: `make release` writes it into the
+# notebooks, so last term's answers fit no one's model.
+c.SandboxGrader.variant_salt = "2026-fall"
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

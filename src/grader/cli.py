@@ -39,7 +39,7 @@ from .engines import CONNECT_SECONDS
 from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import RehearsalError, rehearse
 from .reports import import_roster, write_grades, write_summary
-from .settings import CourseError, SandboxGrader, load
+from .settings import CourseError, SandboxGrader, load, stale_salts, write_salts
 
 
 def parse_shard(text: str) -> tuple:
@@ -99,6 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     roster.add_argument("csv")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    commands.add_parser("write-salt", help="write c.SandboxGrader.variant_salt into the "
+                        "instructor's notebooks (the first step of make release)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
     rehearsal.add_argument("--students", type=int, default=4,
                            help="how many students (default 4)")
@@ -153,8 +155,19 @@ def run_check_config(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     if args.assignment:
         settings.check_assignments([args.assignment])
+    stale = stale_salts(settings)
+    if stale:
+        raise CourseError("\n".join(stale))
     if args.duedate and args.duedate.strip().lower() != "none":
         parse_due_date(args.duedate)
+    return 0
+
+
+def run_write_salt(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    for path in write_salts(settings):
+        print(f"{os.path.relpath(path, settings.root)}: COURSE_SALT is now "
+              f"{settings.variant_salt!r} (c.SandboxGrader.variant_salt)")
     return 0
 
 
@@ -191,4 +204,4 @@ def run_rehearsal(args: argparse.Namespace) -> int:
 
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "rehearse": run_rehearsal}
+            "grades": run_grades, "rehearse": run_rehearsal, "write-salt": run_write_salt}
