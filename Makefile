@@ -21,7 +21,7 @@ help:
 	@echo "Rehearsal: a whole fake class on this machine"
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
-	@echo "  make release             solutions/ -> exercises/ and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
+	@echo "  make release             solutions/ -> exercises/ (with the term's salt) and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
