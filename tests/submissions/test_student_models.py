@@ -90,9 +90,13 @@ def test_another_students_values_earn_nothing_and_say_they_are_for_another_confi
     for check, points in PARAMETERS_POINTS.items():
         assert scores["carol"][check] == (0.0 if check in VALUE_CHECKS else float(points)), check
     assert set(messages["carol"]) == VALUE_CHECKS
+    own = student_config("carol", SALT)
+    own_values = {own["vocab_size"], untied_count(own), own["vocab_size"] * own["emb_dim"]}
     for check, message in messages["carol"].items():
         assert ANOTHER.format("carol") in message, (check, message)
         assert "alice" not in message  # whose values they are is never said
+        for value in own_values:  # nor the values that were expected
+            assert f"{value:,}" not in message and str(value) not in message, (check, message)
 
 
 def test_a_typed_student_id_of_someone_else_changes_nothing(graded):
