@@ -1,4 +1,5 @@
-"""Reading one notebook cell: its source, its nbgrader metadata, its role and its docstring.
+"""Reading one notebook cell: its source, its nbgrader metadata, its role and its docstring,
+and whether it reads the student's id.
 
 These read cells of any origin (the instructor's notebooks, a submission after
 plan.submission has normalised it, an autograded notebook for feedback) and
