@@ -20,15 +20,21 @@ help:
 	@echo "  make clean               remove the built site"
 	@echo "Rehearsal: a whole fake class on this machine"
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
+	@echo "  make rehearse-lms        the same without a hub: a Canvas download, extensions, feedback zip"
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
 	@echo "  make release             solutions/ -> exercises/ (with the term's salt) and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
+	@echo "  make extensions          [EXTENSIONS=extensions.csv] the students' extensions into the gradebook"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
+	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
 	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
+	@echo "                           (and a list of those who did not hand in through it)"
+	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
+	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
 	@echo "  make fetch               fetch the released assignment"
@@ -141,6 +147,7 @@ book: $(STAMP) $(MATHJAX)
 benchmark: setup
 	$(BIN)/python benchmarks/meta_device_counting.py
 	$(BIN)/python benchmarks/book_build.py
+	$(BIN)/python benchmarks/similarity.py
 
 # Homework: the student versions in exercises/ are generated from solutions/ by
 # nbgrader (solution regions become stubs, hidden tests are removed). Run it after
@@ -172,8 +179,12 @@ ASSIGNMENT ?=
 DUEDATE ?=
 ROSTER ?=
 STUDENT ?=
+EXTENSIONS ?=
 REHEARSAL_STUDENTS ?= 4
-export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS
+ZIP ?=
+LMS ?= canvas
+export ZIP LMS
+export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS EXTENSIONS
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
 ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
 NBGRADER := $(ON_PATH) $(BIN)/nbgrader
@@ -188,7 +199,7 @@ define for_each_assignment
 	done
 endef
 .PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
-	autograde feedback release-feedback grades rehearse
+	autograde feedback release-feedback feedback-zip grades rehearse rehearse-lms
 
 check-config: $(STAMP)
 	$(CHECK_CONFIG)
@@ -203,6 +214,14 @@ roster: $(STAMP)
 	@test -n "$$ROSTER" || { echo "make roster ROSTER=students.csv"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) roster "$$ROSTER"
+
+# The students' extensions (student_id,assignment,extra_hours or new_due,note), by
+# default extensions.csv here (git-ignored: it names students); the whole list, so
+# a row removed removes that extension. Late penalties are charged again.
+.PHONY: extensions
+extensions: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) extensions $${EXTENSIONS:+"$$EXTENSIONS"}
 
 release-to-exchange: $(STAMP)
 	$(CHECK_CONFIG)
@@ -237,6 +256,15 @@ collect: $(STAMP)
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) collect $$assignment --update)
 
+# An LMS's "download all submissions" zip of one assignment (Canvas or Moodle) into
+# course-data/submitted/, students matched through the roster (make roster first).
+.PHONY: collect-zip
+collect-zip: $(STAMP)
+	@test -n "$$ZIP" -a -n "$$ASSIGNMENT" || \
+	  { echo "make collect-zip ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) collect-zip "$$ASSIGNMENT" "$$ZIP" --lms="$$LMS"
+
 # With SCHEDULER the sandbox runs on the Dask workers: this machine needs no bubblewrap.
 autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)
 	$(CHECK_CONFIG)
@@ -248,18 +276,38 @@ feedback: $(STAMP)
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) generate_feedback $$assignment --force)
 
+# Through the exchange for those who handed in through it (nbgrader's release_feedback);
+# one line for each student whose feedback must go another way (make feedback-zip).
 release-feedback: $(STAMP)
 	$(CHECK_CONFIG)
-	$(call for_each_assignment,$(NBGRADER) release_feedback $$assignment)
+	$(call for_each_assignment,$(GRADER) release-feedback $$assignment)
+
+# The feedback pages of the students collected with make collect-zip, in one zip per
+# assignment named as the LMS takes it back: course-data/lms/feedback-<assignment>.zip.
+feedback-zip: $(STAMP)
+	$(CHECK_CONFIG)
+	$(call for_each_assignment,$(GRADER) feedback-zip $$assignment)
 
 grades: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) grades $(THE_ASSIGNMENTS)
 
+# Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
+# course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.
+.PHONY: similarity
+similarity: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) similarity $(THE_ASSIGNMENTS)
+
 # A whole fake class on this machine, in course-data/rehearsal/ (see the README).
 rehearse: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse --students "$$REHEARSAL_STUDENTS"
+
+# A class that hands in through Canvas, in course-data/rehearsal-lms/ (see the README).
+rehearse-lms: $(STAMP) grading-system
+	$(CHECK_CONFIG)
+	$(GRADER) rehearse-lms
 
 clean:
 	rm -rf _build

@@ -132,9 +132,26 @@ c.Execute.timeout = 60
 
 # --- deadlines ------------------------------------------------------------------
 # `make release DUEDATE="2026-12-01 17:00:00 UTC"` records an assignment's due date in
-# the gradebook. A notebook handed in after it gets nbgrader's late penalty: "zero"
-# sets its score to 0, "none" keeps every point (nbgrader's default); a class of
-# your own in c.AssignLatePenalties.plugin_class can do anything in between.
+# the gradebook; `make extensions` gives students their own (extensions.csv, see the
+# README). A notebook handed in after the student's due date gets the late penalty of
+# the policy chosen here; with a due date of Monday 17:00 and a notebook worth 10:
+#   - nbgrader's "zero" (this course's): a late notebook scores 0, 1 minute late or 3 days;
+#   - nbgrader's "none": late notebooks keep every point;
+#   - a percentage per day late, with a floor: with the lines below, 1 minute late
+#     scores 9, 25 hours late 8, six days late 5 (the floor: half the score is kept):
+#       c.AssignLatePenalties.plugin_class = "grader.late.PercentPerDay"
+#       c.PercentPerDay.percent = 10
+#       c.PercentPerDay.part_day_counts = True   # False: 25 hours is 1.04 days, 8.96
+#       c.PercentPerDay.floor_percent = 50
+#   - a late-day budget: 5 days per student for the whole course, spent in due-date
+#     order, whole days per assignment (25 hours spends 2); no penalty while days
+#     remain, then the `after` policy for the lateness they do not cover (here "zero";
+#     set it to grader.late.PercentPerDay for a percentage):
+#       c.AssignLatePenalties.plugin_class = "grader.late.LateDayBudget"
+#       c.LateDayBudget.days = 5
+#       c.LateDayBudget.after = "nbgrader.plugins.LateSubmissionPlugin"
+# A late-day budget is charged from the whole gradebook: when an earlier assignment is
+# handed in late or graded again, the student's later ones are charged again.
 c.LateSubmissionPlugin.penalty_method = "zero"
 
 # --- grader ---------------------------------------------------------------------
@@ -152,6 +169,11 @@ c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "paramet
 # id and this salt (docs/variants.md). Change it each term: `make release` writes it into the
 # notebooks, so last term's answers fit no one's model.
 c.SandboxGrader.variant_salt = "2026-fall"
+# `make similarity` lists the pairs of students whose answers are at least this similar
+# (0 to 1), and counts no code that more than this share of the class wrote alike
+# (docs/similarity.md). The report is evidence for a person to read; it changes no grade.
+c.SandboxGrader.similarity_threshold = 0.6
+c.SandboxGrader.similarity_common_fraction = 0.2
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [

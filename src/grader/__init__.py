@@ -15,15 +15,23 @@ Top floor, the instructor's commands:
   students, which are refused, each result to the single writer.
 - ``engines.py``: where students are graded: this process, a pool of forked
   processes or a Dask cluster, through one path (`graded`).
-- ``rehearsal.py``: a whole fake class on this machine.
+- ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
 
 The wings, from the top down:
 
+- ``lms/``: submissions handed in through Canvas or Moodle: the names of their
+  download's files, the zip checked whole before anything is written, and
+  `collect_zip`, which puts each student's latest notebook in submitted/ through
+  nbgrader's zip_collect and records what came from the LMS.
 - ``reports/``: what the grades say. The roster, grades read from the gradebook,
   summary.txt, the report page, grades.csv and the LMS exports.
+- ``similarity/``: which students' answers look alike: code fingerprinted
+  (winnowing over normalised tokens), shared code discounted, every pair
+  compared, reports/similarity-<assignment>.csv and .html.
 - ``recording/``: the single writer (`Writer`) and what it writes: gradebook
   rows, autograded notebooks, each student's part of the grade report; the
-  gradebook's record of the release and the due dates.
+  gradebook's record of the release, the due dates, the students' extensions
+  and the late penalties.
 - ``worker/``: one student graded, from a `Job` of plain data to a
   `StudentResult`: the `Assignment` prepared once, the plan executed in
   sandboxed kernels, the autograded notebook, what a worker keeps warm.
@@ -49,4 +57,6 @@ The ground floor, used by every wing:
   and whether it reads the student's id (then it runs for each student).
 - ``feedback.py`` and ``nbgrader_guard.py``: the two classes nbgrader_config.py
   names: feedback without hidden tests, and nbgrader's own autograde refused.
+- ``late.py``: the late policies nbgrader_config.py may name (a percentage per
+  day, a late-day budget), and what each student's late assignments are charged.
 """

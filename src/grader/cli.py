@@ -7,8 +7,14 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
+    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
+    python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
+    python -m grader release-feedback ASSIGNMENT
+    python -m grader feedback-zip ASSIGNMENT
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
+    python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
+    python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -19,7 +25,16 @@ nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
-`rehearse` runs a whole fake class on this machine (make rehearse).
+`collect-zip` puts the notebooks of an LMS's download into submitted/ (make
+collect-zip); `release-feedback` releases feedback through the exchange to the
+students who handed in through it and lists the others; `feedback-zip` puts the
+feedback of the students collected from an LMS into one zip that the LMS takes
+back; `rehearse` runs a whole fake class on this machine (make rehearse),
+`rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms);
+`extensions` applies the students' extensions file to the gradebook
+(make extensions, grader/recording/extensions.py);
+`similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
+students whose answers look alike, for a person to read (docs/similarity.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -36,10 +51,14 @@ import sys
 
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
-from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
-from .rehearsal import RehearsalError, rehearse
+from .handback import release_feedback, write_feedback_zip
+from .lms import collect_zip
+from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
+                        rebuild_assignment_reports, set_due_date)
+from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import CourseError, SandboxGrader, load, stale_salts, write_salts
+from .similarity import write_similarity
 
 
 def parse_shard(text: str) -> tuple:
@@ -97,8 +116,25 @@ def build_parser() -> argparse.ArgumentParser:
     due.add_argument("duedate", help='e.g. "2026-12-01 17:00:00 UTC"; "none" removes it')
     roster = commands.add_parser("roster", help="import the class roster from a CSV")
     roster.add_argument("csv")
+    collect = commands.add_parser("collect-zip",
+                                  help="an LMS's download of one assignment into submitted/")
+    collect.add_argument("assignment")
+    collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
+    collect.add_argument("--lms", choices=["canvas", "moodle"], default="canvas",
+                         help="which LMS made the zip (default canvas)")
+    extensions = commands.add_parser("extensions", help="apply the students' extensions file "
+                                                        "to the gradebook")
+    extensions.add_argument("csv", nargs="?", default="",
+                            help=f"student_id,assignment,extra_hours|new_due,note rows "
+                                 f"(default: {EXTENSIONS_FILE} in the course folder)")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    for name, what in (("release-feedback", "feedback through the exchange, and who needs "
+                                            "another way"),
+                       ("feedback-zip", "the feedback of students collected from an LMS, "
+                                        "zipped for it")):
+        command = commands.add_parser(name, help=what)
+        command.add_argument("assignment")
     commands.add_parser("write-salt", help="write c.SandboxGrader.variant_salt into the "
                         "instructor's notebooks (the first step of make release)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
@@ -109,6 +145,18 @@ def build_parser() -> argparse.ArgumentParser:
                                 "course-data/rehearsal)")
     rehearsal.add_argument("--assignment", action="append", default=[],
                            help="rehearse this assignment only (repeatable; default: all)")
+    lms_rehearsal = commands.add_parser("rehearse-lms", help="a whole fake class that hands "
+                                        "in through Canvas, without a hub")
+    lms_rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal-lms"),
+                               help="where the rehearsal runs (replaced; default "
+                                    "course-data/rehearsal-lms)")
+    lms_rehearsal.add_argument("--assignment", action="append", default=[],
+                               help="rehearse this assignment only (repeatable; default: all)")
+    similar = commands.add_parser("similarity", help="pairs of students whose answers look alike")
+    similar.add_argument("assignments", nargs="*", help="assignments (default: all)")
+    similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
+                         help="list pairs at or above this similarity, 0 to 1 (default: "
+                              "c.SandboxGrader.similarity_threshold)")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -180,8 +228,26 @@ def run_due(args: argparse.Namespace) -> int:
 
 def run_roster(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    people = import_roster(settings, args.csv)
+    notes = []
+    people = import_roster(settings, args.csv, notes)
+    for note in notes:
+        print(note)
     print(f"{len(people)} student(s) imported into the gradebook from {args.csv}")
+    return 0
+
+
+def run_collect_zip(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    for line in collect_zip(settings, args.assignment, args.zip, args.lms):
+        print(line)
+    return 0
+
+
+def run_extensions(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
+    for line in apply_extensions(settings, path):
+        print(line)
     return 0
 
 
@@ -194,6 +260,22 @@ def run_grades(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_release_feedback(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    for line in release_feedback(settings, args.assignment):
+        print(line)
+    return 0
+
+
+def run_feedback_zip(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    for line in write_feedback_zip(settings, args.assignment):
+        print(line)
+    return 0
+
+
 def run_rehearsal(args: argparse.Namespace) -> int:
     if not 1 <= args.students <= 200:
         print("error: --students takes a number from 1 to 200", file=sys.stderr)
@@ -202,6 +284,27 @@ def run_rehearsal(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_lms_rehearsal(args: argparse.Namespace) -> int:
+    rehearse_lms(os.path.abspath(args.course), args.folder, args.assignment)
+    return 0
+
+
+def run_similarity(args: argparse.Namespace) -> int:
+    if args.threshold is not None and not 0 <= args.threshold <= 1:
+        print("error: --threshold takes a similarity from 0 to 1", file=sys.stderr)
+        return 2
+    settings = loaded_with_warnings(args)
+    names = args.assignments or settings.assignments
+    settings.check_assignments(names)
+    for name in names:
+        for path in write_similarity(settings, name, args.threshold):
+            print(f"similarity report: {os.path.relpath(path, settings.root)}")
+    return 0
+
+
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "grades": run_grades, "rehearse": run_rehearsal, "write-salt": run_write_salt}
+            "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
+            "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
+            "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
+            "similarity": run_similarity, "write-salt": run_write_salt}

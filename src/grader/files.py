@@ -76,8 +76,8 @@ def csv_text(rows: list, fields: list | None = None) -> str:
     return text.getvalue()
 
 
-def _write_temporary(path: str, text: str) -> str:
-    """`text` in a new temporary file beside `path`; its name is
+def _write_temporary(path: str, text: str | bytes) -> str:
+    """`text` (or bytes) in a new temporary file beside `path`; its name is
     '.<name>.<owner tag>.<random>.tmp', so that remove_left_over_files knows it."""
     folder, name = os.path.split(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -87,7 +87,8 @@ def _write_temporary(path: str, text: str) -> str:
                                          prefix=f"{prefix}{owner_tag()}.", suffix=".tmp")
     try:
         with handle:
-            handle.write(text.encode("utf-8", "backslashreplace"))
+            handle.write(text if isinstance(text, bytes)
+                         else text.encode("utf-8", "backslashreplace"))
         umask = os.umask(0)  # the usual permissions, not a temporary's 0600: the course
         os.umask(umask)  # team reads what the grader writes
         os.chmod(handle.name, 0o666 & ~umask)
@@ -97,8 +98,8 @@ def _write_temporary(path: str, text: str) -> str:
     return handle.name
 
 
-def write_atomically(path: str, text: str) -> str:
-    """`text` into `path` through a temporary file beside it, moved into place when
+def write_atomically(path: str, text: str | bytes) -> str:
+    """`text` (or bytes) into `path` through a temporary file beside it, moved into place when
     complete; returns `path`."""
     temporary = _write_temporary(path, text)
     try:

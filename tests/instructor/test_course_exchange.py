@@ -4,15 +4,18 @@ Fast checks on the command line; tests/hub/test_jupyterhub.py does the same on a
 real hub in a browser.
 """
 
+import csv
 import json
 import os
 import shutil
 import subprocess
 import sys
+import zipfile
 
 import pytest
 
 from testsupport.course import ROOT, copy_course, nbgrader_env
+from testsupport.hand_in import hand_in
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released, \
     run_grader
 
@@ -116,7 +119,8 @@ app.start()
 
 @pytest.fixture(scope="module")
 def feedback_round_trip(tmp_path_factory):
-    """Two students submit through the exchange; grade, feedback, release, fetch."""
+    """Two students submit through the exchange and a third hands in another way (as a
+    notebook collected from an LMS is); grade, feedback, release, fetch."""
     root = make_course(str(tmp_path_factory.mktemp("feedback") / "course"))
     exchange = os.path.join(root, "course-data", "exchange")
     env = nbgrader_env()
@@ -137,10 +141,13 @@ def feedback_round_trip(tmp_path_factory):
                                 text=True)
         assert result.returncode == 0, result.stderr[-3000:]
     assert nbgrader("collect", ASSIGNMENT).returncode == 0
+    hand_in(root, "cat", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(released(root))})
     graded = run_grader(root)
     assert graded.returncode == 0, graded.stderr[-3000:]
     assert nbgrader("generate_feedback", ASSIGNMENT, "--force").returncode == 0
-    released_feedback = nbgrader("release_feedback", ASSIGNMENT)
+    released_feedback = subprocess.run([sys.executable, "-m", "grader", "release-feedback",
+                                        ASSIGNMENT], cwd=root, env=env, capture_output=True,
+                                       text=True)
     fetched = {}
     for student, home in homes.items():
         result = subprocess.run([sys.executable, "-c", FETCH_FEEDBACK, exchange], cwd=home,
@@ -156,6 +163,7 @@ def feedback_round_trip(tmp_path_factory):
 def test_release_feedback_finds_what_the_sandboxed_grader_wrote(feedback_round_trip):
     release = feedback_round_trip["release"]
     assert release.returncode == 0, release.stderr[-3000:]
+    assert "Traceback" not in release.stderr
     for student in ("ann", "ben"):
         path = os.path.join(feedback_round_trip["root"], "course-data", "autograded", student,
                             ASSIGNMENT, "submission_secret.txt")
@@ -172,3 +180,51 @@ def test_each_student_fetches_exactly_their_own_feedback_page(feedback_round_tri
         assert scores[student] in page, student
         other = "ben" if student == "ann" else "ann"
         assert scores[other] not in page
+
+
+def test_release_feedback_lists_who_did_not_hand_in_through_the_exchange(feedback_round_trip):
+    lines = feedback_round_trip["release"].stdout.splitlines()
+    assert lines == [
+        f"{ASSIGNMENT}: cat did not hand in through the exchange (no submission_secret.txt): "
+        f"give the feedback another way (make feedback-zip for an LMS): "
+        f"course-data/feedback/cat/{ASSIGNMENT}/",
+        f"{ASSIGNMENT}: feedback released through the exchange for 2 student(s)"]
+    exchange = os.path.join(feedback_round_trip["root"], "course-data", "exchange",
+                            "tinycourse", "feedback")
+    assert len(os.listdir(exchange)) == 2  # ann's and ben's, under nbgrader's hashes
+
+
+def test_feedback_zip_names_each_page_as_the_lms_takes_it_back(feedback_round_trip):
+    root = feedback_round_trip["root"]
+    lms = os.path.join(root, "course-data", "lms")
+    os.makedirs(lms, exist_ok=True)
+    with open(os.path.join(lms, f"{ASSIGNMENT}.csv"), "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student_id", "lms", "lms_user_id", "attachment_id", "lms_file_name",
+                         "submitted_at", "late", "notebook"])
+        writer.writerow(["cat", "canvas", "12345", "67891",
+                         f"catcat_late_12345_67891_{NOTEBOOK}-1.ipynb",
+                         "2026-01-15 12:00:00", "true", f"{NOTEBOOK}.ipynb"])
+        writer.writerow(["dan", "canvas", "12346", "67892", f"dandan_12346_67892_{NOTEBOOK}.ipynb",
+                         "2026-01-15 12:00:00", "false", f"{NOTEBOOK}.ipynb"])
+    result = subprocess.run([sys.executable, "-m", "grader", "feedback-zip", ASSIGNMENT],
+                            cwd=root, env=nbgrader_env(), capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == [
+        f"{ASSIGNMENT}: dan has no feedback page for {NOTEBOOK}.ipynb yet (run make autograde "
+        f"and make feedback)",
+        f"{ASSIGNMENT}: ann was not collected from the LMS: make release-feedback, or hand "
+        f"over course-data/feedback/ann/{ASSIGNMENT}/",
+        f"{ASSIGNMENT}: ben was not collected from the LMS: make release-feedback, or hand "
+        f"over course-data/feedback/ben/{ASSIGNMENT}/",
+        f"{ASSIGNMENT}: 1 feedback page(s) for the LMS in course-data/lms/feedback-{ASSIGNMENT}"
+        f".zip (upload it in Canvas: the assignment's page, Re-upload submissions)",
+        f"{ASSIGNMENT}: the same pages, one folder per student: "
+        f"course-data/feedback/<student>/{ASSIGNMENT}/"]
+    with zipfile.ZipFile(os.path.join(lms, f"feedback-{ASSIGNMENT}.zip")) as archive:
+        assert archive.namelist() == [f"catcat_late_12345_67891_{NOTEBOOK}.html"]
+        page = archive.read(archive.namelist()[0]).decode()
+    with open(os.path.join(root, "course-data", "feedback", "cat", ASSIGNMENT,
+                           NOTEBOOK + ".html"), encoding="utf-8") as handle:
+        assert page == handle.read()
+    assert "6.0 / 6.0" in page

@@ -2,7 +2,7 @@
 
 `record_in_gradebook` writes a `StudentResult` in one database transaction,
 with the rows nbgrader's add_submission would create and the late penalty
-nbgrader's AssignLatePenalties would give.
+nbgrader's AssignLatePenalties would give (late_penalties.py).
 """
 
 import os
@@ -11,6 +11,7 @@ from nbgrader.api import Comment, Grade, Gradebook, Student, SubmittedAssignment
 from nbgrader.utils import parse_utc
 
 from ..results import NotebookStatus, StudentResult
+from .late_penalties import assign_late_penalties
 
 
 def read_timestamp(submitted_dir: str) -> tuple:
@@ -32,8 +33,10 @@ def record_in_gradebook(db_url: str, course_id: str, result: StudentResult, time
     autograde would.
 
     `late_penalties` is nbgrader's AssignLatePenalties built with the course's
-    settings (Settings.late_penalties); a submission after the due date gets, per
-    notebook, the penalty its plugin gives, exactly as stock nbgrader assigns it.
+    settings (Settings.late_penalties); a submission after the student's due date
+    (the class's, plus any extension) gets, per notebook, the penalty its plugin
+    gives, exactly as stock nbgrader assigns it; the student's other submissions
+    are charged again with it (late_penalties.py: a late-day budget spans them).
     Without it nbgrader's default applies (no penalty).
     """
     if late_penalties is None:
@@ -75,24 +78,12 @@ def record_in_gradebook(db_url: str, course_id: str, result: StudentResult, time
                     grade.needs_manual_grade = (grade.manual_score is not None
                                                 or grade.auto_score is None)
                 db.flush()
-                db.refresh(submitted)  # its score, a column computed from the grades
-                _assign_late_penalty(late_penalties, submission, submitted)
+            # this submission's and the student's others (a late-day budget spans them)
+            assign_late_penalties(db, result.student, late_penalties)
             db.commit()
         except BaseException:
             db.rollback()
             raise
-
-
-def _assign_late_penalty(late_penalties, submission, notebook):
-    """What nbgrader's AssignLatePenalties.preprocess does for one submitted notebook."""
-    notebook.late_submission_penalty = None
-    seconds_late = submission.total_seconds_late
-    if seconds_late > 0:
-        penalty = late_penalties.plugin_inst.late_submission_penalty(
-            submission.student_id, notebook.score, seconds_late)
-        if penalty is not None:
-            notebook.late_submission_penalty = late_penalties._check_late_penalty(notebook,
-                                                                                  penalty)
 
 
 def _submitted_notebook(db, notebook, submission):

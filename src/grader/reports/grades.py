@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
+from ..recording import charges_of, lateness_of
 from ..settings import CourseError, Settings
 from .roster import Person, read_roster, roster_path
 
@@ -39,6 +40,10 @@ class SubmissionGrades:
     max_score: float
     points: dict = field(default_factory=dict)  # (notebook, grade_id) -> points (manual wins)
     notebook_scores: dict = field(default_factory=dict)  # notebook -> score less its penalty
+    extension: object = None  # the student's extension (a timedelta), None: none
+    seconds_after_class_due: float = 0.0  # late by the class's due date, extension aside
+    late_days_used: int = 0  # under a late-day budget (grader.late.LateDayBudget)
+    late_days_left: int | None = None  # None: the course has no late-day budget
 
     @property
     def score(self) -> float:
@@ -52,6 +57,7 @@ class AssignmentGrades:
     max_score: float
     checks: list  # Check, in notebook order
     submissions: dict  # student id -> SubmissionGrades
+    extensions: dict = field(default_factory=dict)  # student id -> timedelta, handed in or not
 
 
 def checks_in_order(settings: Settings, assignment: str) -> list:
@@ -80,6 +86,7 @@ def _read_grades(settings, assignments):
     people = {}
     roster = {p.id: p for p in read_roster(roster_path(settings))}
     result = []
+    plugin = settings.late_penalties().plugin_inst
     with Gradebook(settings.db_url, settings.course_id) as gb:
         for student in gb.students:
             known = roster.get(student.id)
@@ -95,12 +102,21 @@ def _read_grades(settings, assignments):
             except MissingEntry:
                 raise CourseError(f"assignment {name!r} is not in the gradebook: "
                                   f"run make release") from None
-            submissions = {}
+            submissions, extensions = {}, {}
             for submitted in gb.assignment_submissions(name):
+                if submitted.extension is not None:
+                    extensions[submitted.student_id] = submitted.extension
+                if submitted.timestamp is None and not submitted.notebooks:
+                    continue  # only an extension: nothing handed in yet
+                lateness = lateness_of(submitted)  # nbgrader's own reading, undated allowed
+                charge = charges_of(gb.db, submitted.student_id, plugin)[name]
                 entry = SubmissionGrades(submitted.student.id, submitted.timestamp,
-                                   submitted.total_seconds_late, submitted.score,
-                                   submitted.late_submission_penalty or 0.0,
-                                   submitted.max_score)
+                                         lateness.seconds_late, submitted.score,
+                                         submitted.late_submission_penalty or 0.0,
+                                         submitted.max_score, extension=submitted.extension,
+                                         seconds_after_class_due=lateness.seconds_after_class_due,
+                                         late_days_used=charge.late_days_used,
+                                         late_days_left=charge.late_days_left)
                 for notebook in submitted.notebooks:
                     entry.notebook_scores[notebook.name] = max(
                         0.0, notebook.score - (notebook.late_submission_penalty or 0.0))
@@ -108,5 +124,6 @@ def _read_grades(settings, assignments):
                         entry.points[(notebook.name, grade.name)] = grade.score
                 submissions[entry.student] = entry
             result.append(AssignmentGrades(name, assignment.duedate, assignment.max_score,
-                                           checks_in_order(settings, name), submissions))
+                                           checks_in_order(settings, name), submissions,
+                                           extensions))
     return people, result

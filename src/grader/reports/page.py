@@ -2,7 +2,8 @@
 
 A histogram of the scores, each check's pass rate and mean points in the order
 the notebook asks them, and the students who need attention (nothing
-submitted, a notebook unreadable or failed, late). The figures are drawn with
+submitted, a notebook unreadable or failed, late), and each student's extension
+and late penalty. The figures are drawn with
 matplotlib and embedded as PNG data, so the page loads nothing else and can be
 mailed or opened from any folder.
 """
@@ -15,7 +16,7 @@ import os
 from ..files import write_atomically
 from ..settings import Settings
 from .grades import number
-from .summary import attention, check_statistics, load_records
+from .summary import attention, check_statistics, deadlines, load_records
 
 
 def _figure_data(figure):
@@ -95,6 +96,7 @@ img {{ max-width: 100%; }}
 </table>
 <h2>Students who need attention ({attention_count})</h2>
 {attention}
+{deadlines}
 </body></html>
 """
 
@@ -123,11 +125,19 @@ def render(settings: Settings, people: dict, grades: object) -> str:
         attention_html = f"<table><tr><th>student</th><th>why</th></tr>\n{rows}\n</table>"
     else:
         attention_html = "<p>Nobody: every student submitted on time and was graded.</p>"
+    due_rows = deadlines(grades)
+    deadlines_html = ""
+    if due_rows:
+        rows = "\n".join(f"<tr><td>{html.escape(student)}</td><td>{html.escape(words)}</td></tr>"
+                         for student, words in due_rows)
+        deadlines_html = (f"<h3>Late or with an extension ({len(due_rows)})</h3>\n"
+                          f"<table><tr><th>student</th><th>due date and penalty</th></tr>\n"
+                          f"{rows}\n</table>")
     return PAGE.format(title=html.escape(f"{grades.name}: grade report"),
                        overview=html.escape(overview),
                        histogram=histogram(scores, grades.max_score), bars=check_bars(stats),
                        check_rows=check_rows, attention_count=len(needs),
-                       attention=attention_html)
+                       attention=attention_html, deadlines=deadlines_html)
 
 
 def write_report_pages(settings: Settings, people: dict, grades: list) -> list:

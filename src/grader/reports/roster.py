@@ -9,6 +9,14 @@ numeric user id). Names and e-mail addresses go into nbgrader's gradebook
 (formgrader shows them, grades.csv carries them); the whole roster, sections
 included, is kept as ``course-data/roster.csv`` for the exports. Importing
 again updates the students it lists and keeps every grade.
+
+Canvas's own gradebook export (Grades, Export, "Export Entire Gradebook") is
+read as it comes: ``Student`` ("Last, First"), ``ID`` (Canvas's user id, the
+number in the names of its submission downloads: lms_user_id), ``SIS User
+ID``, ``SIS Login ID`` (the course's student id) and ``Section``; its other
+columns (scores, assignments) are left out, and the rows that are not students
+(the "Points Possible" row Canvas puts first, the posting-policy row, Canvas's
+test student "Student, Test") are skipped with a line saying so.
 """
 
 import csv
@@ -23,6 +31,8 @@ from ..settings import CourseError, Settings
 
 COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id"]
 PERSON_FIELDS = COLUMNS[:5]  # the roster's columns in the exports
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+CANVAS_TEST_STUDENT = "Student, Test"
 
 
 @dataclass
@@ -49,11 +59,25 @@ def roster_path(settings: Settings) -> str:
     return os.path.join(settings.data, "roster.csv")
 
 
-def parse_roster(path: str) -> list:
-    """[Person] from the CSV at `path`; CourseError with the line for anything wrong in it."""
+def parse_roster(path: str, notes: list | None = None) -> list:
+    """[Person] from the CSV at `path`, the course's roster or Canvas's gradebook export;
+    CourseError with the line for anything wrong in it. The rows of a Canvas export that
+    are not students are skipped, each with a line added to `notes`."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
+            if set(CANVAS_COLUMNS[:2] + CANVAS_COLUMNS[3:4]) <= {
+                    h.strip() for h in (reader.fieldnames or [])}:
+                people = parse_canvas_export(path, reader, [] if notes is None else notes)
+                if not people:
+                    raise CourseError(f"{path}: no students in it")
+                return people
+            if "Student" in {h.strip() for h in (reader.fieldnames or [])}:
+                missing = [c for c in CANVAS_COLUMNS[:2] + CANVAS_COLUMNS[3:4]
+                           if c not in {h.strip() for h in reader.fieldnames}]
+                raise CourseError(f"{path}: a Canvas gradebook export needs the columns "
+                                  f"{', '.join(CANVAS_COLUMNS)}; {', '.join(missing)} missing "
+                                  f"(export the entire gradebook from Canvas again)")
             header = [h.strip().lower() for h in (reader.fieldnames or [])]
             if "id" not in header:
                 raise CourseError(f"{path}: the first row must name the columns, one of them "
@@ -69,13 +93,7 @@ def parse_roster(path: str) -> list:
                 if None in row:
                     raise CourseError(f"{path}, line {line}: more cells than columns")
                 student = (row.get("id") or "").strip()
-                problem = student_id_problem(student)
-                if problem:
-                    raise CourseError(f"{path}, line {line}: the id {problem} ({student!r})")
-                if student in seen:
-                    raise CourseError(f"{path}, line {line}: {student!r} is listed twice "
-                                      f"(first on line {seen[student]})")
-                seen[student] = line
+                check_new_id(path, line, student, seen)
                 people.append(Person(student, **{k: one_line(row.get(k) or "").strip()
                                                  for k in COLUMNS[1:]}))
     except OSError as error:
@@ -87,6 +105,48 @@ def parse_roster(path: str) -> list:
     return people
 
 
+def check_new_id(path: str, line: int, student: str, seen: dict) -> None:
+    """CourseError unless `student` can be an id and is not listed before (in `seen`)."""
+    problem = student_id_problem(student)
+    if problem:
+        raise CourseError(f"{path}, line {line}: the id {problem} ({student!r})")
+    if student in seen:
+        raise CourseError(f"{path}, line {line}: {student!r} is listed twice "
+                          f"(first on line {seen[student]})")
+    seen[student] = line
+
+
+def parse_canvas_export(path: str, reader: csv.DictReader, notes: list) -> list:
+    """[Person] of the students of Canvas's gradebook export read by `reader`."""
+    reader.fieldnames = [h.strip() for h in reader.fieldnames]
+    people, seen = [], {}
+    for row in reader:
+        line = reader.line_num
+        if None in row:
+            raise CourseError(f"{path}, line {line}: more cells than columns")
+        cell = {name: one_line(row.get(name) or "").strip() for name in CANVAS_COLUMNS}
+        if cell["Student"] == "Points Possible":
+            notes.append(f"{path}, line {line}: Canvas's Points Possible row, skipped")
+            continue
+        if not cell["Student"] and not cell["ID"]:
+            notes.append(f"{path}, line {line}: no student (a row of Canvas's settings), "
+                         f"skipped")
+            continue
+        if cell["Student"] == CANVAS_TEST_STUDENT:
+            notes.append(f"{path}, line {line}: Canvas's test student ({CANVAS_TEST_STUDENT}), "
+                         f"skipped")
+            continue
+        student = cell["SIS Login ID"]
+        if not student:
+            raise CourseError(f"{path}, line {line}: {cell['Student']!r} has no SIS Login ID, "
+                              f"the course's student id (Canvas ID {cell['ID'] or 'none'})")
+        check_new_id(path, line, student, seen)
+        last, _, first = cell["Student"].partition(",")
+        people.append(Person(student, first_name=first.strip(), last_name=last.strip(),
+                             section=cell["Section"], lms_user_id=cell["ID"]))
+    return people
+
+
 def read_roster(path: str) -> list:
     """The imported roster ([Person]), or [] before any import."""
     if not os.path.exists(path):
@@ -94,9 +154,10 @@ def read_roster(path: str) -> list:
     return parse_roster(path)
 
 
-def import_roster(settings: Settings, source: str) -> list:
-    """Every student of the CSV `source` into the gradebook and course-data/roster.csv."""
-    people = parse_roster(source)
+def import_roster(settings: Settings, source: str, notes: list | None = None) -> list:
+    """Every student of the CSV `source` into the gradebook and course-data/roster.csv
+    (the rows of a Canvas export that are not students skipped, with lines in `notes`)."""
+    people = parse_roster(source, notes)
     with Gradebook(settings.db_url, settings.course_id) as gb:
         for person in people:
             gb.update_or_create_student(person.id, first_name=person.first_name or None,

@@ -1,5 +1,6 @@
-"""The short grade report, summary.txt: per student what happened and what they scored, per
-check who passed it and the mean points, and the students who need attention.
+"""The short grade report, summary.txt: per student what happened and what they scored, who
+was late or had an extension (and what it cost), per check who passed it and the mean
+points, and the students who need attention.
 
 Scores come from the gradebook, as grades.csv's do (manual grades from formgrader
 and late penalties included), so the two always agree; what happened to each
@@ -12,7 +13,7 @@ lines that a spreadsheet does not read as formulas (safe_text.spreadsheet_cell).
 import os
 
 from ..files import write_atomically
-from ..recording import read_student_parts
+from ..recording import hours_text, read_student_parts
 from ..results import NotebookStatus
 from ..safe_text import one_line, spreadsheet_cell
 from ..settings import Settings
@@ -42,6 +43,59 @@ def late_text(seconds: float) -> str:
     parts = [f"{days} d" if days else "", f"{hours} h" if hours else "",
              f"{minutes} min" if minutes else "", f"{secs} s" if secs and not days else ""]
     return " ".join(p for p in parts if p) + " late"
+
+
+def duration_text(seconds: float) -> str:
+    """'48 h', '1 d 1 h', '30 min' (late_text without its 'late')."""
+    return late_text(seconds)[:-len(" late")]
+
+
+def penalty_text(submission: object) -> str:
+    """'-2 points (20%)', 'no penalty'."""
+    if not submission.penalty:
+        return "no penalty"
+    share = (f" ({100 * submission.penalty / submission.raw_score:.3g}%)"
+             if submission.raw_score else "")
+    return f"-{number(submission.penalty)} points{share}"
+
+
+def deadline_text(submission: object, extension: object = None, due: object = None) -> str:
+    """What the student's due date and hand-in time came to, in words: 'late 1 d 1 h:
+    -2 points (20%)', '1 d 1 h after the class's due date, extension 48 h: on time',
+    'late 1 d 1 h: 2 late days used, 3 left, no penalty'. `submission` may be None
+    (nothing handed in); `due` is the class's due date."""
+    given = f"extension {hours_text(extension)}" if extension is not None else ""
+    if submission is None:
+        until = f" (due {due + extension:%Y-%m-%d %H:%M} UTC)" if due is not None else ""
+        return f"{given}{until}: nothing handed in yet"
+    if submission.seconds_late <= 0:
+        if submission.seconds_after_class_due > 0:
+            return (f"{duration_text(submission.seconds_after_class_due)} after the class's "
+                    f"due date, {given}: on time")
+        return f"{given}: on time" if given else "on time"
+    words = f"late {duration_text(submission.seconds_late)}"
+    if given:
+        words += f" after the {given}"
+    if submission.late_days_left is not None:
+        day_word = "day" if submission.late_days_used == 1 else "days"
+        words += (f": {submission.late_days_used} late {day_word} used, "
+                  f"{submission.late_days_left} left,")
+    else:
+        words += ":"
+    return f"{words} {penalty_text(submission)}"
+
+
+def deadlines(grades: object) -> list:
+    """[(student, deadline_text)] of one assignment: every student with an extension or who
+    handed in late."""
+    rows = []
+    for student in sorted(set(grades.extensions) | set(grades.submissions)):
+        submission = grades.submissions.get(student)
+        extension = grades.extensions.get(student)
+        if extension is None and (submission is None or submission.seconds_late <= 0):
+            continue
+        rows.append((student, deadline_text(submission, extension, grades.duedate)))
+    return rows
 
 
 def attention(people: dict, grades: object, records: list) -> list:
@@ -109,6 +163,9 @@ def summarise(settings: Settings, assignment: str, people: dict | None = None,
                     f"{number(submission.penalty)})")
         lines.append(f"{spreadsheet_cell(student)}\t"
                      f"{number(score)}/{number(grades.max_score)}{late}")
+    due_rows = deadlines(grades)
+    lines += ["", f"late or with an extension: {len(due_rows)}"]
+    lines += [f"{spreadsheet_cell(student)}\t{words}" for student, words in due_rows]
     lines += ["", "check\tpoints\tpassed\tmean points"]
     for stats in check_statistics(grades, students):
         lines.append(f"{stats['notebook']}/{stats['grade_id']}\t{number(stats['max_points'])}\t"

@@ -106,6 +106,7 @@ def _known_settings() -> dict:
 
     from .. import feedback  # noqa: F401 (the config names its preprocessor; imported with
     # nbgrader's modules, whose classes it subclasses, only when a config is checked)
+    from .. import late  # noqa: F401 (the config may name its late policies; the same reason)
 
     known, todo = {}, [Configurable]
     while todo:

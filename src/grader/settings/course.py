@@ -23,6 +23,7 @@ class Settings:
     source: str
     submitted: str
     autograded: str
+    feedback: str  # nbgrader's feedback folder (make feedback writes it)
     reports: str
     db_url: str
     limits: Limits  # c.Execute.timeout and c.SandboxGrader's limits
@@ -117,6 +118,7 @@ def load(course_dir: str = ".", db_url: str | None = None) -> Settings:
         source=folder(directory.source_directory),
         submitted=submitted,
         autograded=folder(directory.autograded_directory),
+        feedback=folder(directory.feedback_directory),
         reports=grader.reports_directory or os.path.join(os.path.dirname(submitted), "reports"),
         db_url=db_url or directory.db_url,
         limits=limits_from_config(config),

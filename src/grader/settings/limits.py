@@ -10,7 +10,7 @@ are built from a configuration (the limit per cell is nbgrader's own
 
 from dataclasses import dataclass
 
-from traitlets import Integer, List, Unicode
+from traitlets import Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
 
@@ -39,6 +39,12 @@ class SandboxGrader(Configurable):
                         "stubs in the sandbox besides the answers").tag(config=True)
     variant_salt = Unicode("", help="the salt of each student's own model (gptcourse.variants): "
                            "change it each term, then make release").tag(config=True)
+    similarity_threshold = Float(0.6, min=0.0, max=1.0,
+                                 help="the similarity (0 to 1) at which the similarity report "
+                                 "lists a pair of students (make similarity)").tag(config=True)
+    similarity_common_fraction = Float(0.2, min=0.0, max=1.0,
+                                       help="code that more than this share of the class wrote "
+                                       "alike is no evidence of copying").tag(config=True)
 
     @classmethod
     def default(cls, name: str) -> object:

@@ -1,0 +1,78 @@
+"""The feedback pages of the students collected from an LMS, in one zip it takes back.
+
+`make collect-zip` records, in course-data/lms/<assignment>.csv, the name each
+notebook had in the LMS's download. Both LMSs find the student of an uploaded
+file from the front of that name, so each feedback page keeps it and ends with
+the notebook's name instead of the file's:
+
+- Canvas (the assignment's "Re-upload submissions", which attaches each file to
+  the student's submission as a comment): ``doejane_late_12345_67891_`` (name,
+  late flag, user id, attachment id) + ``parameters.html``;
+- Moodle (the assignment's "Upload multiple feedback files in a zip"):
+  ``Jane Doe_4242_assignsubmission_file_`` (full name, participant id, the
+  submission plugin) + ``parameters.html``, in the same folder where the download
+  had one folder per student.
+"""
+
+import io
+import os
+import zipfile
+
+from ..files import write_atomically
+from ..lms import manifest_path, read_lms_name, read_manifest
+from ..safe_text import shown_id
+from ..settings import CourseError, Settings
+from .exchange import feedback_folders
+
+UPLOAD_HOW = {
+    "canvas": "Canvas: the assignment's page, Re-upload submissions",
+    "moodle": "Moodle: the assignment's View all submissions, Upload multiple feedback files "
+              "in a zip",
+}
+
+
+def feedback_name(row: dict) -> str:
+    """The name the LMS takes back the feedback page of one collected notebook under."""
+    name = read_lms_name(row.get("lms", ""), row.get("lms_file_name", "")) if row.get(
+        "lms") in UPLOAD_HOW else None
+    if name is None or not row.get("notebook", "").endswith(".ipynb"):
+        raise CourseError(f"the row of {shown_id(row.get('student_id', '?'))} in the manifest "
+                          f"does not hold an LMS file name and a notebook; run make "
+                          f"collect-zip again")
+    front = name.entry[:len(name.entry) - len(name.file_name)]
+    return front + row["notebook"][:-len(".ipynb")] + ".html"
+
+
+def write_feedback_zip(settings: Settings, assignment: str) -> list:
+    """Writes course-data/lms/feedback-<assignment>.zip; returns lines saying what it holds,
+    who is left out and why, and where the plain feedback folders are."""
+    rows = read_manifest(manifest_path(settings, assignment))
+    folders = feedback_folders(settings, assignment)
+    relative = os.path.relpath
+    if not rows:
+        return [f"{assignment}: nothing was collected from an LMS (make collect-zip records it); "
+                f"the feedback pages are in {relative(settings.feedback)}/<student>/{assignment}/"]
+    lines, entries = [], {}
+    for row in rows:
+        student = row["student_id"]
+        page = os.path.join(folders.get(student, ""), row["notebook"][:-len(".ipynb")] + ".html")
+        if student not in folders or not os.path.isfile(page):
+            lines.append(f"{assignment}: {shown_id(student)} has no feedback page for "
+                         f"{row['notebook']} yet (run make autograde and make feedback)")
+            continue
+        entries[feedback_name(row)] = page
+    collected = {row["student_id"] for row in rows}
+    lines += [f"{assignment}: {shown_id(s)} was not collected from the LMS: make "
+              f"release-feedback, or hand over {relative(folder)}/"
+              for s, folder in folders.items() if s not in collected]
+    content = io.BytesIO()
+    with zipfile.ZipFile(content, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, page in sorted(entries.items()):
+            archive.write(page, name)
+    target = write_atomically(os.path.join(os.path.dirname(manifest_path(settings, assignment)),
+                                           f"feedback-{assignment}.zip"), content.getvalue())
+    how = "; ".join(UPLOAD_HOW[k] for k in sorted({row["lms"] for row in rows}))
+    return lines + [f"{assignment}: {len(entries)} feedback page(s) for the LMS in "
+                    f"{relative(target)} (upload it in {how})",
+                    f"{assignment}: the same pages, one folder per student: "
+                    f"{relative(settings.feedback)}/<student>/{assignment}/"]

@@ -1,0 +1,55 @@
+"""Late penalties in the gradebook: every notebook of one student charged as the course's policy says.
+
+nbgrader's AssignLatePenalties charges one notebook from its own submission's
+lateness. A late-day budget (grader.late.LateDayBudget) needs the student's
+other assignments too, so `assign_late_penalties` charges all of a student's
+submissions at once, from what the gradebook holds (due dates, extensions,
+hand-in times). It runs whenever one of them changes: a submission recorded,
+an extension granted or removed, a due date set. The result is then the same
+whatever order the assignments were graded in.
+"""
+
+from nbgrader.api import SubmittedAssignment, SubmittedNotebook
+
+from ..late import Lateness, late_charges
+
+
+def lateness_of(submission: SubmittedAssignment) -> Lateness:
+    """A submitted assignment's due dates and hand-in time, as grader.late reads them."""
+    return Lateness(submission.assignment.name, submission.assignment.duedate,
+                    submission.extension, submission.timestamp)
+
+
+def student_submissions(db: object, student_id: str) -> list:
+    """Every SubmittedAssignment of one student in the gradebook's session `db`."""
+    return db.query(SubmittedAssignment).filter(SubmittedAssignment.student_id == student_id).all()
+
+
+def charges_of(db: object, student_id: str, plugin: object) -> dict:
+    """{assignment: grader.late.LateCharge} of one student under the course's plugin."""
+    return late_charges(plugin, [lateness_of(s) for s in student_submissions(db, student_id)])
+
+
+def assign_late_penalties(db: object, student_id: str, late_penalties: object) -> None:
+    """Sets late_submission_penalty on every submitted notebook of one student, as nbgrader's
+    AssignLatePenalties does for one (`late_penalties` is one, its plugin initialised).
+
+    The caller commits. A notebook's score is read from the gradebook, so its grades
+    must be flushed first.
+    """
+    plugin = late_penalties.plugin_inst
+    charges = charges_of(db, student_id, plugin)
+    for submission in student_submissions(db, student_id):
+        charge = charges[submission.assignment.name]
+        # queried, not submission.notebooks: that list may predate rows added in this session
+        for notebook in db.query(SubmittedNotebook).filter(
+                SubmittedNotebook.assignment_id == submission.id):
+            db.refresh(notebook)  # its score, a column computed from the grades
+            notebook.late_submission_penalty = None
+            if charge.seconds_charged > 0:
+                penalty = plugin.late_submission_penalty(student_id, notebook.score,
+                                                         charge.seconds_charged)
+                if penalty is not None:
+                    notebook.late_submission_penalty = late_penalties._check_late_penalty(
+                        notebook, penalty)
+    db.flush()

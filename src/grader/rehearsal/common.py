@@ -1,0 +1,71 @@
+"""What both rehearsals share: the fake students' names and answers, and running one step."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+KINDS = ["correct", "partial", "untouched", "late"]
+NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan", "judy",
+         "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter"]
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+COURSE_FILES = ["nbgrader_config.py", "solutions", "exercises"]
+
+
+class RehearsalError(Exception):
+    pass
+
+
+def student_names(count: int) -> list:
+    names = NAMES[:count]
+    return names + [f"student{i + 1:02d}" for i in range(len(names), count)]
+
+
+def environment(home: str | None = None, user: str | None = None) -> dict:
+    """The environment of one command: the course's .venv first on PATH (nbgrader runs
+    alembic), the rehearsal's own gradebook, and for a student their own HOME."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("JUPYTER") and k != "GPTCOURSE_DB_URL"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    if home:
+        env.update(HOME=home, USER=user, LOGNAME=user)
+    return env
+
+
+def run_step(args: list, cwd: str, env: dict, what: str) -> object:
+    started = time.monotonic()
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RehearsalError(f"{what} failed (exit {result.returncode}):\n"
+                             f"{(result.stdout + result.stderr)[-4000:]}")
+    print(f"  {what} ({time.monotonic() - started:.1f} s)", flush=True)
+    return result
+
+
+def answers(source_notebook: str, kind: str) -> dict:
+    """{grade_id: source} a student of `kind` writes into the answer cells."""
+    with open(source_notebook, encoding="utf-8") as handle:
+        cells = json.load(handle)["cells"]
+    solutions = {}
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            lines = "".join(cell["source"]).splitlines(keepends=True)
+            solutions[meta["grade_id"]] = "".join(l for l in lines if l.strip() not in MARKERS)
+    if kind == "untouched":
+        return {}
+    if kind == "partial":  # the first half of the answers
+        return dict(list(solutions.items())[:max(1, len(solutions) // 2)])
+    return solutions
+
+
+def write_answers(path: str, given: dict) -> None:
+    with open(path, encoding="utf-8") as handle:
+        nb = json.load(handle)
+    for cell in nb["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in given:
+            cell["source"] = given[grade_id]
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(nb, handle, indent=1)

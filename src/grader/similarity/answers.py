@@ -1,0 +1,124 @@
+"""What the similarity report compares: each student's answer cells, read defensively.
+
+A student's answers are the code cells of their submitted notebooks that
+nbgrader marks ``solution: true`` and the code cells they added (no nbgrader
+grade_id); the instructor's set-up and test cells are left out, whatever the
+student did to them. A cell counts up to MAX_CELL_CHARS characters, and a
+student up to MAX_CELLS cells. The shared code is every code cell of the instructor's
+notebooks: the released code, and the solutions, which the site teaches. A
+submission that cannot be read is listed with its reason, never fatal.
+"""
+
+import ast
+import os
+from dataclasses import dataclass, field
+
+from ..cells import nbgrader_meta, source_text
+from ..plan import Unreadable, read_submission, submission_link_problem
+from ..safe_text import shown_id, student_id_problem, without_controls
+from ..settings import CourseError, Settings
+
+RELEASED_STUB = "raise NotImplementedError()\n"
+MAX_CELL_CHARS = 100_000  # of one cell, compared (a pasted data dump is not an answer)
+MAX_CELLS = 300  # of one student, compared
+
+
+@dataclass(frozen=True)
+class AnswerCell:
+    """One cell compared: where it is and its source (as the student wrote it)."""
+
+    notebook: str
+    number: int  # 1-based position in the notebook
+    label: str  # its grade_id, or "added cell"
+    source: str
+
+
+@dataclass
+class ClassAnswers:
+    """An assignment's answers: each student's cells, the shared code, and who is missing."""
+
+    assignment: str
+    students: dict = field(default_factory=dict)  # {student: [AnswerCell]}
+    shared: list = field(default_factory=list)  # sources of the instructor's code cells
+    required: set = field(default_factory=set)  # names the instructor's cells read
+    not_compared: dict = field(default_factory=dict)  # {student: reason}
+
+
+def compared_cell(cell: dict) -> str | None:
+    """What a submitted cell counts as ("solution" grade_id or "added cell"), or None when
+    it is not compared (markdown, the instructor's set-up and test cells)."""
+    if cell.get("cell_type") != "code":
+        return None
+    meta = nbgrader_meta(cell)
+    if meta.get("solution"):
+        return meta.get("grade_id") or "answer cell"
+    if meta.get("grade_id"):
+        return None
+    return "added cell"
+
+
+def read_names(sources: list) -> set:
+    names = set()
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return names
+
+
+def instructor_code(settings: Settings, assignment: str) -> tuple:
+    """([every code cell's source], {notebook names}) of the assignment's instructor notebooks."""
+    shared = [RELEASED_STUB]
+    notebooks = settings.instructor_notebooks(assignment)
+    for path in notebooks.values():
+        try:
+            nb = read_submission(path)
+        except (Unreadable, OSError) as error:
+            raise CourseError(f"instructor notebook {path} cannot be read: {error}") from None
+        shared += [source_text(c.get("source")) for c in nb["cells"]
+                   if c.get("cell_type") == "code"]
+    return shared, sorted(notebooks)
+
+
+def student_cells(settings: Settings, student: str, assignment: str, notebooks: list) -> list:
+    """[AnswerCell] of one student's submission; raises Unreadable with the reason."""
+    problem = student_id_problem(student)
+    if problem:
+        raise Unreadable(f"student id {problem}")
+    problem = submission_link_problem(settings.submitted, student, assignment)
+    if problem:
+        raise Unreadable(problem)
+    cells, missing = [], []
+    for name in notebooks:
+        path = os.path.join(settings.submitted, student, assignment, name + ".ipynb")
+        try:
+            nb = read_submission(path)
+        except FileNotFoundError:
+            missing.append(name + ".ipynb")
+            continue
+        except OSError as error:
+            raise Unreadable(f"{name}.ipynb could not be read ({error.strerror})") from None
+        except Unreadable as error:
+            raise Unreadable(f"{name}.ipynb: {error}") from None
+        for number, cell in enumerate(nb["cells"], 1):
+            label = compared_cell(cell)
+            if label and len(cells) < MAX_CELLS:
+                cells.append(AnswerCell(name, number, without_controls(label),
+                                        without_controls(cell["source"][:MAX_CELL_CHARS])))
+    if missing and len(missing) == len(notebooks):
+        raise Unreadable("no notebook handed in (" + ", ".join(missing) + ")")
+    return cells
+
+
+def read_class(settings: Settings, assignment: str) -> ClassAnswers:
+    """Every submitted student's answer cells for `assignment`, and the shared code."""
+    shared, notebooks = instructor_code(settings, assignment)
+    answers = ClassAnswers(assignment, shared=shared, required=read_names(shared))
+    for student in settings.students(assignment):
+        try:
+            answers.students[student] = student_cells(settings, student, assignment, notebooks)
+        except Unreadable as error:
+            answers.not_compared[shown_id(student)] = str(error)
+    return answers
