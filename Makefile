@@ -22,7 +22,7 @@ help:
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
 	@echo "  make rehearse-lms        the same without a hub: a Canvas download, extensions, feedback zip"
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
-	@echo "  make release             solutions/ -> exercises/ and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
+	@echo "  make release             solutions/ -> exercises/ (with the term's salt) and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
 	@echo "  make extensions          [EXTENSIONS=extensions.csv] the students' extensions into the gradebook"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
@@ -205,6 +205,7 @@ check-config: $(STAMP)
 	$(CHECK_CONFIG)
 
 release: $(STAMP)
+	$(GRADER) write-salt
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) generate_assignment $$assignment --force \
 	  && { [ -z "$$DUEDATE" ] || $(GRADER) due $$assignment "$$DUEDATE"; })

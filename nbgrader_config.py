@@ -165,6 +165,10 @@ c.SandboxGrader.memory_mib = 3072
 # (sample_next_token with top_k=1 is the greedy choice the homework asks for):
 c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "parameter_summary",
                                 "sample_next_token"]
+# Each student's value questions are about a model of their own, derived from their student
+# id and this salt (docs/variants.md). Change it each term: `make release` writes it into the
+# notebooks, so last term's answers fit no one's model.
+c.SandboxGrader.variant_salt = "2026-fall"
 # `make similarity` lists the pairs of students whose answers are at least this similar
 # (0 to 1), and counts no code that more than this share of the class wrote alike
 # (docs/similarity.md). The report is evidence for a person to read; it changes no grade.

@@ -53,7 +53,7 @@ PARAMETERS_STUDENTS = {
     # without de-duplication, a tied deep copy, element_size(), a dict comprehension
     "identity_and_deepcopy": Student(total=10, answers={
         "output_shape_answer": _src("""
-            logits = model(batch)
+            logits = my_model(batch.to("meta"))
             output_shape = logits.shape
             """),
         "count_parameters_answer": _src("""
@@ -67,10 +67,10 @@ PARAMETERS_STUDENTS = {
                 return total
             """),
         "values_answer": _src("""
-            total_params = count_parameters(model)
-            rows, columns = model.out_head.weight.shape
+            total_params = count_parameters(my_model)
+            rows, columns = my_model.out_head.weight.shape
             out_head_params = rows * columns
-            tied_params = total_params - model.tok_emb.weight.numel()
+            tied_params = total_params - my_model.tok_emb.weight.numel()
             """),
         "count_tied_parameters_answer": _src("""
             import copy
@@ -91,7 +91,7 @@ PARAMETERS_STUDENTS = {
         "gpt2_totals_answer": _src("""
             def untied_total(name):
                 with torch.device("meta"):
-                    return count_parameters(GPTModel(GPT2_CONFIGS[name]))
+                    return count_parameters(GPTModel(my_larger_configs[name]))
 
             gpt2_totals = {name: untied_total(name) for name in ("gpt2-xl", "gpt2-large", "gpt2-medium")}
             """),
@@ -101,7 +101,7 @@ PARAMETERS_STUDENTS = {
     "data_ptr_with_warnings": Student(total=10, answers={
         "output_shape_answer": _src("""
             with torch.no_grad():
-                output_shape = tuple(model(batch).size())
+                output_shape = tuple(my_model(batch.to("meta")).size())
             """),
         "count_parameters_answer": _src("""
             import warnings
@@ -132,8 +132,8 @@ PARAMETERS_STUDENTS = {
     "wrong_values": Student(total=5, answers={
         "values_answer": _src("""
             total_params = 124_439_808
-            out_head_params = model.out_head.weight.numel() + 50_257
-            tied_params = count_parameters(model)
+            out_head_params = my_model.out_head.weight.numel() + my_config["vocab_size"]
+            tied_params = count_parameters(my_model)
             """),
         "count_tied_parameters_answer": _src("""
             def count_tied_parameters(model):
@@ -147,11 +147,11 @@ PARAMETERS_STUDENTS = {
             gpt2_totals = {}
             for name in ["gpt2-medium", "gpt2-large", "gpt2-xl"]:
                 with torch.device("meta"):
-                    meta_model = GPTModel(GPT2_CONFIGS[name])
+                    meta_model = GPTModel(my_larger_configs[name])
                 gpt2_totals[name] = count_parameters(meta_model) - meta_model.out_head.weight.numel()
             """),
     }, failures={
-        "total_params_value": "Hugging Face",
+        "total_params_value": "124M model",
         "out_head_params_value": "no bias",
         "tied_params_value": "that is the untied total",
         "count_tied_parameters_unseen_configs": "position embedding",
@@ -190,9 +190,10 @@ PARAMETERS_STUDENTS = {
         "count_parameters_unseen_configs": "query/key/value biases are missing",
         "count_parameters_shared_once": "unseen tied model",
     }),
-    # typed-in numbers everywhere (the tied one without the position embedding),
-    # functions that return them: only the right values score
-    "typed_in": Student(total=2, answers={
+    # typed-in numbers everywhere, the 124M model's from the site (the tied one without
+    # the position embedding), functions that return them: nothing scores, since the
+    # values are about each student's own model
+    "typed_in": Student(total=0, answers={
         "output_shape_answer": "output_shape = (2, 4, 50257)",
         "count_parameters_answer": _src("""
             def count_parameters(model):
@@ -219,13 +220,17 @@ PARAMETERS_STUDENTS = {
             gpt2_totals = {"gpt2-medium": 406_212_608, "gpt2-large": 838_220_800, "gpt2-xl": 1_637_792_000}
             """),
     }, failures={
+        "output_shape": "the 124M model's vocabulary",
         "count_parameters_unseen_configs": "gives 163,009,536 for the one-block model",
         "count_parameters_shared_once": "gives 163,009,536 for the tied one-block model",
-        "tied_params_value": "position embedding",
+        "total_params_value": "a count of the 124M model",
+        "out_head_params_value": "the 124M model's output head",
+        "tied_params_value": "another configuration than yours",
         "count_tied_parameters_unseen_configs": "gives 124,412,160 for the one-block model",
         "count_tied_parameters_tied_models": "gives 124,412,160 for the tied one-block model",
         "model_size_mib_any_model": "gives 621.83 for the one-block model",
         "count_on_meta_any_config": "gives 1,637,792,000 for an unseen configuration",
+        "gpt2_totals_values": "is GPT-2's own",
     }),
 }
 
@@ -237,7 +242,6 @@ PARAMETERS_HIDDEN_VALUES = {
     "count_tied_parameters_tied_models": ["4980", "4,980", "11744", "11,744"],
     "model_size_mib_any_model": ["0.0234375", "0.0189971923828125", "0.8857421875"],
     "count_on_meta_any_config": ["6144", "6,144", "9945161728", "9,945,161,728"],
-    "gpt2_totals_values": ["406212608", "406,212,608", "838220800", "838,220,800"],
 }
 
 

@@ -22,17 +22,19 @@ from testsupport.hand_in import hand_in
 
 REPO = Path(ROOT)
 NOTEBOOKS = {name: notebook + ".ipynb" for name, notebook in assignments().items()}
+STOCK_STUDENT = "stock-nbgrader"  # the one student id stock nbgrader's kernels are given
 
 
-def nbgrader(course_dir, *args):
+def nbgrader(course_dir, *args, **environment):
     """Run an nbgrader command in ``course_dir``; return the finished process (stdout and stderr merged).
 
     The Jupyter configuration directory is an empty one, so a user's own nbgrader
     settings cannot leak in; assignments are graded side by side, so one torch
     thread per kernel keeps the kernels from fighting over a small machine's cores.
+    ``environment`` adds variables.
     """
     env = nbgrader_env(JUPYTER_CONFIG_DIR=str(Path(course_dir) / ".jupyter-config"),
-                       OMP_NUM_THREADS="1")
+                       OMP_NUM_THREADS="1", **environment)
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=course_dir, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -103,11 +105,15 @@ def grade_batch_with_stock_nbgrader(course_dir, assignment, submissions):
     {student: {grade_id: score}}.
 
     The course's nbgrader_config.py switches nbgrader's own autograde off (the
-    course grades in its sandbox), so this switches it back on for the run.
+    course grades in its sandbox), so this switches it back on for the run. Stock
+    nbgrader tells a notebook no student id: every notebook runs as STOCK_STUDENT's
+    (the hub's variable), so computed values match its checks and typed-in ones do
+    not, as in the course's grader, where each runs as its own student's.
     """
     _hand_in(course_dir, assignment, submissions)
     stock = "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"
-    done = nbgrader(course_dir, "autograde", assignment, "--force", stock)
+    done = nbgrader(course_dir, "autograde", assignment, "--force", stock,
+                    JUPYTERHUB_USER=STOCK_STUDENT)
     if done.returncode != 0:
         raise RuntimeError(f"nbgrader autograde failed ({done.returncode}):\n{done.stdout[-5000:]}")
     scores = gradebook_scores(sqlite_url(str(course_dir)), assignment, "gptcourse")

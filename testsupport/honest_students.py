@@ -171,7 +171,7 @@ STYLES = [
             "def size_of(tensor):\n    n = 1\n    for d in tensor.shape:\n        n *= d\n    return n"))]),
     Style("parameters-display-and-timing-magics", P, [
         in_place("output_shape_answer", lambda s: "%%time\n" + s.rstrip() + "\ndisplay(output_shape)\n"),
-        in_place("values_answer", lambda s: s.rstrip() + "\n%time total_params = count_parameters(model)\n"
+        in_place("values_answer", lambda s: s.rstrip() + "\n%time total_params = count_parameters(my_model)\n"
                                                 "display(total_params, out_head_params)\n"),
         insert_after("values_answer", code("%timeit -n 1 -r 1 count_parameters(model)"))]),
     Style("parameters-every-function-in-one-cell", P, [
@@ -200,7 +200,7 @@ STYLES = [
         answer("gpt2_totals_answer",
                "gpt2_totals = {}\n"
                "for name in ['gpt2-medium', 'gpt2-large', 'gpt2-xl']:\n"
-               "    cfg = GPT2_CONFIGS[name]\n"
+               "    cfg = my_larger_configs[name]\n"
                "    with torch.device('meta'):\n"
                "        big_model = GPTModel(cfg)\n"
                "    gpt2_totals[name] = count_parameters(big_model)\n"
@@ -223,10 +223,10 @@ STYLES = [
             "torch.manual_seed(123)\nmodel = GPTModel(GPT_CONFIG_124M)\nmodel.eval();"))]),
     Style("parameters-underscore-and-get-ipython", P, [
         answer("values_answer",
-               "count_parameters(model)\n"),
+               "count_parameters(my_model)\n"),
         insert_after("values_answer", code(
             "total_params = _\n"
-            "out_head_params = model.out_head.weight.numel()\n"
+            "out_head_params = my_model.out_head.weight.numel()\n"
             "tied_params = total_params - out_head_params\n"
             "get_ipython().run_line_magic('time', 'x = total_params + 1')"))]),
     Style("parameters-type-hints-and-docstrings", P, [
@@ -243,6 +243,11 @@ STYLES = [
           files={"my_helpers.py": "def unique_numel(parameters):\n"
                                   "    unique = {id(p): p.numel() for p in parameters}\n"
                                   "    return sum(unique.values())\n"}),
+    # on Colab or a laptop: the student types their own id, and looks at their model
+    Style("parameters-typed-own-id-on-a-laptop", P, [
+        lambda nb: nb["cells"][position(nb, "student_id")].update(
+            source='STUDENT_ID = "parameters-typed-own-id-on-a-laptop"\n'),
+        insert_after("own-model", code("print(my_config)\nmy_model"))]),
     Style("parameters-prints-while-counting", P, [
         answer("count_parameters_answer",
                "def count_parameters(model):\n"

@@ -1,4 +1,5 @@
-"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer and text generation."""
+"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer, text generation
+and the model of each student's own (variants)."""
 
 from .counting import (
     MIB,
@@ -19,6 +20,7 @@ from .counting import (
 from .generation import generate_text_simple, sample_next_token
 from .model import GPT2_CONFIGS, GPT_CONFIG_124M, GPTModel, tie_weights, validate_config
 from .tokenizer import TokenizerFileError, get_tokenizer, text_to_token_ids, token_ids_to_text
+from .variants import larger_configs, student_config
 
 __all__ = [
     "GPT2_CONFIGS",
@@ -35,6 +37,7 @@ __all__ = [
     "generate_text_simple",
     "get_tokenizer",
     "is_tied",
+    "larger_configs",
     "model_size_bytes",
     "model_size_mib",
     "module_tree",
@@ -42,6 +45,7 @@ __all__ = [
     "parameter_summary",
     "sample_next_token",
     "state_dict_numel",
+    "student_config",
     "text_to_token_ids",
     "tie_weights",
     "token_ids_to_text",

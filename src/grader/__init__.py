@@ -44,7 +44,8 @@ The wings, from the top down:
   which imports nothing of the grader.
 - ``settings/``: the course's settings as nbgrader reads them
   (`CourseDirectory`), `SandboxGrader` with its defaults, `Limits`, the check
-  of nbgrader_config.py, and the two errors that are the instructor's to fix.
+  of nbgrader_config.py, the variant salt written into the notebooks, and the
+  two errors that are the instructor's to fix.
 
 The ground floor, used by every wing:
 
@@ -52,7 +53,8 @@ The ground floor, used by every wing:
   student-id check.
 - ``files.py``: files written whole, and what dead processes left (owner tags).
 - ``results.py``: the typed result of one student, with its status enums.
-- ``cells.py``: one notebook cell's source, nbgrader metadata and docstring.
+- ``cells.py``: one notebook cell's source, nbgrader metadata and docstring,
+  and whether it reads the student's id (then it runs for each student).
 - ``feedback.py`` and ``nbgrader_guard.py``: the classes nbgrader_config.py
   names: the feedback page (its template in ``templates/feedback/``) without
   hidden tests, and nbgrader's own autograde refused.

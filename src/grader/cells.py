@@ -1,4 +1,5 @@
-"""Reading one notebook cell: its source, its nbgrader metadata, its role and its docstring.
+"""Reading one notebook cell: its source, its nbgrader metadata, its role and its docstring,
+and whether it reads the student's id.
 
 These read cells of any origin (the instructor's notebooks, a submission after
 plan.submission has normalised it, an autograded notebook for feedback) and
@@ -51,3 +52,17 @@ def docstring_of(source: str) -> str | None:
         return match.group(1).strip() if match else None
     doc = ast.get_docstring(tree)
     return doc.strip() if doc else None
+
+
+# While a notebook is graded, this environment variable holds the submission's student id,
+# as JupyterHub sets it to the user's name in the student's own server.
+STUDENT_ID_VARIABLE = "JUPYTERHUB_USER"
+
+
+def reads_student_id(source: str) -> bool:
+    """True for a set-up cell that depends on whose notebook it is (it names STUDENT_ID_VARIABLE).
+
+    Such a cell runs for each student, never once for everyone: in each student's
+    kernel, and in the checks' set-up with that student's id.
+    """
+    return STUDENT_ID_VARIABLE in source

@@ -57,7 +57,7 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
-from .settings import CourseError, SandboxGrader, load
+from .settings import CourseError, SandboxGrader, load, stale_salts, write_salts
 from .similarity import write_similarity
 
 
@@ -135,6 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
                                         "zipped for it")):
         command = commands.add_parser(name, help=what)
         command.add_argument("assignment")
+    commands.add_parser("write-salt", help="write c.SandboxGrader.variant_salt into the "
+                        "instructor's notebooks (the first step of make release)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
     rehearsal.add_argument("--students", type=int, default=4,
                            help="how many students (default 4)")
@@ -201,8 +203,19 @@ def run_check_config(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     if args.assignment:
         settings.check_assignments([args.assignment])
+    stale = stale_salts(settings)
+    if stale:
+        raise CourseError("\n".join(stale))
     if args.duedate and args.duedate.strip().lower() != "none":
         parse_due_date(args.duedate)
+    return 0
+
+
+def run_write_salt(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    for path in write_salts(settings):
+        print(f"{os.path.relpath(path, settings.root)}: COURSE_SALT is now "
+              f"{settings.variant_salt!r} (c.SandboxGrader.variant_salt)")
     return 0
 
 
@@ -294,4 +307,4 @@ COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "similarity": run_similarity}
+            "similarity": run_similarity, "write-salt": run_write_salt}

@@ -41,7 +41,8 @@ ASSIGNMENTS = {
 }
 # What each notebook may take from the package: never the functions students write.
 ALLOWED_IMPORTS = {
-    "parameters": {"GPT2_CONFIGS", "GPT_CONFIG_124M", "GPTModel", "get_tokenizer", "tie_weights"},
+    "parameters": {"GPT2_CONFIGS", "GPT_CONFIG_124M", "GPTModel", "get_tokenizer", "tie_weights",
+                   "larger_configs", "student_config"},
     "logits-to-text": {"GPT_CONFIG_124M", "GPTModel", "get_tokenizer"},
 }
 HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")

@@ -324,3 +324,24 @@ def test_a_check_sees_that_an_answer_tied_the_model_it_was_given():
     assert check(kernel, code, setup=setup, solutions=solutions)[:2] == (
         "failed", "RuntimeError: in count_tied: what it changed in its arguments could not be "
                   "read (a change to an argument that was not sent)")
+
+
+def test_a_set_up_cell_that_reads_the_student_id_runs_for_each_student_with_their_id(monkeypatch):
+    import time
+
+    from grader.checks import Checker
+
+    monkeypatch.setenv("JUPYTERHUB_USER", "the-instructor")  # grading from the hub
+    setup = ["STUDENT_ID = 'typed-in'\nshared = []",
+             "import os\nwhose = os.environ.get('JUPYTERHUB_USER') or STUDENT_ID\nshared.append(whose)"]
+    checker = Checker(setup, ["answer = 1\n"], "gptcourse")
+    assert "whose" not in checker.setup  # not in the set-up every student shares
+    for student in ("alice", "bob"):
+        own = checker.for_student(student)
+        assert own.check(f"assert whose == {student!r}", FakeKernel({}), time.monotonic() + 5,
+                         5) == ("passed", "", "")
+        assert own.setup["shared"] is checker.setup["shared"]  # the shared set-up is not rebuilt
+    assert checker.setup["shared"] == ["alice", "bob"]
+    assert __import__("os").environ["JUPYTERHUB_USER"] == "the-instructor"  # restored
+    plain = Checker(["x = 1"], ["answer = 1\n"], "gptcourse")
+    assert plain.for_student("alice") is plain

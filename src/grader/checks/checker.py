@@ -10,6 +10,11 @@ as proxies that send their arguments to the kernel and decode the result. The
 test code then runs here; it passes only if it returns normally in this
 process. Nothing the kernel sends is unpickled or evaluated, and nothing a test
 defines ever reaches the kernel.
+
+A set-up cell that reads the student's id (cells.reads_student_id) is left out
+of the shared set-up: `for_student` runs it for each student, with the
+submission's id where the cell reads it, so a check compares with that
+student's own values whatever the notebook typed.
 """
 
 
@@ -17,11 +22,14 @@ import ast
 import base64
 import builtins
 import contextlib
+import copy
 import io
+import os
 import textwrap
 import time
 import types
 
+from ..cells import STUDENT_ID_VARIABLE, reads_student_id
 from ..safe_text import capped
 # a test cell's own printing keeps as much as a cell's (OUTPUT_CAP)
 from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus
@@ -52,14 +60,31 @@ class Checker:
         self.package = package  # the course package: its own functions are not answers
         self.setup = {"__builtins__": builtins, "__name__": "__main__"}
         self.answers = answer_names(solution_sources)
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for source in setup_sources:
-                try:
-                    exec(compile(without_magics(source), "<setup>", "exec"), self.setup)
-                except (Exception, SystemExit):  # noqa: BLE001 (a demo cell that uses an answer)
-                    pass
-        self.by_id = {id(v): k for k, v in self.setup.items()
-                      if not k.startswith("__") and not isinstance(v, SIMPLE)}
+        self.student_setup = [s for s in setup_sources if reads_student_id(s)]
+        _run_setup([s for s in setup_sources if not reads_student_id(s)], self.setup)
+        self.by_id = _names_by_id(self.setup)
+
+    def for_student(self, student: str) -> "Checker":
+        """This Checker with the set-up cells that read the student's id run for `student`.
+
+        Shares the set-up of everyone (nothing is built again); without such
+        cells it is this Checker itself.
+        """
+        if not self.student_setup:
+            return self
+        own = copy.copy(self)
+        own.setup = dict(self.setup)
+        saved = os.environ.get(STUDENT_ID_VARIABLE)
+        os.environ[STUDENT_ID_VARIABLE] = student  # read by the cells, as in the student's kernel
+        try:
+            _run_setup(self.student_setup, own.setup)
+        finally:
+            if saved is None:
+                del os.environ[STUDENT_ID_VARIABLE]
+            else:
+                os.environ[STUDENT_ID_VARIABLE] = saved
+        own.by_id = _names_by_id(own.setup)
+        return own
 
     def check(self, code: str, kernel: object, deadline: float, limit: float) -> tuple:
         """(status, message, output) of one test cell; kernel may be killed on the way.
@@ -227,6 +252,22 @@ class CallContext:
             if code.co_filename == "<test>" and source:
                 found.append(source)
         return found
+
+
+def _run_setup(sources, namespace):
+    """The instructor's set-up cells run in `namespace`, quietly, a failing one skipped."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for source in sources:
+            try:
+                exec(compile(without_magics(source), "<setup>", "exec"), namespace)
+            except (Exception, SystemExit):  # noqa: BLE001 (a demo cell that uses an answer)
+                pass
+
+
+def _names_by_id(namespace):
+    """{id(object): name} of the set-up's objects, which are sent to the kernel by name."""
+    return {id(v): k for k, v in namespace.items()
+            if not k.startswith("__") and not isinstance(v, SIMPLE)}
 
 
 def _student_exception(reply, name):

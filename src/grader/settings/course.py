@@ -29,6 +29,7 @@ class Settings:
     limits: Limits  # c.Execute.timeout and c.SandboxGrader's limits
     package: str  # the course package students import
     also_blocked: tuple = ()  # its functions that compute answers, besides the answers
+    variant_salt: str = ""  # the salt of each student's own model, written into the notebooks
     config: object = field(default=None, repr=False)
     warnings: list = field(default_factory=list, repr=False)
 
@@ -123,6 +124,7 @@ def load(course_dir: str = ".", db_url: str | None = None) -> Settings:
         limits=limits_from_config(config),
         package=grader.course_package,
         also_blocked=tuple(grader.also_blocked),
+        variant_salt=grader.variant_salt,
         config=config,
         warnings=warnings,
     )

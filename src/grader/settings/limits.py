@@ -37,6 +37,8 @@ class SandboxGrader(Configurable):
                              ).tag(config=True)
     also_blocked = List(Unicode(), help="functions of the course package that compute answers, "
                         "stubs in the sandbox besides the answers").tag(config=True)
+    variant_salt = Unicode("", help="the salt of each student's own model (gptcourse.variants): "
+                           "change it each term, then make release").tag(config=True)
     similarity_threshold = Float(0.6, min=0.0, max=1.0,
                                  help="the similarity (0 to 1) at which the similarity report "
                                  "lists a pair of students (make similarity)").tag(config=True)

@@ -15,7 +15,7 @@ import nbformat
 
 from ..cells import nbgrader_meta
 from ..checks import answer_names
-from ..settings import CourseError, Limits, Settings
+from ..settings import CourseError, Limits, Settings, stale_salts
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,15 @@ class Assignment:
 
 def prepare_assignment(settings: Settings, name: str, limits: Limits,
                        notebook_timeout: float = 0.0) -> Assignment:
-    """The Assignment `name` of the course, graded under `limits`."""
+    """The Assignment `name` of the course, graded under `limits`.
+
+    Refused while an instructor notebook holds another salt than the course's
+    (stale_salts): its students would have counted other models than the checks expect.
+    """
     paths = settings.instructor_notebooks(name)
+    stale = stale_salts(settings)
+    if stale:
+        raise CourseError("\n".join(stale))
     return Assignment(name, read_instructor_notebooks(paths), limits, settings.package,
                       blocked_functions(settings, paths), notebook_timeout)
 

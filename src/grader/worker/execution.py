@@ -11,6 +11,7 @@ import os
 import shutil
 import time
 
+from ..cells import STUDENT_ID_VARIABLE, reads_student_id
 from ..files import tagged_folder
 from ..plan import Plan, PlanCell
 from ..sandbox import CellOutcome, CellStatus, ForkedKernel, Kernel, sandbox_uid, sandboxed_package
@@ -104,7 +105,7 @@ class NotebookExecution:
                                           self.package_copy,
                                           [(plan.cells[i].kind, plan.cells[i].source)
                                            for i in self.prelude])
-            self.checker = checker.result() if checker else None
+            self.checker = checker.result().for_student(self.job.student) if checker else None
         if self.template is not None:  # the prelude has run in the template, once for everyone
             for index, outcome in zip(self.prelude, self.template.outcomes):
                 self.outcomes[index] = dataclasses.replace(outcome)
@@ -166,6 +167,9 @@ class NotebookExecution:
             self.kernel = Kernel(self.workdir, self.assignment.limits, self.assignment.package,
                                  self.package_copy)
         self.kernel.start(self.cpu_seconds)
+        # whose notebook this is, where its set-up looks (the typed id is never used)
+        self.kernel.execute("setup", f"__import__('os').environ[{STUDENT_ID_VARIABLE!r}] = "
+                                     f"{self.job.student!r}", self.timeout)
         if self.deadline is None:
             self.deadline = time.monotonic() + self.budget
         for earlier in self.completed:
@@ -185,11 +189,12 @@ class NotebookExecution:
 
 
 def leading_setup(plan: Plan, code_cells: list) -> list:
-    """Indices of the instructor's set-up cells that come before any cell of the student's."""
+    """Indices of the instructor's set-up cells that come before any cell of the student's
+    and before any that reads the student's id: the same for every student."""
     prelude = []
     for index in code_cells:
         cell = plan.cells[index]
-        if cell.kind != "setup" or cell.instructor_index is None:
+        if cell.kind != "setup" or cell.instructor_index is None or reads_student_id(cell.source):
             break
         prelude.append(index)
     return prelude
