@@ -13,12 +13,13 @@ import time
 
 from ..files import tagged_folder
 from ..plan import Plan, PlanCell
-from ..sandbox import CellOutcome, CellStatus, ForkedKernel, Kernel, sandbox_uid, sandboxed_package
+from ..sandbox import (CellOutcome, CellStatus, ForkedKernel, GraderFault, Kernel, SandboxError,
+                       sandbox_uid, sandboxed_package)
 from .caches import make_checker, warm_template
 from .job import Job
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
-NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
+FORK_TRIES = 3  # a template's fork for the student that fails to start is tried this often
 
 
 def failure_reason(outcome: CellOutcome, cell: PlanCell) -> str:
@@ -70,9 +71,11 @@ class NotebookExecution:
 
     A kernel that dies, times out or is left dirty by a check is replaced by a
     new one, in which the cells that ran fine are run again first; at most
-    MAX_RESTARTS times. The notebook's budget (NOTEBOOK_BUDGET_FACTOR x the
-    timeout x its code cells, or the job's notebook_timeout) starts when the
-    first kernel is ready: the grader's own start-up is not the student's time.
+    MAX_RESTARTS times. The notebook's budget (`Limits.notebook_seconds`, one
+    for the whole notebook, however many cells it adds) starts when the first
+    kernel is ready: the grader's own start-up is not the student's time. Every
+    cell, check, restart and replay after that counts against it; past it, the
+    cells still waiting are not run.
     """
 
     def __init__(self, plan: Plan, job: Job, workdir: str):
@@ -83,8 +86,7 @@ class NotebookExecution:
         self.timeout = assignment.limits.timeout
         self.cpu_seconds = int(assignment.limits.cpu_seconds
                                or self.timeout * (len(self.code_cells) + 2) + 60)
-        self.budget = assignment.notebook_timeout or (NOTEBOOK_BUDGET_FACTOR * self.timeout
-                                                      * max(len(self.code_cells), 1))
+        self.budget = assignment.limits.notebook_seconds
         self.prelude = leading_setup(plan, self.code_cells)
         self.package_copy = self.template = self.checker = self.kernel = self.deadline = None
         self.outcomes, self.completed, self.notes = {}, [], []
@@ -121,10 +123,13 @@ class NotebookExecution:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             if not self.over_budget:
                 self.over_budget = True
-                self.notes.append(f"notebook took too long (more than {self.budget:g} seconds "
-                                  "in all, restarts included); the cells after that were not run")
+                self.notes.append(f"the notebook's time ran out ({self.budget:g} seconds in all, "
+                                  "kernel restarts and the replays after them included); "
+                                  f"the cells from {cell_label(cell, index)} on were not run")
             if cell.kind == "test":
-                self.outcomes[index] = CellOutcome(CellStatus.FAILED, "notebook took too long")
+                self.outcomes[index] = CellOutcome(CellStatus.NOT_RUN,
+                                                   f"the notebook's time ({self.budget:g} "
+                                                   "seconds in all) ran out before this check")
             return True
         if self.kernel is None:
             if self.restarts > MAX_RESTARTS:
@@ -138,6 +143,8 @@ class NotebookExecution:
             else:
                 status, message, output = self.checker.check(cell.source, kernel,
                                                              time.monotonic() + left, timeout)
+                if kernel.fault:
+                    raise GraderFault(f"{cell_label(cell, index)}: {kernel.fault}")
                 outcome = CellOutcome(status, message, output)
         else:
             outcome = kernel.execute(cell.kind, cell.source if cell.source.strip() else "pass",
@@ -161,11 +168,11 @@ class NotebookExecution:
         """A kernel forked from the template (or started from nothing), with the cells that
         ran fine run again in it."""
         if self.template is not None:
-            self.kernel = ForkedKernel(self.template, self.workdir, self.assignment.limits)
+            self.kernel = self._forked_kernel()
         else:
             self.kernel = Kernel(self.workdir, self.assignment.limits, self.assignment.package,
                                  self.package_copy)
-        self.kernel.start(self.cpu_seconds)
+            self.kernel.start(self.cpu_seconds)
         if self.deadline is None:
             self.deadline = time.monotonic() + self.budget
         for earlier in self.completed:
@@ -177,6 +184,18 @@ class NotebookExecution:
                     CellStatus.OK, CellStatus.ERROR):
                 break
         self.restarts += 1
+
+    def _forked_kernel(self):
+        """A started fork of the template; tried FORK_TRIES times, since a busy machine or the
+        last kernel's processes not yet reaped can refuse one for a moment."""
+        for attempt in range(FORK_TRIES):
+            kernel = ForkedKernel(self.template, self.workdir, self.assignment.limits)
+            try:
+                return kernel.start(self.cpu_seconds)
+            except SandboxError as error:
+                problem = error
+                time.sleep(0.5 * (attempt + 1))
+        raise GraderFault(f"the student's sandbox could not be forked ({problem})")
 
     def stop(self) -> None:
         if self.kernel is not None:
@@ -208,6 +227,8 @@ def give_to_sandbox_user(folder: str) -> None:
 
 
 def cell_label(cell: PlanCell, index: int) -> str:
+    if cell.kind == "test":
+        return f"check '{cell.grade_id}'"
     if cell.kind == "solution":
         return f"answer cell '{cell.grade_id}'"
     if cell.kind == "setup":
