@@ -182,3 +182,62 @@ def test_processes_are_limited_for_the_sandbox_as_a_whole(tmp_path):
     limit = Limits(timeout=120).max_processes
     assert words[:2] == ["refused", "after"] and int(words[2]) < limit, outcome.stdout
     assert "Resource temporarily unavailable" in outcome.stdout
+
+
+# ---------------------------------------------------------------- a grade never depends on load
+
+FAULT_LIMITS = Limits(timeout=10, memory_mib=1536)  # room for every retry of a check's fork
+
+
+def graded_safely(tiny_course, tmp_path, student, nb):
+    """The StudentResult a worker gives for `nb` (the grader's own failures included)."""
+    from grader.worker import Assignment, grade_safely, read_instructor_notebooks, read_job
+
+    folder = tmp_path / "submitted" / student / "tiny"
+    folder.mkdir(parents=True)
+    (folder / "tiny.ipynb").write_text(json.dumps(nb))
+    assignment = Assignment("tiny", read_instructor_notebooks(
+        {"tiny": os.path.join(tiny_course, "source", "tiny", "tiny.ipynb")}),
+        FAULT_LIMITS, "gptcourse")
+    return grade_safely(read_job(assignment, student, str(folder)))
+
+
+def test_a_check_fork_the_system_refuses_for_a_moment_is_tried_again(tiny_course, tmp_path,
+                                                                      monkeypatch):
+    from grader.sandbox.template import FAILING_FORKS_VARIABLE
+
+    monkeypatch.setenv(FAILING_FORKS_VARIABLE, "3")  # each check's first three forks fail
+    result = graded_safely(tiny_course, tmp_path, "busy-machine", fx.correct(fx.released(tiny_course)))
+    assert result.status == "graded", result.error
+    assert result.points == fx.MAX_SCORE, result.notebooks[0].tests
+    assert result.notebooks[0].notes == []
+
+
+def test_a_check_fork_the_system_keeps_refusing_is_grader_failed_not_zero(tiny_course, tmp_path,
+                                                                          monkeypatch):
+    from grader.sandbox.template import FAILING_FORKS_VARIABLE
+
+    monkeypatch.setenv(FAILING_FORKS_VARIABLE, "1000")
+    result = graded_safely(tiny_course, tmp_path, "overloaded", fx.correct(fx.released(tiny_course)))
+    assert result.status == "grader failed"
+    assert result.notebooks == []  # nothing is recorded: no zero for the student
+    assert result.error == ("tiny.ipynb: check 'double_visible': a check's fork failed 5 times: "
+                            "the system refused it (Resource temporarily unavailable); not the "
+                            "student's code: graded again on the next run")
+
+
+def test_daemons_that_hold_the_process_limit_are_named_as_the_cause(tiny_course, tmp_path):
+    storm = ("import os, time\nstarted = 0\ntry:\n    while started < 1000:\n"
+             "        if os.fork() == 0:\n            time.sleep(300)\n            os._exit(0)\n"
+             "        started += 1\nexcept OSError:\n    pass\n")
+    nb = fx.correct(fx.released(tiny_course), double_answer=storm + fx.ANSWERS["double_answer"])
+    result = graded_safely(tiny_course, tmp_path, "daemons", nb)
+    tests = {t.grade_id: t for t in result.notebooks[0].tests}
+    for check in ("double_visible", "double_hidden"):
+        assert tests[check].points == 0 and tests[check].status == "died"
+        assert tests[check].message == (
+            "the process limit (128 processes and threads) stopped the check's fork: the "
+            f"code's own processes hold {tests[check].message.split('hold ')[1].split()[0]} of "
+            f"them while running double in {check}"), tests[check].message
+        assert "the code ended the process" not in tests[check].message
+    assert tests["answer_value"].points == 1.0

@@ -130,7 +130,8 @@ def _merged(instructor, layout, placed, answered, by_id, submitted, notes):
             if index not in answered:
                 if submitted:
                     notes.append(f"answer cell '{layout.label(index)}' not found (deleted, or "
-                                 "its id was changed); it earns nothing")
+                                 "its id was changed); its checks use what the other cells "
+                                 "define")
                 source = "" if cell.cell_type == "code" else cell.source
                 plan.append(PlanCell("solution" if cell.cell_type == "code" else "markdown",
                                      source, layout.grade_ids[index], points, index))

@@ -89,7 +89,7 @@ RESULT_CAP = 2_000  # characters of a trailing expression's repr kept
 MESSAGE_CAP = 600
 VALUE_CAP = 32 << 20  # characters of one encoded value
 DEPTH_CAP = 64  # nesting of lists, tuples and dicts in a value
-FORK_TRIES = 6  # forks for a check's calls, the waits between them doubling from 50 ms
+FORK_TRIES = 5  # forks for a check's calls, the waits between them doubling from 50 ms
 FAILING_FORKS = 0  # for the grader's own tests: this many check forks fail as on a busy machine
 
 

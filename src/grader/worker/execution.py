@@ -20,6 +20,7 @@ from .job import Job
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
 FORK_TRIES = 3  # a template's fork for the student that fails to start is tried this often
+FORGED_REPLY = "it wrote on the grader's channel a reply the grader did not ask for"
 
 
 def failure_reason(outcome: CellOutcome, cell: PlanCell) -> str:
@@ -91,6 +92,7 @@ class NotebookExecution:
         self.package_copy = self.template = self.checker = self.kernel = self.deadline = None
         self.outcomes, self.completed, self.notes = {}, [], []
         self.restarts, self.over_budget = 0, False
+        self.ran_last = None  # the cell whose request the kernel answered last
 
     def start(self, instructor: object) -> None:
         """The checks' set-up, built while this worker's warm template starts (or is found)."""
@@ -131,11 +133,10 @@ class NotebookExecution:
                                                    f"the notebook's time ({self.budget:g} "
                                                    "seconds in all) ran out before this check")
             return True
-        if self.kernel is None:
-            if self.restarts > MAX_RESTARTS:
-                return False
-            self._new_kernel()
+        if self.kernel is None and not self._new_kernel():
+            return False
         kernel, timeout = self.kernel, self.timeout
+        before, self.ran_last = self.ran_last, index
         left = min(timeout, self.deadline - time.monotonic())
         if cell.kind == "test":
             if not cell.source.strip():
@@ -151,6 +152,9 @@ class NotebookExecution:
                                       left)
             if outcome.status == CellStatus.TIMEOUT:
                 outcome.message = f"timed out after {timeout:g} seconds"
+        if kernel.stale_reply and self._blame(before, index):
+            self.stop()
+            return self.advance(index)  # in a new kernel, without the cell that forged it
         self.outcomes[index] = outcome
         if outcome.status in (CellStatus.OK, CellStatus.ERROR) and cell.kind != "test":
             self.completed.append(index)
@@ -164,26 +168,54 @@ class NotebookExecution:
                                  if restart else ""))
         return True
 
-    def _new_kernel(self):
+    def _new_kernel(self) -> bool:
         """A kernel forked from the template (or started from nothing), with the cells that
-        ran fine run again in it."""
-        if self.template is not None:
-            self.kernel = self._forked_kernel()
-        else:
-            self.kernel = Kernel(self.workdir, self.assignment.limits, self.assignment.package,
-                                 self.package_copy)
-            self.kernel.start(self.cpu_seconds)
-        if self.deadline is None:
-            self.deadline = time.monotonic() + self.budget
+        ran fine run again in it; False when the notebook has had MAX_RESTARTS of them."""
+        while self.restarts <= MAX_RESTARTS:
+            if self.template is not None:
+                self.kernel = self._forked_kernel()
+            else:
+                self.kernel = Kernel(self.workdir, self.assignment.limits,
+                                     self.assignment.package, self.package_copy)
+                self.kernel.start(self.cpu_seconds)
+            if self.deadline is None:
+                self.deadline = time.monotonic() + self.budget
+            self.restarts += 1
+            self.ran_last = None
+            if not self._replay():
+                return True
+            self.stop()  # a replayed cell forged a reply: again, without it
+        return False
+
+    def _replay(self) -> bool:
+        """Run the cells that ran fine again in the new kernel; True when a replayed cell
+        was answered with the reply the cell before it forged (that cell is then dropped)."""
         for earlier in self.completed:
             if self.template is not None and earlier in self.prelude:
                 continue  # already run in the template the kernel was forked from
             left = min(self.timeout, self.deadline - time.monotonic())
             cell = self.plan.cells[earlier]
-            if left <= 0 or self.kernel.execute(cell.kind, cell.source, left).status not in (
+            before, self.ran_last = self.ran_last, earlier
+            if left <= 0:
+                return False
+            if self.kernel.execute(cell.kind, cell.source, left).status not in (
                     CellStatus.OK, CellStatus.ERROR):
-                break
-        self.restarts += 1
+                return self.kernel.stale_reply and self._blame(before, earlier)
+        return False
+
+    def _blame(self, culprit: int | None, index: int) -> bool:
+        """The cell `culprit`, which ran just before `index`, wrote a reply on the grader's
+        channel: it earns nothing, is said to have done it and is not run again. False
+        when there is no such cell of the student's to blame."""
+        if culprit is None or culprit == index or self.plan.cells[culprit].kind == "test":
+            return False
+        cell = self.plan.cells[culprit]
+        if culprit in self.completed:
+            self.completed.remove(culprit)
+        self.outcomes[culprit] = CellOutcome(CellStatus.GARBLED, FORGED_REPLY)
+        self.notes.append(f"{cell_label(cell, culprit)}: {FORGED_REPLY}; the kernel was "
+                          "restarted and the cell is not run again")
+        return True
 
     def _forked_kernel(self):
         """A started fork of the template; tried FORK_TRIES times, since a busy machine or the
