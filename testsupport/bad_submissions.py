@@ -591,17 +591,14 @@ reader = next(o for o in gc.get_objects()
 mine = json.loads(reader.gi_frame.f_locals["line"])["id"]
 os.write(4, (json.dumps({"id": mine, "status": "ok"}) + "\\n").encode())
 """
-DAEMONS = """import os, time
-started = 0
+DAEMONS = """import subprocess
+daemons = []
 try:
-    while started < 1000:
-        if os.fork() == 0:
-            time.sleep(300)
-            os._exit(0)
-        started += 1
+    while len(daemons) < 1000:
+        daemons.append(subprocess.Popen(["sleep", "300"], start_new_session=True))
 except OSError:
     pass
-print("daemons started:", started)
+print("daemons started:", len(daemons))
 """
 # The runner's own Runner class, found among the live objects and patched so that
 # every call of an answer replies with fields claiming success and a value that

@@ -227,10 +227,9 @@ def test_a_check_fork_the_system_keeps_refusing_is_grader_failed_not_zero(tiny_c
 
 
 def test_daemons_that_hold_the_process_limit_are_named_as_the_cause(tiny_course, tmp_path):
-    storm = ("import os, time\nstarted = 0\ntry:\n    while started < 1000:\n"
-             "        if os.fork() == 0:\n            time.sleep(300)\n            os._exit(0)\n"
-             "        started += 1\nexcept OSError:\n    pass\n")
-    nb = fx.correct(fx.released(tiny_course), double_answer=storm + fx.ANSWERS["double_answer"])
+    from testsupport.bad_submissions import DAEMONS
+
+    nb = fx.correct(fx.released(tiny_course), double_answer=DAEMONS + fx.ANSWERS["double_answer"])
     result = graded_safely(tiny_course, tmp_path, "daemons", nb)
     tests = {t.grade_id: t for t in result.notebooks[0].tests}
     for check in ("double_visible", "double_hidden"):
