@@ -172,14 +172,18 @@ def test_a_students_proc_lists_only_its_own_processes(template, tmp_path):
     kernel = start(template, tmp_path)
     try:
         run(kernel, """
-import os, subprocess
+import os, subprocess, time
 mine = os.readlink("/proc/self")
 child = subprocess.Popen(["sleep", "30"])
-listed = sorted(p for p in os.listdir("/proc") if p.isdigit())
-commands = {}
-for pid in listed:
-    with open(f"/proc/{pid}/cmdline", "rb") as handle:
-        commands[pid] = handle.read().replace(b"\\0", b" ").decode().strip()
+for _ in range(200):  # until the child has become `sleep`
+    listed = sorted(p for p in os.listdir("/proc") if p.isdigit())
+    commands = {}
+    for pid in listed:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            commands[pid] = handle.read().replace(b"\\0", b" ").decode().strip()
+    if "sleep 30" in commands.values():
+        break
+    time.sleep(0.05)
 child.kill()
 child.wait()
 """)
