@@ -4,8 +4,9 @@ Hands in two notebooks of the grader's tiny assignment (testsupport/tiny_course.
 built to hold a worker: 30 added cells that each sleep just under the limit per
 cell, and the restart-replay amplifier (10 such sleepers, then 10 cells that
 never end: each timeout restarts the kernel and replays the sleepers). It grades
-them with ``python -m grader autograde tiny --timeout T --jobs 1`` for each T and
-prints each notebook's seconds (from the grade report) beside its budget
+them with ``python -m grader autograde tiny --timeout T --jobs 1`` for each T,
+after an honest notebook whose time holds the worker's start-up (its warm
+template), and prints each notebook's seconds (from the grade report) beside its budget
 (c.SandboxGrader.notebook_budget, by default three times T); it never fails
 because the machine is slow.
 
@@ -38,7 +39,8 @@ def hostile(released, timeout):
                          "execution_count": None} for source in sources]
         return nb
 
-    return {"sleepers": with_cells([sleeper] * 30),
+    return {"0-honest": fx.correct(released),  # graded first: its time holds the start-up
+            "sleepers": with_cells([sleeper] * 30),
             "amplifier": with_cells([sleeper] * 10 + [never] * 10)}
 
 
