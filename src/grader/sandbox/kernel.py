@@ -44,7 +44,7 @@ class Kernel:
         self.cgroups = None
         self.dirty = False  # a check's call changed the sandbox's files: start afresh
         self.fault = ""  # why the sandbox failed for a reason not the student's (GraderFault)
-        self.stale_reply = False  # a reply to the request before came: that cell wrote one
+        self.stale_at = 0  # the request answered by the reply to the one before it, late
         os.chmod(workdir, 0o700)  # only the driver reads it: the sandbox gets copies
 
     def _open_student_files(self):
@@ -256,8 +256,9 @@ class Kernel:
                 if not ok or rest:
                     # not the answer to this request: something else wrote on the channel;
                     # the real answer to the request before, late: what ran then forged one
-                    self.stale_reply = (isinstance(message, dict) and expected is not None
-                                        and message.get("id") == expected - 1)
+                    if (isinstance(message, dict) and expected is not None
+                            and message.get("id") == expected - 1):
+                        self.stale_at = expected
                     self.kill()
                     return None, CellOutcome(CellStatus.GARBLED,
                                              "the kernel's reply was not the grader's "

@@ -136,7 +136,7 @@ class NotebookExecution:
         if self.kernel is None and not self._new_kernel():
             return False
         kernel, timeout = self.kernel, self.timeout
-        before, self.ran_last = self.ran_last, index
+        before, self.ran_last, first = self.ran_last, index, kernel.next_id + 1
         left = min(timeout, self.deadline - time.monotonic())
         if cell.kind == "test":
             if not cell.source.strip():
@@ -152,7 +152,7 @@ class NotebookExecution:
                                       left)
             if outcome.status == CellStatus.TIMEOUT:
                 outcome.message = f"timed out after {timeout:g} seconds"
-        if kernel.stale_reply and self._blame(before, index):
+        if kernel.stale_at == first and self._blame(before, index):
             self.stop()
             return self.advance(index)  # in a new kernel, without the cell that forged it
         self.outcomes[index] = outcome
@@ -195,19 +195,21 @@ class NotebookExecution:
                 continue  # already run in the template the kernel was forked from
             left = min(self.timeout, self.deadline - time.monotonic())
             cell = self.plan.cells[earlier]
-            before, self.ran_last = self.ran_last, earlier
+            before, self.ran_last, first = self.ran_last, earlier, self.kernel.next_id + 1
             if left <= 0:
                 return False
             if self.kernel.execute(cell.kind, cell.source, left).status not in (
                     CellStatus.OK, CellStatus.ERROR):
-                return self.kernel.stale_reply and self._blame(before, earlier)
+                return self.kernel.stale_at == first and self._blame(before, earlier)
         return False
 
     def _blame(self, culprit: int | None, index: int) -> bool:
-        """The cell `culprit`, which ran just before `index`, wrote a reply on the grader's
-        channel: it earns nothing, is said to have done it and is not run again. False
-        when there is no such cell of the student's to blame."""
-        if culprit is None or culprit == index or self.plan.cells[culprit].kind == "test":
+        """The cell `culprit`, whose request came just before the first of `index`'s, wrote
+        a reply on the grader's channel (its real reply came late, to `index`): it earns
+        nothing, is said to have done it and is not run again. False when that is no cell
+        the student wrote."""
+        if culprit is None or culprit == index or self.plan.cells[culprit].kind not in (
+                "solution", "extra"):
             return False
         cell = self.plan.cells[culprit]
         if culprit in self.completed:
