@@ -17,6 +17,7 @@
     dask_cluster    a Dask scheduler and workers on 127.0.0.1
     hub             a real JupyterHub from deploy/, with real accounts
     postgres        a throw-away PostgreSQL server on 127.0.0.1
+    machine_load    busy processes and a forking one, started and stopped by a test
 
 The tests find this package through pytest's ``pythonpath`` (pyproject.toml); the
 benchmarks put the repository's root on ``sys.path`` themselves.

@@ -466,6 +466,15 @@ def cases(root, port):
         Case("forged-replies", earns(double=False),
              note="something wrote on the grader's channel",
              answers={"double_answer": FORGED_REPLIES}),
+        # one reply forged with the right number, in a cell of the student's own: the
+        # grader's real reply comes late, and the cell that ran before is the one to blame
+        Case("forged-reply-scratch-cell", ALL, note="grader's channel",
+             build=lambda nb: nb_file(_after_answer(correct(nb), "double_answer",
+                                                    FORGED_ONE_REPLY))),
+        # daemons that hold the process limit: the next check's fork cannot be made
+        Case("process-limit-daemons", earns(ones=False),
+             reason="the process limit (128 processes and threads) stopped the check's fork",
+             build=lambda nb: nb_file(_after_answer(correct(nb), "ones_answer", DAEMONS))),
         Case("inspect-interpreter-objects", ALL,
              answers={"double_answer": ('import gc\n'
                                         'functions = [o for o in gc.get_objects() if callable(o)]\n'
@@ -574,6 +583,22 @@ for fd in range(3, 64):
             pass
 def double(x):
     return 0
+"""
+FORGED_ONE_REPLY = """import gc, json, os
+# the number of this cell's request, from the last line the runner's request reader read
+reader = next(o for o in gc.get_objects()
+              if type(o).__name__ == "generator" and o.gi_code.co_name == "read_requests")
+mine = json.loads(reader.gi_frame.f_locals["line"])["id"]
+os.write(4, (json.dumps({"id": mine, "status": "ok"}) + "\\n").encode())
+"""
+DAEMONS = """import subprocess
+daemons = []
+try:
+    while len(daemons) < 1000:
+        daemons.append(subprocess.Popen(["sleep", "300"], start_new_session=True))
+except OSError:
+    pass
+print("daemons started:", len(daemons))
 """
 # The runner's own Runner class, found among the live objects and patched so that
 # every call of an answer replies with fields claiming success and a value that

@@ -116,7 +116,8 @@ def limits_in_force(limits: Limits, package: str, blocked: tuple) -> str:
                f"{limits.max_processes} processes per sandbox user ({why})")
     stubs = ", ".join(blocked) if blocked else "none"
     return (f"sandbox limits: {limits.timeout:g} s per cell; {sandbox}; writable folders "
-            f"{limits.tmpfs_mib} MiB each, files up to {limits.file_mib} MiB; no network\n"
+            f"{limits.tmpfs_mib} MiB each, files up to {limits.file_mib} MiB; no network; "
+            f"{limits.notebook_seconds:g} s per notebook in all, restarts included\n"
             f"{package} functions students must write themselves (stubs in the sandbox): {stubs}")
 
 

@@ -133,7 +133,8 @@ def test_a_student_cannot_reach_the_template_or_regain_privileges(template, tmp_
 import ctypes, errno, os
 libc = ctypes.CDLL(None, use_errno=True)
 mine = os.readlink("/proc/self")  # this process's number as /proc counts
-others = [p for p in os.listdir("/proc") if p.isdigit() and p != mine]
+# bubblewrap's process and the template's are hidden from /proc: try their numbers anyway
+others = sorted(({p for p in os.listdir("/proc") if p.isdigit()} | {"1", "2", "3"}) - {mine})
 attempts = {}
 for pid in others:
     try:
@@ -154,7 +155,7 @@ capabilities = open("/proc/self/status").read().split("CapEff:")[1].split()[0]
 """)
         attempts = value(kernel, "attempts")
         assert len(attempts) >= 2  # at least the template and the fork's parent
-        assert set(attempts.values()) <= {"EACCES", "EPERM", "ENOENT", "ESRCH"}
+        assert set(attempts.values()) <= {"EACCES", "EPERM", "ENOENT", "ESRCH"}, (attempts, value(kernel, "mine"))
         assert set(value(kernel, "killed").values()) <= {"ESRCH", "EPERM"}
         assert value(kernel, "umount") == -1
         assert value(kernel, "umount_error") == "EPERM"
@@ -163,6 +164,35 @@ capabilities = open("/proc/self/status").read().split("CapEff:")[1].split()[0]
         kernel.kill()
     assert template.alive()
     assert fresh_view(template, tmp_path)["notes"] == ["set-up"]
+
+
+def test_a_students_proc_lists_only_its_own_processes(template, tmp_path):
+    """Neither the template nor bubblewrap's own process, nor their command lines, can be
+    seen from a student's sandbox: /proc lists the student's processes alone."""
+    kernel = start(template, tmp_path)
+    try:
+        run(kernel, """
+import os, subprocess, time
+mine = os.readlink("/proc/self")
+child = subprocess.Popen(["sleep", "30"])
+for _ in range(200):  # until the child has become `sleep`
+    listed = sorted(p for p in os.listdir("/proc") if p.isdigit())
+    commands = {}
+    for pid in listed:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            commands[pid] = handle.read().replace(b"\\0", b" ").decode().strip()
+    if "sleep 30" in commands.values():
+        break
+    time.sleep(0.05)
+child.kill()
+child.wait()
+""")
+        mine, listed, commands = (value(kernel, name) for name in ("mine", "listed", "commands"))
+        assert len(listed) == 2 and mine in listed, commands
+        assert [commands[pid] for pid in listed if pid != mine] == ["sleep 30"], commands
+        assert not [c for c in commands.values() if "bwrap" in c], commands
+    finally:
+        kernel.kill()
 
 
 def test_a_fork_that_exits_or_is_killed_says_so_and_the_template_goes_on(template, tmp_path):

@@ -142,6 +142,28 @@ def test_report_rows_agree_with_the_gradebook(batch):
                 assert batch["scores"][student][row["grade_id"]] == row["points"], (student, row)
 
 
+def test_a_reply_forged_in_a_scratch_cell_is_blamed_on_that_cell_alone(batch):
+    notes = [r["message"] for r in batch["report"]["forged-reply-scratch-cell"]
+             if r["status"] == "note"]
+    channel = [n for n in notes if "grader's channel" in n]
+    assert len(channel) == 1 and channel[0].startswith("cell 4 (added by the student): "), notes
+    assert not [r for r in batch["report"]["forged-reply-scratch-cell"]
+                if r["status"] not in ("passed", "note")]
+
+
+def test_the_process_limit_is_named_on_every_later_check_it_stops(batch):
+    rows = {r["grade_id"]: r for r in batch["report"]["process-limit-daemons"] if r["grade_id"]}
+    assert rows["ones_values"]["status"] == "died"
+    assert "the code ended the process" not in rows["ones_values"]["message"]
+    assert rows["answer_value"]["status"] == "passed"  # after a restart, no fork needed
+
+
+def test_no_message_repeats_the_status_it_is_shown_with(batch):
+    for student, rows in batch["report"].items():
+        for row in rows:
+            assert not str(row["message"]).startswith(f"{row['status']}: "), (student, row)
+
+
 def test_submitted_files_are_kept_byte_for_byte(batch):
     assert batch["after"] == batch["before"]
 

@@ -17,6 +17,7 @@ from testsupport.course import assignments, nbgrader_env, read_notebook, release
 from testsupport.hand_in import hand_in
 from testsupport.editors import colab_saved, vscode_saved
 from testsupport.honest_students import CASES, code, position, solved
+from testsupport.machine_load import machine_load
 
 # Answers that hand in the course package's own function in disguise. Each earns
 # nothing for the function it wraps; the rest of the notebook is the solution.
@@ -95,9 +96,10 @@ def wrapper_notebook(source_id, source):
     return {"parameters.ipynb": json.dumps(nb).encode()}
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    course = released_course(str(tmp_path_factory.mktemp("honest") / "course"))
+def grade_the_corpus(course_dir):
+    """Every honest style and wrapper handed in to a released course at `course_dir` and
+    graded, one run per assignment: {"course", "runs", "records"}."""
+    course = released_course(course_dir)
     env = nbgrader_env()
     for name, style in CASES.items():
         hand_in(course, name, style.assignment, style.hand_in(), TIMESTAMP)
@@ -119,6 +121,18 @@ def graded(tmp_path_factory):
                 record = json.load(handle)
             records[record["student"]] = record
     return {"course": course, "runs": runs, "records": records}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    return grade_the_corpus(str(tmp_path_factory.mktemp("honest") / "course"))
+
+
+@pytest.fixture(scope="module")
+def graded_under_load(tmp_path_factory):
+    """The same corpus graded again while two processes spin and one forks without pause."""
+    with machine_load(busy=2):
+        return grade_the_corpus(str(tmp_path_factory.mktemp("loaded") / "course"))
 
 
 def max_points(assignment):
@@ -217,3 +231,29 @@ def test_the_grader_says_which_limits_and_stubs_are_in_force(graded):
     assert {"count_parameters", "count_tied_parameters", "model_size_mib",
             "parameter_breakdown", "parameter_summary", "sample_next_token"} <= set(stubs)
     assert not {"GPTModel", "tie_weights", "get_tokenizer"} & set(stubs)
+
+
+def expected_scores(name):
+    """{grade_id: points} the honest work of corpus member `name` earns."""
+    if name in CASES:
+        return max_points(CASES[name].assignment)
+    lost = WRAPPED_CHECKS[WRAPPERS[name][0]]
+    return {check: 0.0 if check in lost else points
+            for check, points in max_points("parameters").items()}
+
+
+def test_on_a_busy_machine_every_honest_notebook_earns_exactly_what_it_does_when_quiet(
+        graded_under_load):
+    """CPU and fork load beside the grader (as other grading would be) changes no score:
+    no check is lost to a fork the busy machine refused, and none reports the grader failed."""
+    for assignment, run in graded_under_load["runs"].items():
+        assert run.returncode == 0, f"{assignment}:\n{run.stderr[-3000:]}"
+    records = graded_under_load["records"]
+    assert set(records) == set(CASES) | set(WRAPPERS)
+    lost = {}
+    for name, record in records.items():
+        if record["status"] != "graded" or scores(record) != expected_scores(name):
+            lost[name] = (record["status"], record["notes"],
+                          {t["grade_id"]: t["message"] for nb in record["notebooks"]
+                           for t in nb["tests"] if t["status"] != "passed"})
+    assert lost == {}

@@ -44,3 +44,20 @@ def test_the_sandbox_limits_come_from_the_config_with_sandboxgraders_defaults(tm
     text = capsys.readouterr().out
     for name in SandboxGrader.class_traits(config=True):
         assert f"c.SandboxGrader.{name} = {getattr(defaults, name)!r}:" in text, name
+
+
+def test_the_course_gives_a_notebook_three_cell_limits_and_its_first_cell_says_so():
+    import json
+
+    from grader.settings import load
+    from testsupport.course import ROOT, assignments, read_notebook
+
+    settings = load(ROOT)
+    assert settings.config.SandboxGrader.notebook_budget == 180
+    assert settings.limits.notebook_seconds == 3 * settings.limits.timeout == 180
+    for assignment in assignments():
+        for folder in ("solutions", "exercises"):
+            intro = "".join(read_notebook(folder, assignment)["cells"][0]["source"])
+            words = " ".join(intro.split())
+            assert ("each cell at most one minute and the whole notebook three minutes"
+                    in words), (folder, assignment, json.dumps(intro[-400:]))

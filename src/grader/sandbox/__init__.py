@@ -3,7 +3,8 @@
 - ``command.py``: the bubblewrap command line (what the sandbox sees, as whom it runs).
 - ``cgroups.py``: memory and process limits for a sandbox's processes together.
 - ``package_copy.py``: the course package with the answers' functions stubbed.
-- ``channel.py``: `CellOutcome`, capped output, bounded writes, how a kernel died.
+- ``channel.py``: `CellOutcome`, capped output, bounded writes, how a kernel died,
+  `GraderFault` (a failure that is not the student's).
 - ``kernel.py``: `Kernel`, one sandboxed runner process driven with numbered requests.
 - ``template.py``: `Template`, a warm sandbox that forks a fresh one per student
   (`ForkedKernel`).
@@ -12,7 +13,7 @@
 
 from ..settings import SandboxError
 from .cgroups import SandboxCgroups
-from .channel import OUTPUT_CAP, CellOutcome, CellStatus, death_reason
+from .channel import OUTPUT_CAP, CellOutcome, CellStatus, GraderFault, death_reason
 from .command import bwrap_available, sandbox_command, sandbox_uid
 from .kernel import Kernel
 from .package_copy import sandboxed_package
@@ -20,6 +21,6 @@ from .runner import MESSAGE_CAP, SANDBOX_HOME, SANDBOX_WORK
 from .template import ForkedKernel, Template
 
 __all__ = ["MESSAGE_CAP", "OUTPUT_CAP", "SANDBOX_HOME", "SANDBOX_WORK", "CellOutcome",
-           "CellStatus", "ForkedKernel", "Kernel", "SandboxCgroups", "SandboxError", "Template",
+           "CellStatus", "ForkedKernel", "GraderFault", "Kernel", "SandboxCgroups", "SandboxError", "Template",
            "bwrap_available", "death_reason", "sandbox_command", "sandbox_uid",
            "sandboxed_package"]

@@ -1,7 +1,8 @@
 """The driver's end of a sandbox's channel: what a cell did, output capped, bounded writes.
 
 A sandbox answers on pipes the driver reads without blocking: `CellOutcome` is
-what the driver decided about one request, `drain` and `output_text` keep at
+what the driver decided about one request, `GraderFault` a failure that is not
+the student's code's, `drain` and `output_text` keep at
 most OUTPUT_CAP bytes of each output stream, `write_before` never waits past a
 deadline, and `death_reason` words how a kernel process ended.
 """
@@ -28,6 +29,13 @@ class CellStatus(StrEnum):
     TIMEOUT = "timeout"
     DIED = "died"  # the kernel process ended
     GARBLED = "garbled"  # the reply was not the grader's
+    NOT_RUN = "not run"  # a check not run: the notebook's time had run out
+
+
+class GraderFault(Exception):
+    """The grader failed on a notebook for a reason that is not the student's code (a
+    check's fork the system kept refusing): the notebook is not graded, never given zero,
+    and is graded again on the next run."""
 
 
 @dataclass

@@ -10,6 +10,7 @@ own files.
 import importlib.util
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -113,6 +114,31 @@ def privilege_mode() -> str:
     if os.geteuid() == 0 and shutil.which("setpriv"):
         return "setpriv"
     return "userns"
+
+
+def hide_other_processes(bwrap_pid: int) -> bool:
+    """Remount the /proc of the sandbox bubblewrap `bwrap_pid` started so that it lists only
+    the processes its reader may trace (hidepid=invisible); True when done.
+
+    Student code then sees its own processes and none of the rest of the sandbox: a
+    warm template's, bubblewrap's own. It needs root (the setpriv mode); the remount
+    is made in the sandbox's mount namespace, never in this machine's.
+    """
+    nsenter = shutil.which("nsenter")
+    if privilege_mode() != "setpriv" or nsenter is None:
+        return False
+    try:
+        with open(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children", encoding="ascii") as handle:
+            inside = handle.read().split()[:1]
+        if not inside or (os.readlink(f"/proc/{inside[0]}/ns/mnt")
+                          == os.readlink("/proc/self/ns/mnt")):
+            return False
+    except OSError:
+        return False
+    done = subprocess.run([nsenter, f"--mount=/proc/{inside[0]}/ns/mnt", "mount", "-o",
+                           "remount,nosuid,nodev,noexec,hidepid=invisible", "/proc"],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    return done.returncode == 0
 
 
 def sandbox_command(workdir: str, request_fd: int, reply_fd: int, tmpfs_mib: int, package: str,

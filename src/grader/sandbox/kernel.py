@@ -20,7 +20,7 @@ from ..settings import Limits, SandboxError
 from .cgroups import SandboxCgroups
 from .channel import (REPLY_CAP, REQUEST_CAP, CellOutcome, CellStatus, death_reason, drain,
                       output_text, read_available, write_before)
-from .command import sandbox_command
+from .command import hide_other_processes, sandbox_command
 
 START_TIMEOUT = 60  # seconds for Python, torch and the course package to import
 
@@ -43,6 +43,8 @@ class Kernel:
         self.process = None
         self.cgroups = None
         self.dirty = False  # a check's call changed the sandbox's files: start afresh
+        self.fault = ""  # why the sandbox failed for a reason not the student's (GraderFault)
+        self.stale_at = 0  # the request answered by the reply to the one before it, late
         os.chmod(workdir, 0o700)  # only the driver reads it: the sandbox gets copies
 
     def _open_student_files(self):
@@ -109,6 +111,7 @@ class Kernel:
         if ready.status != CellStatus.OK:
             self.kill()
             raise SandboxError(f"the sandbox did not start: {ready.message} {ready.stderr[-2000:]}")
+        hide_other_processes(self.process.pid)  # its /proc lists only what its reader may trace
 
     def _drain_all(self, streams, dropped):
         for fd, (buffer, index) in streams.items():
@@ -179,6 +182,15 @@ class Kernel:
         reply, outcome = self._receive(self.next_id, timeout - (time.monotonic() - started))
         if isinstance(reply, dict) and reply.get("restart") is True:
             self.dirty = True
+        if isinstance(reply, dict) and isinstance(reply.get("fault"), str):
+            self.fault = capped(reply["fault"], 600)
+            self.kill()
+            return None, CellOutcome(CellStatus.FAILED, f"the grader failed: {self.fault}",
+                                     outcome.stdout, outcome.stderr)
+        if isinstance(reply, dict) and isinstance(reply.get("lost"), str):
+            self.kill()
+            return None, CellOutcome(CellStatus.DIED, capped(reply["lost"], 600),
+                                     outcome.stdout, outcome.stderr)
         return reply, outcome
 
     def execute(self, kind: str, code: str, timeout: float) -> CellOutcome:
@@ -242,7 +254,11 @@ class Kernel:
                     message.get("ready") is True if expected is None
                     else message.get("id") == expected)
                 if not ok or rest:
-                    # not the answer to this request: something else wrote on the channel
+                    # not the answer to this request: something else wrote on the channel;
+                    # the real answer to the request before, late: what ran then forged one
+                    if (isinstance(message, dict) and expected is not None
+                            and message.get("id") == expected - 1):
+                        self.stale_at = expected
                     self.kill()
                     return None, CellOutcome(CellStatus.GARBLED,
                                              "the kernel's reply was not the grader's "

@@ -21,6 +21,8 @@ package, imported before any notebook code runs):
            call changed a tensor or module it was given (see argument_changes)
     {"id": n, "op": "end"}   -> {"id": n, "ended": true} (the same "restart" flag)
     any request that cannot be answered -> {"id": n, "error": "..."}
+    a call whose fork the student's code stopped -> {"id": n, "lost": "why"}
+    a call whose fork failed for another reason -> {"id": n, "fault": "why"}
 
 The runner decides nothing: the test cells never come here. They run in the
 grader's own process (``checker.py``), which asks for the values the answers
@@ -32,7 +34,12 @@ A check's calls run in a forked child of this process that answers every
 request until the check ends (``{"id": n, "op": "end"}`` -> ``{"id": n, "ended":
 true}``) and is then thrown away: whatever the answer functions change in
 memory (globals they record, module state, random number generators) is gone
-before the next cell. If the calls changed the sandbox's writable folders,
+before the next cell. A fork the system refuses, or one that ends before it
+answers, is tried again (FORK_TRIES times, a busy machine or a process not yet
+reaped can hold the limit for a moment); if it still fails, the reply says
+whose doing that is: "lost" when the student's own processes hold the process
+limit, "fault" otherwise (the grader then reports the notebook as not graded).
+If the calls changed the sandbox's writable folders,
 the reply to "end" says so (``"restart": true``) and the driver starts a fresh
 kernel for the cells after the check. ``overrides`` are
 definitions from the check itself (a reference version of another answer) that
@@ -44,13 +51,16 @@ caps; the runner flushes them before each reply.
 
 import base64
 import builtins
+import errno
 import importlib
 import io
 import json
 import math
 import os
 import pickle
+import resource
 import sys
+import time
 
 _os_read = os.read
 _os_write = os.write
@@ -71,6 +81,8 @@ _str = str
 _repr = repr
 _isinstance = isinstance
 _import_module = importlib.import_module
+_sleep = time.sleep
+_getrlimit = resource.getrlimit
 
 REQUEST_FD, REPLY_FD = 3, 4  # set from the command line by main_inside_sandbox()
 PACKAGE = ""  # the course package's name, set from the command line by main_inside_sandbox()
@@ -78,6 +90,8 @@ RESULT_CAP = 2_000  # characters of a trailing expression's repr kept
 MESSAGE_CAP = 600
 VALUE_CAP = 32 << 20  # characters of one encoded value
 DEPTH_CAP = 64  # nesting of lists, tuples and dicts in a value
+FORK_TRIES = 5  # forks for a check's calls, the waits between them doubling from 50 ms
+FAILING_FORKS = 0  # for the grader's own tests: this many check forks fail as on a busy machine
 
 
 def short(exc):
@@ -520,20 +534,38 @@ class Runner:
         """
         flush_streams()
         before = writable_snapshot(self.writable, self.read_only)
-        read_end, write_end = _pipe()
-        pid = _fork()
-        if pid == 0:  # the child: answer until the check ends, then vanish
-            code = 1
+        for attempt in range(FORK_TRIES):
+            if attempt:
+                _sleep(0.05 * 2 ** (attempt - 1))
             try:
+                read_end, write_end = _pipe()
+            except OSError as problem:
+                return {"id": request.get("id"),
+                        "lost": f"the check could not start ({problem.strerror})"}
+            try:
+                pid = fork_for_check()
+            except OSError as problem:
                 _close(read_end)
-                self.answer_check(request, write_end)
-                code = 0
-            finally:
-                _exit_now(code)
-        _close(write_end)
-        lines = _read_all(read_end).split(b"\n")
-        _close(read_end)
-        _, status = _waitpid(pid, 0)
+                _close(write_end)
+                refused = problem
+                continue
+            if pid == 0:  # the child: answer until the check ends, then vanish
+                code = 1
+                try:
+                    _close(read_end)
+                    self.answer_check(request, write_end)
+                    code = 0
+                finally:
+                    _exit_now(code)
+            _close(write_end)
+            lines = _read_all(read_end).split(b"\n")
+            _close(read_end)
+            _, status = _waitpid(pid, 0)
+            if any(lines):
+                break
+            refused = None  # it ended before it answered anything: nothing of the check ran
+        else:
+            return fork_failure(request.get("id"), refused)
         working, ended = request.get("id"), None
         for line in lines:
             if line.startswith(b"working "):
@@ -641,6 +673,42 @@ def _ended(status):
             "ended the process")
 
 
+def fork_for_check():
+    """fork() for a check's calls; the grader's tests can make it fail (FAILING_FORKS)."""
+    global FAILING_FORKS
+    if FAILING_FORKS > 0:
+        FAILING_FORKS -= 1
+        raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+    return _fork()
+
+
+def fork_failure(request_id, refused):
+    """The reply to a call whose fork failed FORK_TRIES times (`refused`: the last OSError,
+    None when the fork ended before it answered): whose doing it was, in words."""
+    limit = _getrlimit(resource.RLIMIT_NPROC)[0]
+    if _isinstance(refused, OSError) and refused.errno == errno.EAGAIN:
+        held = own_tasks()
+        if limit != resource.RLIM_INFINITY and held * 2 >= limit:
+            return {"id": request_id,
+                    "lost": f"the process limit ({limit} processes and threads) stopped the "
+                            f"check's fork: the code's own processes hold {held} of them"}
+    why = (f"the system refused it ({refused.strerror})" if refused is not None
+           else "it ended before it could answer")
+    return {"id": request_id, "fault": f"a check's fork failed {FORK_TRIES} times: {why}"}
+
+
+def own_tasks():
+    """Processes and threads this sandbox's /proc shows (its own: the others are hidden)."""
+    count = 0
+    for name in _listdir("/proc"):
+        if name.isdigit():
+            try:
+                count += len(_listdir(f"/proc/{name}/task"))
+            except OSError:
+                continue
+    return count
+
+
 def _message(exc):
     try:
         return _str(exc)[:MESSAGE_CAP]
@@ -736,7 +804,7 @@ def main_inside_sandbox():
 # template (its memory is copied on write, its folders are hidden, it is not
 # dumpable and lives outside the student's PID namespace) or a later student.
 #
-#   driver -> template: {"spawn": n, "cpu_seconds": s, "tmpfs_mib": m}
+#   driver -> template: {"spawn": n, "cpu_seconds": s, "tmpfs_mib": m, "failing_forks": f}
 #                       with four descriptors: request, reply, stdout, stderr
 #   fork   -> driver:   {"spawned": n}    (the kernel adds the fork's process id)
 #   template -> driver: {"exited": n, "status": code}  (128 + signal if killed)
@@ -816,7 +884,7 @@ def serve_template(runner, control_fd):
 
 def _become_student_sandbox(runner, control, request, fds):
     """In a fork of the template: new namespaces, fresh folders, no capabilities; then serve."""
-    import resource
+    global FAILING_FORKS
     import signal
 
     ctypes, libc, call = _libc()
@@ -841,6 +909,7 @@ def _become_student_sandbox(runner, control, request, fds):
     _drop_capabilities(ctypes, libc, call)
     pid = _fork()
     if pid == 0:  # process 1 of the new PID namespace: its end ends every process in it
+        FAILING_FORKS = int(request.get("failing_forks") or 0)
         call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # an ordinary process among its own
         os.setsid()

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from traitlets import Float, Integer, List, Unicode
 from traitlets.config import Configurable
 
+BUDGET_CELLS = 3  # a notebook's default budget: this many times the limit per cell
+
 
 class SandboxGrader(Configurable):
     """The grader's own settings in nbgrader_config.py (``c.SandboxGrader.name = value``).
@@ -30,6 +32,11 @@ class SandboxGrader(Configurable):
     file_mib = Integer(64, min=1, help="largest file a sandbox may write, in MiB"
                        ).tag(config=True)
     max_processes = Integer(128, min=8, help="processes and threads of one sandbox, in all"
+                            ).tag(config=True)
+    notebook_budget = Float(0.0, min=0.0,
+                            help="wall-clock seconds for one whole notebook, kernel restarts "
+                            "and the replays after them included; the cells still waiting "
+                            "when it runs out are not run (0: three times the limit per cell)"
                             ).tag(config=True)
     reports_directory = Unicode("", help="where grade reports go (default: reports/ beside "
                                 "the submitted/ folder)").tag(config=True)
@@ -62,6 +69,12 @@ class Limits:
     tmpfs_mib: int = SandboxGrader.default("tmpfs_mib")  # each writable in-memory folder
     max_processes: int = SandboxGrader.default("max_processes")  # processes and threads
     cpu_seconds: int = 0  # CPU seconds for the whole kernel; 0: derived from the cell count
+    notebook_budget: float = SandboxGrader.default("notebook_budget")  # 0: BUDGET_CELLS x timeout
+
+    @property
+    def notebook_seconds(self) -> float:
+        """Wall-clock seconds for a whole notebook, restarts and replays included."""
+        return self.notebook_budget or BUDGET_CELLS * self.timeout
 
 
 def limits_from_config(config: object) -> Limits:
@@ -71,4 +84,4 @@ def limits_from_config(config: object) -> Limits:
     grader = SandboxGrader(config=config)
     return Limits(timeout=float(Execute(config=config).timeout), memory_mib=grader.memory_mib,
                   tmpfs_mib=grader.tmpfs_mib, file_mib=grader.file_mib,
-                  max_processes=grader.max_processes)
+                  max_processes=grader.max_processes, notebook_budget=grader.notebook_budget)

@@ -27,11 +27,9 @@ class Assignment:
     limits: Limits
     package: str  # the course package students import
     blocked: tuple = ()  # its functions that are stubs in the sandbox
-    notebook_timeout: float = 0.0  # seconds for one notebook in all; 0: derived
 
 
-def prepare_assignment(settings: Settings, name: str, limits: Limits,
-                       notebook_timeout: float = 0.0) -> Assignment:
+def prepare_assignment(settings: Settings, name: str, limits: Limits) -> Assignment:
     """The Assignment `name` of the course, graded under `limits`.
 
     Refused while an instructor notebook holds another salt than the course's
@@ -42,7 +40,7 @@ def prepare_assignment(settings: Settings, name: str, limits: Limits,
     if stale:
         raise CourseError("\n".join(stale))
     return Assignment(name, read_instructor_notebooks(paths), limits, settings.package,
-                      blocked_functions(settings, paths), notebook_timeout)
+                      blocked_functions(settings, paths))
 
 
 def read_instructor_notebooks(paths: dict) -> dict:

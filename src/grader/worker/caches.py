@@ -35,7 +35,8 @@ def warm_template(limits: Limits, package: str, package_copy: str | None,
     """
     if _NO_TEMPLATE:
         return None
-    key = (dataclasses.astuple(limits), package, package_copy, tuple(prelude))
+    made_by = dataclasses.replace(limits, notebook_budget=0.0)  # a budget makes no template
+    key = (dataclasses.astuple(made_by), package, package_copy, tuple(prelude))
     template = _TEMPLATES.get(key)
     if template is not None and template.alive() and (package_copy is None
                                                       or os.path.isdir(package_copy)):

@@ -14,12 +14,14 @@ import time
 from ..cells import STUDENT_ID_VARIABLE, reads_student_id
 from ..files import tagged_folder
 from ..plan import Plan, PlanCell
-from ..sandbox import CellOutcome, CellStatus, ForkedKernel, Kernel, sandbox_uid, sandboxed_package
+from ..sandbox import (CellOutcome, CellStatus, ForkedKernel, GraderFault, Kernel, SandboxError,
+                       sandbox_uid, sandboxed_package)
 from .caches import make_checker, warm_template
 from .job import Job
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
-NOTEBOOK_BUDGET_FACTOR = 4  # a notebook may take this many times (timeout x code cells) in all
+FORK_TRIES = 3  # a template's fork for the student that fails to start is tried this often
+FORGED_REPLY = "it wrote on the grader's channel a reply the grader did not ask for"
 
 
 def failure_reason(outcome: CellOutcome, cell: PlanCell) -> str:
@@ -71,9 +73,11 @@ class NotebookExecution:
 
     A kernel that dies, times out or is left dirty by a check is replaced by a
     new one, in which the cells that ran fine are run again first; at most
-    MAX_RESTARTS times. The notebook's budget (NOTEBOOK_BUDGET_FACTOR x the
-    timeout x its code cells, or the job's notebook_timeout) starts when the
-    first kernel is ready: the grader's own start-up is not the student's time.
+    MAX_RESTARTS times. The notebook's budget (`Limits.notebook_seconds`, one
+    for the whole notebook, however many cells it adds) starts when the first
+    kernel is ready: the grader's own start-up is not the student's time. Every
+    cell, check, restart and replay after that counts against it; past it, the
+    cells still waiting are not run.
     """
 
     def __init__(self, plan: Plan, job: Job, workdir: str):
@@ -84,12 +88,12 @@ class NotebookExecution:
         self.timeout = assignment.limits.timeout
         self.cpu_seconds = int(assignment.limits.cpu_seconds
                                or self.timeout * (len(self.code_cells) + 2) + 60)
-        self.budget = assignment.notebook_timeout or (NOTEBOOK_BUDGET_FACTOR * self.timeout
-                                                      * max(len(self.code_cells), 1))
+        self.budget = assignment.limits.notebook_seconds
         self.prelude = leading_setup(plan, self.code_cells)
         self.package_copy = self.template = self.checker = self.kernel = self.deadline = None
         self.outcomes, self.completed, self.notes = {}, [], []
         self.restarts, self.over_budget = 0, False
+        self.ran_last = None  # the cell whose request the kernel answered last
 
     def start(self, instructor: object) -> None:
         """The checks' set-up, built while this worker's warm template starts (or is found)."""
@@ -122,16 +126,18 @@ class NotebookExecution:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             if not self.over_budget:
                 self.over_budget = True
-                self.notes.append(f"notebook took too long (more than {self.budget:g} seconds "
-                                  "in all, restarts included); the cells after that were not run")
+                self.notes.append(f"the notebook's time ran out ({self.budget:g} seconds in all, "
+                                  "kernel restarts and the replays after them included); "
+                                  f"the cells from {cell_label(cell, index)} on were not run")
             if cell.kind == "test":
-                self.outcomes[index] = CellOutcome(CellStatus.FAILED, "notebook took too long")
+                self.outcomes[index] = CellOutcome(CellStatus.NOT_RUN,
+                                                   f"the notebook's time ({self.budget:g} "
+                                                   "seconds in all) ran out before this check")
             return True
-        if self.kernel is None:
-            if self.restarts > MAX_RESTARTS:
-                return False
-            self._new_kernel()
+        if self.kernel is None and not self._new_kernel():
+            return False
         kernel, timeout = self.kernel, self.timeout
+        before, self.ran_last, first = self.ran_last, index, kernel.next_id + 1
         left = min(timeout, self.deadline - time.monotonic())
         if cell.kind == "test":
             if not cell.source.strip():
@@ -139,12 +145,17 @@ class NotebookExecution:
             else:
                 status, message, output = self.checker.check(cell.source, kernel,
                                                              time.monotonic() + left, timeout)
+                if kernel.fault:
+                    raise GraderFault(f"{cell_label(cell, index)}: {kernel.fault}")
                 outcome = CellOutcome(status, message, output)
         else:
             outcome = kernel.execute(cell.kind, cell.source if cell.source.strip() else "pass",
                                       left)
             if outcome.status == CellStatus.TIMEOUT:
                 outcome.message = f"timed out after {timeout:g} seconds"
+        if kernel.stale_at == first and self._blame(before, index):
+            self.stop()
+            return self.advance(index)  # in a new kernel, without the cell that forged it
         self.outcomes[index] = outcome
         if outcome.status in (CellStatus.OK, CellStatus.ERROR) and cell.kind != "test":
             self.completed.append(index)
@@ -158,29 +169,71 @@ class NotebookExecution:
                                  if restart else ""))
         return True
 
-    def _new_kernel(self):
+    def _new_kernel(self) -> bool:
         """A kernel forked from the template (or started from nothing), with the cells that
-        ran fine run again in it."""
-        if self.template is not None:
-            self.kernel = ForkedKernel(self.template, self.workdir, self.assignment.limits)
-        else:
-            self.kernel = Kernel(self.workdir, self.assignment.limits, self.assignment.package,
-                                 self.package_copy)
-        self.kernel.start(self.cpu_seconds)
-        # whose notebook this is, where its set-up looks (the typed id is never used)
-        self.kernel.execute("setup", f"__import__('os').environ[{STUDENT_ID_VARIABLE!r}] = "
-                                     f"{self.job.student!r}", self.timeout)
-        if self.deadline is None:
-            self.deadline = time.monotonic() + self.budget
+        ran fine run again in it; False when the notebook has had MAX_RESTARTS of them."""
+        while self.restarts <= MAX_RESTARTS:
+            if self.template is not None:
+                self.kernel = self._forked_kernel()
+            else:
+                self.kernel = Kernel(self.workdir, self.assignment.limits,
+                                     self.assignment.package, self.package_copy)
+                self.kernel.start(self.cpu_seconds)
+            # whose notebook this is, where its set-up looks (the typed id is never used)
+            self.kernel.execute("setup", f"__import__('os').environ[{STUDENT_ID_VARIABLE!r}] = "
+                                         f"{self.job.student!r}", self.timeout)
+            if self.deadline is None:
+                self.deadline = time.monotonic() + self.budget
+            self.restarts += 1
+            self.ran_last = None
+            if not self._replay():
+                return True
+            self.stop()  # a replayed cell forged a reply: again, without it
+        return False
+
+    def _replay(self) -> bool:
+        """Run the cells that ran fine again in the new kernel; True when a replayed cell
+        was answered with the reply the cell before it forged (that cell is then dropped)."""
         for earlier in self.completed:
             if self.template is not None and earlier in self.prelude:
                 continue  # already run in the template the kernel was forked from
             left = min(self.timeout, self.deadline - time.monotonic())
             cell = self.plan.cells[earlier]
-            if left <= 0 or self.kernel.execute(cell.kind, cell.source, left).status not in (
+            before, self.ran_last, first = self.ran_last, earlier, self.kernel.next_id + 1
+            if left <= 0:
+                return False
+            if self.kernel.execute(cell.kind, cell.source, left).status not in (
                     CellStatus.OK, CellStatus.ERROR):
-                break
-        self.restarts += 1
+                return self.kernel.stale_at == first and self._blame(before, earlier)
+        return False
+
+    def _blame(self, culprit: int | None, index: int) -> bool:
+        """The cell `culprit`, whose request came just before the first of `index`'s, wrote
+        a reply on the grader's channel (its real reply came late, to `index`): it earns
+        nothing, is said to have done it and is not run again. False when that is no cell
+        the student wrote."""
+        if culprit is None or culprit == index or self.plan.cells[culprit].kind not in (
+                "solution", "extra"):
+            return False
+        cell = self.plan.cells[culprit]
+        if culprit in self.completed:
+            self.completed.remove(culprit)
+        self.outcomes[culprit] = CellOutcome(CellStatus.GARBLED, FORGED_REPLY)
+        self.notes.append(f"{cell_label(cell, culprit)}: {FORGED_REPLY}; the kernel was "
+                          "restarted and the cell is not run again")
+        return True
+
+    def _forked_kernel(self):
+        """A started fork of the template; tried FORK_TRIES times, since a busy machine or the
+        last kernel's processes not yet reaped can refuse one for a moment."""
+        for attempt in range(FORK_TRIES):
+            kernel = ForkedKernel(self.template, self.workdir, self.assignment.limits)
+            try:
+                return kernel.start(self.cpu_seconds)
+            except SandboxError as error:
+                problem = error
+                time.sleep(0.5 * (attempt + 1))
+        raise GraderFault(f"the student's sandbox could not be forked ({problem})")
 
     def stop(self) -> None:
         if self.kernel is not None:
@@ -213,6 +266,8 @@ def give_to_sandbox_user(folder: str) -> None:
 
 
 def cell_label(cell: PlanCell, index: int) -> str:
+    if cell.kind == "test":
+        return f"check '{cell.grade_id}'"
     if cell.kind == "solution":
         return f"answer cell '{cell.grade_id}'"
     if cell.kind == "setup":

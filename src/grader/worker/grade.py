@@ -12,13 +12,14 @@ import nbformat
 
 from ..plan import Unreadable, build_plan, parse_submission, with_metadata_restored
 from ..results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult
-from ..sandbox import CellStatus
+from ..sandbox import CellStatus, GraderFault
 from .autograded import autograded_notebook
 from .execution import execute_plan, failure_reason
 from .job import Job
 
 # how a check that did not pass is recorded, by how its request ended
-CHECK_STATUS = {CellStatus.TIMEOUT: CheckStatus.TIMEOUT, CellStatus.DIED: CheckStatus.DIED}
+CHECK_STATUS = {CellStatus.TIMEOUT: CheckStatus.TIMEOUT, CellStatus.DIED: CheckStatus.DIED,
+                CellStatus.NOT_RUN: CheckStatus.NOT_RUN}
 
 
 def grade_student(job: Job) -> StudentResult:
@@ -52,7 +53,10 @@ def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
         submission, status, message = None, NotebookStatus.UNREADABLE, str(problem)
     plan = build_plan(instructor, submission)
     if status == NotebookStatus.GRADED:
-        outcomes, execution_notes = execute_plan(plan, job, instructor)
+        try:
+            outcomes, execution_notes = execute_plan(plan, job, instructor)
+        except GraderFault as fault:
+            raise GraderFault(f"{name}.ipynb: {fault}") from None
     else:
         outcomes, execution_notes = {}, []
     tests = []
@@ -64,7 +68,7 @@ def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
             tests.append(CheckResult(cell.grade_id, 0.0, cell.points, CheckStatus.NOT_RUN, message))
         elif outcome is None:
             tests.append(CheckResult(cell.grade_id, 0.0, cell.points, CheckStatus.NOT_RUN,
-                                     "not run: too many kernel restarts"))
+                                     "too many kernel restarts"))
         elif outcome.status == CellStatus.PASSED:
             tests.append(CheckResult(cell.grade_id, cell.points, cell.points, CheckStatus.PASSED))
         else:

@@ -16,7 +16,7 @@ import threading
 
 from ..files import remove_left_over_folders, tagged_folder
 from ..results import StudentResult, StudentStatus, grader_failed
-from ..sandbox import SandboxCgroups, SandboxError
+from ..sandbox import GraderFault, SandboxCgroups, SandboxError
 from .grade import grade_student
 from .job import Job
 
@@ -48,9 +48,15 @@ def remove_left_overs(base: str | None = None) -> list:
 
 
 def grade_safely(job: Job) -> StudentResult:
-    """grade_student, with the grader's own failures turned into a result, not a crash."""
+    """grade_student, with the grader's own failures turned into a result, not a crash.
+
+    A `GraderFault` (a check's fork the system kept refusing) is "grader failed" for the
+    student: nothing is recorded, so the next run grades the notebook again."""
     try:
         return grade_student(job)
+    except GraderFault as fault:  # not the student's code: no grade now, graded next run
+        return grader_failed(job.student, job.assignment.name,
+                             f"{fault}; not the student's code: graded again on the next run")
     except SandboxError as error:  # the machine's set-up, not the submission
         return grader_failed(job.student, job.assignment.name, str(error),
                              StudentStatus.NO_SANDBOX)
