@@ -205,7 +205,7 @@ check-config: $(STAMP)
 	$(CHECK_CONFIG)
 
 release: $(STAMP)
-	$(GRADER) write-salt
+	$(GRADER) release-lines
 	$(CHECK_CONFIG)
 	$(call for_each_assignment,$(NBGRADER) generate_assignment $$assignment --force \
 	  && { [ -z "$$DUEDATE" ] || $(GRADER) due $$assignment "$$DUEDATE"; })

@@ -57,7 +57,7 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
-from .settings import CourseError, SandboxGrader, load, stale_salts, write_salts
+from .settings import CourseError, SandboxGrader, load, stale_salts, write_release_lines
 from .similarity import write_similarity
 
 
@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                                         "zipped for it")):
         command = commands.add_parser(name, help=what)
         command.add_argument("assignment")
-    commands.add_parser("write-salt", help="write c.SandboxGrader.variant_salt into the "
+    commands.add_parser("release-lines", help="write the salt and the install line into the "
                         "instructor's notebooks (the first step of make release)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
     rehearsal.add_argument("--students", type=int, default=4,
@@ -211,11 +211,10 @@ def run_check_config(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_write_salt(args: argparse.Namespace) -> int:
+def run_release_lines(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    for path in write_salts(settings):
-        print(f"{os.path.relpath(path, settings.root)}: COURSE_SALT is now "
-              f"{settings.variant_salt!r} (c.SandboxGrader.variant_salt)")
+    for path, line in write_release_lines(settings):
+        print(f"{os.path.relpath(path, settings.root)}: {line}")
     return 0
 
 
@@ -307,4 +306,4 @@ COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "similarity": run_similarity, "write-salt": run_write_salt}
+            "similarity": run_similarity, "release-lines": run_release_lines}

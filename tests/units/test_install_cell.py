@@ -1,0 +1,101 @@
+"""The install line of a released notebook (grader.settings.release_lines) and the first code
+cell, which uses it: installs nothing where the package is, says how it installs it where not."""
+
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from grader.settings import load, write_release_lines
+from grader.settings.release_lines import install_requirement
+from testsupport.course import assignments, copy_course, notebook_file
+
+PYPROJECT = '[project]\nname = "gptcourse"\nversion = "1.2.0"\n'
+
+
+def course(folder, url):
+    (folder / "_config.yml").write_text(f"title: a course\nrepository:\n  url: {json.dumps(url)}\n"
+                                        f"  branch: main\n")
+    (folder / "pyproject.toml").write_text(PYPROJECT)
+    return str(folder)
+
+
+def install_cell(assignment):
+    """The released notebook's cell that holds the COURSE_PACKAGE line."""
+    nb = nbformat.read(notebook_file("exercises", assignment), as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and "COURSE_PACKAGE = " in c.source]
+    assert len(cells) == 1, assignment
+    return cells[0], nb
+
+
+def test_the_requirement_names_the_repository_at_the_released_version(tmp_path):
+    root = course(tmp_path, "https://github.com/uni-ml/gptcourse/")
+    assert install_requirement(root) == "gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0"
+
+
+def test_without_a_repository_there_is_no_requirement(tmp_path):
+    assert install_requirement(course(tmp_path, "")) is None
+
+
+def test_release_writes_the_line_into_every_notebook_and_nothing_else(tmp_path):
+    root = copy_course(str(tmp_path / "course"))
+    notebooks = [notebook_file("solutions", a, root) for a in assignments(root)]
+    before = {path: open(path, encoding="utf-8").read() for path in notebooks}
+    assert write_release_lines(load(root)) == []  # no repository: the line stays None
+    course(tmp_path / "course", "https://github.com/uni-ml/gptcourse")
+    line = 'COURSE_PACKAGE = "gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0"'
+    assert write_release_lines(load(root)) == [(path, line) for path in sorted(notebooks)]
+    for path in notebooks:
+        after = open(path, encoding="utf-8").read()
+        old, new = before[path].splitlines(), after.splitlines()
+        assert len(old) == len(new)
+        [(was, now)] = [(a, b) for a, b in zip(old, new) if a != b]  # one line changed
+        assert was.strip() == ('"COURSE_PACKAGE = None  # make release writes the course\'s '
+                               'repository here\\n",')
+        assert now.strip() == json.dumps(line + "  # make release writes the course's "
+                                         "repository here\n") + ","
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_where_the_package_is_installed_the_cell_installs_nothing(assignment, tmp_path):
+    cell, _ = install_cell(assignment)
+    # subprocess.run replaced by one that records: the cell must not call it
+    script = ("import subprocess, sys\ncalls = []\n"
+              "subprocess.run = lambda *a, **k: calls.append(a)\n"
+              f"exec({cell.source!r})\nassert calls == [], calls\nprint('nothing installed')\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "nothing installed\n"
+
+
+@pytest.mark.parametrize("package, expected", [
+    (None, "released without the course's repository"),
+    ("gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0",
+     "installing the course package: pip install 'gptcourse @ "
+     "git+https://github.com/uni-ml/gptcourse@v1.2.0'"),
+])
+def test_where_the_package_is_missing_the_cell_says_how_it_installs_it(package, expected,
+                                                                       tmp_path):
+    cell, _ = install_cell("parameters")
+    source = cell.source.replace(
+        "COURSE_PACKAGE = None  # make release writes the course's repository here",
+        f"COURSE_PACKAGE = {package!r}")
+    # gptcourse made unfindable, and pip replaced by one that records what it was asked
+    script = ("import importlib.util, subprocess, sys\ncalls = []\n"
+              "find = importlib.util.find_spec\n"
+              "importlib.util.find_spec = lambda name, *a: None if name == 'gptcourse' "
+              "else find(name, *a)\n"
+              "subprocess.run = lambda args, **k: calls.append(args[3:])\n"
+              f"exec({source!r})\nprint(calls)\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=tmp_path)
+    assert expected in result.stdout + result.stderr
+    if package:
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines()[-1] == repr([["install", "--quiet", package]])
+    else:
+        assert result.returncode == 1
+        assert "ModuleNotFoundError" in result.stderr
