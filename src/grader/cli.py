@@ -259,20 +259,15 @@ def run_grades(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_release_feedback(args: argparse.Namespace) -> int:
-    settings = loaded_with_warnings(args)
-    settings.check_assignments([args.assignment])
-    for line in release_feedback(settings, args.assignment):
-        print(line)
-    return 0
-
-
-def run_feedback_zip(args: argparse.Namespace) -> int:
-    settings = loaded_with_warnings(args)
-    settings.check_assignments([args.assignment])
-    for line in write_feedback_zip(settings, args.assignment):
-        print(line)
-    return 0
+def lines_of_one_assignment(work: object) -> object:
+    """The command that prints the lines `work(settings, assignment)` returns."""
+    def run(args: argparse.Namespace) -> int:
+        settings = loaded_with_warnings(args)
+        settings.check_assignments([args.assignment])
+        for line in work(settings, args.assignment):
+            print(line)
+        return 0
+    return run
 
 
 def run_rehearsal(args: argparse.Namespace) -> int:
@@ -304,6 +299,7 @@ def run_similarity(args: argparse.Namespace) -> int:
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
-            "release-feedback": run_release_feedback, "feedback-zip": run_feedback_zip,
+            "release-feedback": lines_of_one_assignment(release_feedback),
+            "feedback-zip": lines_of_one_assignment(write_feedback_zip),
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines}
