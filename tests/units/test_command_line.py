@@ -53,7 +53,7 @@ def test_the_course_gives_a_notebook_three_cell_limits_and_its_first_cell_says_s
     from testsupport.course import ROOT, assignments, read_notebook
 
     settings = load(ROOT)
-    assert settings.config.SandboxGrader.notebook_budget == 180
+    assert settings.config.SandboxGrader.notebook_budget == 0  # three cell limits
     assert settings.limits.notebook_seconds == 3 * settings.limits.timeout == 180
     for assignment in assignments():
         for folder in ("solutions", "exercises"):
