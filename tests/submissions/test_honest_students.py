@@ -211,9 +211,11 @@ def test_a_notebook_saved_without_nbgrader_metadata_earns_its_marks_and_says_so(
 def test_a_notebook_without_metadata_that_cannot_be_matched_is_not_graded_for_one_reason(graded):
     record = graded["records"]["saved-by-colab-two-answers"]
     [notebook] = record["notebooks"]
+    first = position(solved("parameters"), "count_parameters_answer") + 1  # counted from 1
     reason = ("not graded: its nbgrader metadata is gone (an editor such as Colab drops it) and "
-              "cells 9, 10 could each be the answer 'count_parameters_answer'; paste your "
-              "answers into the answer cells of the released notebook and hand that in")
+              f"cells {first}, {first + 1} could each be the answer 'count_parameters_answer'; "
+              "paste your answers into the answer cells of the released notebook and hand that "
+              "in")
     assert notebook["status"] == "unreadable" and notebook["message"] == reason
     assert {t["message"] for t in notebook["tests"]} == {reason}
     assert set(scores(record).values()) == {0.0} and notebook["notes"] == []
@@ -249,9 +251,11 @@ def test_on_a_busy_machine_every_honest_notebook_earns_exactly_what_it_does_when
     for assignment, run in graded_under_load["runs"].items():
         assert run.returncode == 0, f"{assignment}:\n{run.stderr[-3000:]}"
     records = graded_under_load["records"]
-    assert set(records) == set(CASES) | set(WRAPPERS)
+    honest = set(CASES) | set(WRAPPERS)
+    assert honest <= set(records)
     lost = {}
-    for name, record in records.items():
+    for name in sorted(honest):
+        record = records[name]
         if record["status"] != "graded" or scores(record) != expected_scores(name):
             lost[name] = (record["status"], record["notes"],
                           {t["grade_id"]: t["message"] for nb in record["notebooks"]
