@@ -1,21 +1,30 @@
-"""How fast a class is graded: stock nbgrader, one worker, two, Dask; SQLite or PostgreSQL.
+"""How fast a class is graded: the compute floor, stock nbgrader, one worker, two, Dask.
 
-Generates a batch of submissions for each assignment (correct, partial, empty,
-crashing and unreadable notebooks in turn; see testsupport.synthetic_batch) and grades
+Generates a class of submissions for each assignment (by default correct,
+partial and untouched notebooks in turn, as a class hands them in; --kinds all
+adds crashing and unreadable ones; see testsupport.synthetic_batch) and grades
 it with stock ``nbgrader autograde`` (--engines stock, for comparison) and with
 ``python -m grader autograde`` at each number of workers into each kind of
 gradebook, each run in a fresh course folder whose gradebook holds the released
 assignments (releasing is not timed). With postgresql it starts its own temporary
-PostgreSQL server, as the tests do. It prints seconds per submission, the ratio to
-stock nbgrader, the speed-up over one worker and a projection for 1,000 notebooks
-on a 16-core machine, checks that every run of the course's grader recorded the
-same grades, and never fails because the machine is slow.
+PostgreSQL server, as the tests do.
 
-    .venv/bin/python benchmarks/grading.py [--students 20] [--jobs 1,2]
-        [--assignments parameters,logits-to-text] [--backends sqlite[,postgresql]]
-        [--engines stock,local,dask] [--dask-workers 2]
+--engines floor measures the compute floor on the same class
+(benchmarks/compute_floor.py): the same cells and the same checks run once per
+notebook in one warm, unsandboxed shell, with no isolation and no recording. It
+prints seconds per notebook, the ratio of each run to the floor and to stock
+nbgrader, the speed-up over one worker and a projection for 1,000 notebooks on
+a 16-core machine, checks that every run of the course's grader recorded the same
+grades (and that the floor's checks earned the same points), and never fails
+because the machine is slow.
 
---students is per assignment: the default batch is 2 x 20 = 40 submissions.
+    .venv/bin/python benchmarks/grading.py [--students 30[,100]] [--jobs 1,2]
+        [--kinds class|all|correct,partial,...] [--assignments parameters,logits-to-text]
+        [--backends sqlite[,postgresql]] [--engines floor,stock,local,dask]
+        [--dask-workers 2]
+
+--students is per assignment: --students 30 is a class of 2 x 30 = 60 notebooks;
+several sizes, comma-separated, are measured one after the other.
 --engines dask also grades the batch (into the first backend's kind of
 gradebook) through a Dask cluster started here on 127.0.0.1: a `dask
 scheduler` and `dask worker --nthreads 1 --nworkers N`, which the grader
@@ -24,6 +33,7 @@ process and of the largest sandbox process each one reaped.
 """
 
 import argparse
+import json
 import os
 import resource
 import socket
@@ -39,7 +49,8 @@ sys.path.insert(0, os.path.join(ROOT, "src"))
 from testsupport.course import nbgrader_env  # noqa: E402
 from testsupport.gradebook import gradebook_rows, sqlite_url  # noqa: E402
 from testsupport.postgres import TemporaryPostgres  # noqa: E402
-from testsupport.synthetic_batch import KINDS, make_course, student_ids, write_batch  # noqa: E402
+from testsupport.synthetic_batch import CLASS_KINDS, KINDS, make_course, student_ids, \
+    write_batch  # noqa: E402
 
 PROJECTED_NOTEBOOKS = 1000
 PROJECTED_CORES = 16
@@ -55,11 +66,11 @@ def run(command, course, db_url, **extra_env):
     return seconds, result.returncode, (result.stdout + result.stderr)[-3000:]
 
 
-def prepare(course, assignments, students, db_url):
+def prepare(course, assignments, students, db_url, kinds):
     """A course folder with the batch handed in and the assignments released into db_url."""
-    make_course(ROOT, course, assignments[0], students)
+    make_course(ROOT, course, assignments[0], students, kinds=kinds)
     for assignment in assignments[1:]:
-        write_batch(course, assignment, students)
+        write_batch(course, assignment, students, kinds=kinds)
     for assignment in assignments:
         _, code, tail = run([sys.executable, "-m", "nbgrader", "generate_assignment",
                              assignment, "--force"], course, db_url)
@@ -121,33 +132,83 @@ class LocalDaskCluster:
             process.wait()
 
 
+def floor_run(course, assignment, db_url):
+    """(seconds, {student: points}) of the compute floor of one assignment's class."""
+    result = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "compute_floor.py"),
+                             course, assignment], cwd=course, env=nbgrader_env(db_url),
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"the floor of {assignment} failed:\n{result.stderr[-3000:]}")
+    floor = json.loads(result.stdout.strip().splitlines()[-1])
+    return floor["seconds"], floor["points"]
+
+
+def total_points(db_url, assignment):
+    """{student: points} of the grader's gradebook rows for one assignment."""
+    totals = {}
+    for (student, _, _), (score, _) in gradebook_rows(db_url, assignment)["grades"].items():
+        totals[student] = totals.get(student, 0.0) + float(score or 0.0)
+    return totals
+
+
+def parse_kinds(text):
+    if text == "class":
+        return CLASS_KINDS
+    if text == "all":
+        return KINDS
+    kinds = tuple(text.split(","))
+    unknown = sorted(set(kinds) - set(KINDS))
+    if unknown:
+        raise SystemExit(f"unknown kinds {', '.join(unknown)}; known: {', '.join(KINDS)}")
+    return kinds
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--students", type=int, default=20, help="submissions per assignment")
+    parser.add_argument("--students", default="30",
+                        help="submissions per assignment; several class sizes comma-separated")
+    parser.add_argument("--kinds", default="class",
+                        help="class (correct, partial, untouched), all (also crashing and "
+                             "unreadable), or kinds comma-separated")
     parser.add_argument("--assignments", default="parameters,logits-to-text")
     parser.add_argument("--jobs", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--backends", default="sqlite", help="sqlite, postgresql or both")
-    parser.add_argument("--engines", default="stock,local,dask",
-                        help="stock (nbgrader's own autograde, unsandboxed), local (--jobs on "
-                             "this machine), dask (a local Dask cluster), comma-separated")
+    parser.add_argument("--engines", default="floor,stock,local",
+                        help="floor (the compute floor), stock (nbgrader's own autograde, "
+                             "unsandboxed), local (--jobs on this machine), dask (a local Dask "
+                             "cluster), comma-separated")
     parser.add_argument("--dask-workers", type=int, default=2,
                         help="worker processes of the local Dask cluster")
     args = parser.parse_args()
+    problems = 0
+    for count in (int(c) for c in args.students.split(",")):
+        problems += measure(args, student_ids(count), parse_kinds(args.kinds))
+    return 1 if problems else 0
+
+
+def measure(args, students, kinds):
+    """Grade one class every way asked for and print the tables; returns the problems seen."""
     engines = args.engines.split(",")
     assignments = args.assignments.split(",")
     jobs_list = [int(j) for j in args.jobs.split(",")]
     backends = args.backends.split(",")
-    students = student_ids(args.students)
     n = len(students) * len(assignments)
 
-    print(f"batch: {n} submissions ({len(students)} of each of {', '.join(assignments)}), "
-          f"kinds in turn: {', '.join(KINDS)}")
+    print(f"class: {n} notebooks ({len(students)} of each of {', '.join(assignments)}), "
+          f"kinds in turn: {', '.join(kinds)}")
     print(f"machine: {os.cpu_count()} cores, load average before: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     server = TemporaryPostgres() if "postgresql" in backends else None
     results, dask_results, dask_memory, per_assignment = [], [], {}, {}
-    stock_seconds = None
-    outcome = {"reference": None, "problems": 0}
+    stock_seconds = floor_seconds = None
+    outcome = {"reference": None, "points": None, "problems": 0}
+
+    def course_for(work, name, backend):
+        course = os.path.join(work, name)
+        db_url = (sqlite_url(course) if backend == "sqlite"
+                  else server.create_database(name.replace("-", "_")))
+        prepare(course, assignments, students, db_url, kinds)
+        return course, db_url
 
     def grade_batch(work, name, backend, engine_args, stock=False):
         """Seconds to grade the batch in a fresh course with `engine_args`; checks the grades.
@@ -156,13 +217,8 @@ def main():
         this course copy), unsandboxed, with one torch thread per kernel as in the sandbox;
         its grades are not compared (it cannot grade every kind of the batch).
         """
-        course = os.path.join(work, name)
-        if backend == "sqlite":
-            db_url = sqlite_url(course)
-        else:
-            db_url = server.create_database(name.replace("-", "_"))
-        prepare(course, assignments, students, db_url)
-        seconds, rows = 0.0, {}
+        course, db_url = course_for(work, name, backend)
+        seconds, rows, points = 0.0, {}, {}
         for assignment in assignments:
             command = ([sys.executable, "-m", "nbgrader", "autograde", assignment, "--force",
                         "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"]
@@ -175,6 +231,7 @@ def main():
             if stock:
                 continue
             rows[assignment] = gradebook_rows(db_url, assignment)
+            points[assignment] = total_points(db_url, assignment)
             if code != 0:
                 outcome["problems"] += 1
                 print(f"  {name} {assignment}: exit status {code}\n{tail}")
@@ -183,16 +240,25 @@ def main():
         if stock:
             return seconds
         if outcome["reference"] is None:
-            outcome["reference"] = rows
+            outcome["reference"], outcome["points"] = rows, points
         elif rows != outcome["reference"]:
             outcome["problems"] += 1
-            print(f"  {name}: the grades DIFFER from those of the first run")
+            print(f"  {name}: the gradebook rows DIFFER from those of the first run")
         return seconds
 
     with tempfile.TemporaryDirectory(prefix="grading-benchmark-") as work:
         if server:
             server.start()
         try:
+            floor_points = {}
+            if "floor" in engines:
+                course, db_url = course_for(work, "floor", backends[0])
+                floor_seconds = 0.0
+                for assignment in assignments:
+                    took, floor_points[assignment] = floor_run(course, assignment, db_url)
+                    per_assignment["floor", assignment] = took
+                    floor_seconds += took
+                print(f"  floor: {floor_seconds:.1f} s", flush=True)
             if "stock" in engines:
                 stock_seconds = grade_batch(work, "stock", backends[0], [], stock=True)
             for backend in backends if "local" in engines else ():
@@ -215,36 +281,50 @@ def main():
         finally:
             if server:
                 server.stop()
+    if floor_points and outcome["points"] is not None:
+        for assignment in assignments:
+            graded = outcome["points"][assignment]
+            floor_of = floor_points[assignment]
+            differ = sorted(s for s in students
+                            if abs(graded.get(s, 0.0) - floor_of.get(s, 0.0)) > 1e-9)
+            if differ:
+                outcome["problems"] += 1
+                print(f"  floor {assignment}: its checks earned other points than the grader's "
+                      f"for {', '.join(differ[:5])}")
 
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print()
-    print(f"{'gradebook':<11}{'jobs':>5}{'wall s':>9}{'s/submission':>14}{'speed-up':>10}")
+    print(f"{'gradebook':<11}{'jobs':>5}{'wall s':>9}{'s/notebook':>12}{'speed-up':>10}")
     serial = {b: s for b, j, s in results if j == 1}
     for backend, jobs, seconds in results:
         speedup = serial[backend] / seconds if backend in serial else float("nan")
-        print(f"{backend:<11}{jobs:>5}{seconds:>9.1f}{seconds / n:>14.2f}{speedup:>10.2f}")
+        print(f"{backend:<11}{jobs:>5}{seconds:>9.1f}{seconds / n:>12.2f}{speedup:>10.2f}")
     for backend, seconds in dask_results:
         speedup = serial[backend] / seconds if backend in serial else float("nan")
         print(f"{backend:<11}{'dask' + str(args.dask_workers):>5}{seconds:>9.1f}"
-              f"{seconds / n:>14.2f}{speedup:>10.2f}")
-    if stock_seconds:
-        print()
-        names = ["stock"] + [f"{b}-{j}" for b, j, _ in results] + [
-            f"{b}-dask{args.dask_workers}" for b, _ in dask_results]
-        print("seconds per notebook, and the ratio to stock nbgrader's on the same notebooks:")
-        print(f"{'run':<14}" + "".join(f"{a:>24}" for a in assignments) + f"{'all':>18}")
-        for name in names:
-            cells = []
-            for assignment in assignments:
-                took = per_assignment[name, assignment] / len(students)
-                ratio = took / (per_assignment["stock", assignment] / len(students))
-                cells.append(f"{took:>14.2f} ({ratio:>5.2f}x)")
-            total = sum(per_assignment[name, a] for a in assignments)
-            cells.append(f"{total / n:>9.2f} ({total / stock_seconds:>5.2f}x)")
-            print(f"{name:<14}" + "".join(f"{c:>24}" for c in cells[:-1]) + f"{cells[-1]:>18}")
-        print("(each run's wall time, divided by its notebooks: start-up included; stock "
-              "nbgrader runs every kernel unsandboxed, one at a time)")
+              f"{seconds / n:>12.2f}{speedup:>10.2f}")
+    names = (["floor"] if floor_seconds else []) + (["stock"] if stock_seconds else []) + [
+        f"{b}-{j}" for b, j, _ in results] + [f"{b}-dask{args.dask_workers}"
+                                              for b, _ in dask_results]
+    print()
+    print("seconds per notebook; in brackets the ratio to the floor, then to stock nbgrader:")
+    print(f"{'run':<14}" + "".join(f"{a:>26}" for a in assignments) + f"{'all':>26}")
+    for name in names:
+        cells = []
+        for assignment in assignments + ["all"]:
+            parts = assignments if assignment == "all" else [assignment]
+            took = sum(per_assignment[name, a] for a in parts) / (len(students) * len(parts))
+            ratios = []
+            for base in ("floor", "stock"):
+                if (base, parts[0]) in per_assignment:
+                    ratios.append(took * len(students) * len(parts)
+                                  / sum(per_assignment[base, a] for a in parts))
+            cells.append(f"{took:.2f} (" + ", ".join(f"{r:.2f}x" for r in ratios) + ")")
+        print(f"{name:<14}" + "".join(f"{c:>26}" for c in cells))
+    print("(each run's wall time divided by its notebooks, start-up included; the floor "
+          "excludes its one warm start; stock nbgrader runs every kernel unsandboxed, one "
+          "at a time)")
     for address, (own, child) in sorted(dask_memory.items()):
         print(f"Dask worker {address}: {own:,.0f} MiB peak resident memory itself, "
               f"{child:,.0f} MiB its largest sandbox process")
@@ -279,14 +359,18 @@ def main():
               f"keeps the efficiency the {args.dask_workers} local Dask workers had here "
               f"and the one gradebook writer keeps up with {cores} workers (not measured "
               f"here)")
-    print(f"assumes: each notebook costs what it costs here with one worker (this mix of "
-          f"kinds and assignments), each of {PROJECTED_CORES} workers keeps the per-worker "
-          f"efficiency measured here with {max(jobs_list)}, and the machine has memory for "
-          f"{PROJECTED_CORES} kernels at once (each is capped by the sandbox's memory limit, "
-          f"c.SandboxGrader.memory_mib)")
+    if results:
+        print(f"assumes: each notebook costs what it costs here with one worker (this mix of "
+              f"kinds and assignments), each of {PROJECTED_CORES} workers keeps the per-worker "
+              f"efficiency measured here with {max(jobs_list)}, and the machine has memory for "
+              f"{PROJECTED_CORES} kernels at once (each is capped by the sandbox's memory limit, "
+              f"c.SandboxGrader.memory_mib)")
     problems = outcome["problems"]
-    print(f"all runs recorded identical grades and exited 0: {'yes' if not problems else 'NO'}")
-    return 1 if problems else 0
+    print(f"all runs recorded identical gradebook rows and exited 0"
+          f"{', and the floor earned the same points' if floor_points else ''}: "
+          f"{'yes' if not problems else 'NO'}")
+    print()
+    return problems
 
 
 if __name__ == "__main__":

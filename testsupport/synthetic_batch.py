@@ -25,6 +25,7 @@ from testsupport.course import cell_source, copy_course, strip_solution_markers
 from testsupport.hand_in import hand_in
 
 KINDS = ("correct", "partial", "empty", "crashing", "unreadable")
+CLASS_KINDS = ("correct", "partial", "empty")  # a class as it hands in: no broken files
 TIMESTAMP = "2026-01-15 12:00:00.000000 UTC\n"  # what timestamp.txt holds
 
 
@@ -33,9 +34,9 @@ def student_ids(count, prefix="s"):
     return [f"{prefix}{number:03d}" for number in range(1, count + 1)]
 
 
-def kind_of(index):
-    """The kind of the index-th (0-based) submission of a batch."""
-    return KINDS[index % len(KINDS)]
+def kind_of(index, kinds=KINDS):
+    """The kind of the index-th (0-based) submission of a batch of these kinds in turn."""
+    return kinds[index % len(kinds)]
 
 
 def _grade_id(cell):
@@ -86,11 +87,11 @@ def submission_text(kind, release_path, solution_path):
     return text
 
 
-def write_batch(course_root, assignment, students, notebooks=None):
+def write_batch(course_root, assignment, students, notebooks=None, kinds=KINDS):
     """Writes one submission per student; returns {student: kind}.
 
     ``notebooks`` are the assignment's notebook names (without .ipynb); by default
-    every notebook of ``exercises/<assignment>/``. Student i gets kind_of(i).
+    every notebook of ``exercises/<assignment>/``. Student i gets kind_of(i, kinds).
     """
     release_dir = os.path.join(course_root, "exercises", assignment)
     solution_dir = os.path.join(course_root, "solutions", assignment)
@@ -100,23 +101,24 @@ def write_batch(course_root, assignment, students, notebooks=None):
     texts = {kind: {name: submission_text(kind, os.path.join(release_dir, name + ".ipynb"),
                                           os.path.join(solution_dir, name + ".ipynb"))
                     for name in notebooks}
-             for kind in KINDS}
-    kinds = {}
+             for kind in kinds}
+    handed_in = {}
     for index, student in enumerate(students):
-        kind = kind_of(index)
+        kind = kind_of(index, kinds)
         hand_in(course_root, student, assignment,
                 {name + ".ipynb": text for name, text in texts[kind].items()}, TIMESTAMP)
-        kinds[student] = kind
-    return kinds
+        handed_in[student] = kind
+    return handed_in
 
 
-def make_course(source_root, dest, assignment, students, released_gradebook=None):
+def make_course(source_root, dest, assignment, students, released_gradebook=None,
+                kinds=KINDS):
     """A course folder at ``dest``: nbgrader_config.py, solutions/ and exercises/ copied
     from ``source_root``, one generated submission per student, and the SQLite gradebook
     file ``released_gradebook`` (one the assignment was released into) if given.
-    Returns {student: kind}."""
+    Returns {student: kind}; the kinds cycle as ``kinds`` says."""
     copy_course(dest, root=source_root)
-    kinds = write_batch(dest, assignment, students)
+    handed_in = write_batch(dest, assignment, students, kinds=kinds)
     if released_gradebook:
         shutil.copy(released_gradebook, os.path.join(dest, "course-data", "gradebook.db"))
-    return kinds
+    return handed_in

@@ -21,8 +21,8 @@ from .results import (CheckResult, CheckStatus, NotebookResult, NotebookStatus, 
 from .safe_text import file_name, shown_id, student_id_problem
 from .sandbox import SandboxCgroups, bwrap_available
 from .settings import CourseError, Limits, Settings
-from .worker import (prepare_assignment, prepare_checkers, private_work_root, read_job,
-                     remove_left_overs)
+from .worker import (close_templates, prepare_assignment, prepare_machine, private_work_root,
+                     read_job, remove_left_overs)
 
 
 @dataclass
@@ -59,25 +59,30 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
     def prepare(hand_in):
         return read_job(prepared, hand_in.student, hand_in.submitted_dir)
 
-    if jobs > 1 and not scheduler:
-        prepare_checkers(prepared)  # once here: the forked workers share them
     writer = Writer(settings, assignment)
-    with engine(jobs, scheduler, wait) as (executor, in_flight, where, grade):
-        print(f"autograding {assignment}: {len(hand_ins)} submission(s), {where}",
-              file=sys.stderr)
-        print(limits_in_force(limits, settings.package, prepared.blocked), file=sys.stderr)
-        writer.start()
-        gradable = []
-        for hand_in in hand_ins:
-            reason = refusal(settings, hand_in)
-            if reason:
-                writer.record(hand_in, refused_result(hand_in, reason))
-            else:
-                gradable.append(hand_in)
-        remove_left_overs()
-        with private_work_root():
-            for hand_in, result in graded(gradable, prepare, executor, in_flight, grade):
-                writer.record(hand_in, result)
+    remove_left_overs()
+    with private_work_root():
+        try:
+            if not scheduler and hand_ins:
+                # the templates and the checks, once for the machine: the workers share them
+                prepare_machine(prepared, jobs)
+            with engine(jobs, scheduler, wait) as (executor, in_flight, where, grade):
+                print(f"autograding {assignment}: {len(hand_ins)} submission(s), {where}",
+                      file=sys.stderr)
+                print(limits_in_force(limits, settings.package, prepared.blocked),
+                      file=sys.stderr)
+                writer.start()
+                gradable = []
+                for hand_in in hand_ins:
+                    reason = refusal(settings, hand_in)
+                    if reason:
+                        writer.record(hand_in, refused_result(hand_in, reason))
+                    else:
+                        gradable.append(hand_in)
+                for hand_in, result in graded(gradable, prepare, executor, in_flight, grade):
+                    writer.record(hand_in, result)
+        finally:
+            close_templates()
     writer.finish()
     if any(sandbox for _, sandbox in writer.failures):
         where = "the Dask workers" if scheduler else "this machine"

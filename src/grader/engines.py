@@ -26,7 +26,7 @@ import sys
 
 from .results import grader_failed
 from .settings import CourseError
-from .worker import grade_on_worker, grade_safely
+from .worker import adopt_templates, grade_on_worker, grade_safely
 
 JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
 CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
@@ -49,20 +49,25 @@ def engine(jobs: int = 1, scheduler: str | None = None, wait: float | None = Non
         yield InlineExecutor(), lambda: 1, "1 at a time", grade_safely
         return
     context = multiprocessing.get_context("fork")
+    channels = context.SimpleQueue()  # each worker's control channel of the machine's templates
+    for channel in range(1, workers + 1):
+        channels.put(channel)
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
-                                                initializer=exit_with_grader,
-                                                initargs=(os.getpid(),)) as pool:
+                                                initializer=start_worker,
+                                                initargs=(os.getpid(), channels)) as pool:
         yield pool, lambda: 2 * workers, f"{workers} at a time", grade_safely
 
 
-def exit_with_grader(grader_pid: int) -> None:
-    """Worker start-up: if the grader is killed, its workers (and their sandboxes) die too."""
+def start_worker(grader_pid: int, channels: object) -> None:
+    """Worker start-up: if the grader is killed, its workers (and their sandboxes) die too;
+    the worker takes a control channel of its own of the templates the grader started."""
     import ctypes
 
     pr_set_pdeathsig = 1  # Linux prctl option
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != grader_pid:  # the grader died before the line above took effect
         os._exit(1)
+    adopt_templates(channels.get())
 
 
 def graded(submissions: list, prepare: object, executor: object, in_flight: object,

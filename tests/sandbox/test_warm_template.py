@@ -1,7 +1,8 @@
 """The warm template: each student still gets a fresh sandbox, and the same grades.
 
-A grading worker keeps one template per notebook (torch imported, the
-instructor's leading set-up cells run) and forks it for every student. These
+A run keeps one template per notebook for the machine (torch imported, the
+instructor's leading set-up cells run) and forks it for every student, on a
+control channel per worker. These
 tests play two students in a row on one template, the first doing everything
 it can to leave something behind or reach the template, and check that the
 second sees a sandbox as fresh as a new one; then they grade real notebooks
@@ -207,6 +208,114 @@ def test_a_fork_that_exits_or_is_killed_says_so_and_the_template_goes_on(templat
     assert kernel.process is None  # killed, with everything it started
     assert template.alive()
     assert fresh_view(template, tmp_path)["weights"] == [1.0, 1.0, 1.0]
+
+
+# ---------------------------------------------------------------- one template per machine
+
+# a set-up with tensors large enough to be moved into the template's memory file
+LARGE_PRELUDE = [("setup", "import torch\ntorch.manual_seed(0)\n"
+                           "layer = torch.nn.Linear(1024, 512)\n"
+                           "embedding = torch.nn.Embedding(600, 512)\n"
+                           "head = torch.nn.Linear(512, 600, bias=False)\n"
+                           "head.weight = embedding.weight  # tied, as weight tying does\n"
+                           "total = float(layer.weight.double().sum())")]
+
+LOOK_AT_LARGE = """
+import torch
+seen = {
+    "total": float(layer.weight.double().sum()),
+    "bytes": [layer.weight.untyped_storage().nbytes(), embedding.weight.untyped_storage().nbytes()],
+    "separate": layer.weight.untyped_storage().data_ptr() != layer.bias.untyped_storage().data_ptr(),
+    "tied": head.weight is embedding.weight,
+    "mapped": any("set-up tensors" in line for line in open("/proc/self/maps")),
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    made = Template(LIMITS, "gptcourse", None, LARGE_PRELUDE, channels=2)
+    yield made
+    made.close()
+
+
+def test_the_set_ups_large_tensors_reach_every_fork_unchanged_and_writes_stay_in_the_fork(
+        shared, tmp_path):
+    first = start(shared, tmp_path)
+    try:
+        run(first, LOOK_AT_LARGE)
+        seen = value(first, "seen")
+        total = value(first, "total")
+        run(first, "with torch.no_grad():\n    layer.weight.mul_(0)\n    embedding.weight.add_(1)")
+        assert value(first, "seen")["total"] == total  # seen was computed before the write
+        run(first, LOOK_AT_LARGE)
+        assert value(first, "seen")["total"] == 0.0
+    finally:
+        first.kill()
+    assert seen == {"total": total, "bytes": [1024 * 512 * 4, 600 * 512 * 4], "separate": True,
+                    "tied": True, "mapped": True}
+    second = start(shared, tmp_path)
+    try:
+        run(second, LOOK_AT_LARGE)
+        assert value(second, "seen") == seen  # the first student's writes never left its fork
+    finally:
+        second.kill()
+
+
+def _cgroup_members(groups):
+    members = set()
+    for folder in groups.paths:
+        with open(f"{folder}/cgroup.procs", encoding="utf-8") as handle:
+            members |= {int(pid) for pid in handle.read().split()}
+    return members
+
+
+def test_a_worker_forked_from_the_grader_gets_forks_on_its_own_channel_in_its_own_cgroups(
+        shared, tmp_path):
+    import os
+
+    from grader.sandbox import SandboxCgroups
+
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # a grading worker, as the process pool forks it
+        report = {}
+        try:
+            os.close(read)
+            shared.adopt(1)
+            kernel = start(shared, tmp_path)
+            run(kernel, "answer = 6 * 7")
+            report["answer"] = value(kernel, "answer")
+            groups = shared.student_cgroups()
+            report["in_own"] = groups is not None and kernel.process.pid in _cgroup_members(groups)
+            report["fork"] = kernel.process.pid
+            kernel.kill()
+            shared.close()  # lets go of the template: it is the grader's to stop
+        except BaseException as error:  # noqa: BLE001 (reported to the test below)
+            report["error"] = repr(error)
+        finally:
+            os.write(write, json.dumps(report).encode())
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as handle:
+        report = json.loads(handle.read() or "{}")
+    os.waitpid(child, 0)
+    assert "error" not in report, report["error"]
+    assert report["answer"] == 42
+    assert shared.alive()  # the worker's end did not stop it
+    own = start(shared, tmp_path)  # the grader's own channel still works
+    try:
+        run(own, "answer = 1")
+        assert value(own, "answer") == 1
+        groups = shared.student_cgroups()
+        if SandboxCgroups.available()[0]:
+            assert report["in_own"] is True
+            assert own.process.pid in _cgroup_members(groups)
+            assert own.process.pid not in _cgroup_members(shared.kernel.cgroups)
+        else:  # no cgroups here: each fork has the per-process limits only
+            assert groups is None and report["in_own"] is False
+    finally:
+        own.kill()
 
 
 # ---------------------------------------------------------------- same grades both ways

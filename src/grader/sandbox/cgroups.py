@@ -90,6 +90,36 @@ class SandboxCgroups:
             with open(os.path.join(folder, "cgroup.procs"), "w") as handle:
                 handle.write(str(os.getpid()))
 
+    def add(self, pid: int) -> None:
+        """Move process `pid` (a template's fresh fork, not yet running anything) into the
+        groups."""
+        for folder in self.paths:
+            with open(os.path.join(folder, "cgroup.procs"), "w") as handle:
+                handle.write(str(pid))
+
+    def empty(self, timeout: float = 5.0) -> bool:
+        """Kill what is left in the groups and wait until they hold no process; False when
+        some process was still there after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = []
+            for folder in self.paths:
+                try:
+                    with open(os.path.join(folder, "cgroup.procs"), encoding="utf-8") as handle:
+                        left += [int(x) for x in handle.read().split()]
+                except OSError:
+                    continue
+            if not left:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+
     @classmethod
     def remove_stale(cls) -> list:
         """Remove the groups of graders that are no longer running; returns their folders."""

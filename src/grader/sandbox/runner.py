@@ -361,8 +361,9 @@ def read_only_mounts():
 
 def warm_up():
     """Import what torch loads lazily on first use of the meta device, as a notebook's
-    first such cell would: a template does it once, while it waits, so the students
-    forked later do not pay for it. The random number generator is left as it was."""
+    first such cell would: a template does it once, before its first fork, so the
+    students forked later do not pay for it. The random number generator is left as
+    it was."""
     import torch
 
     state = torch.random.get_rng_state()
@@ -370,6 +371,83 @@ def warm_up():
         torch.nn.Linear(2, 2)
         torch.triu(torch.ones(2, 2), diagonal=1)
     torch.random.set_rng_state(state)
+
+
+MAPPED_MIN_BYTES = 1 << 20  # storages of the set-up at least this large move to a memory file
+
+
+def map_setup_tensors(setup):
+    """Move the large tensors the set-up cells made (a model's weights) into a sealed memory
+    file, each storage mapped copy-on-write on its own; returns the bytes moved.
+
+    Forking copies the page tables of a process's private memory, and a check forks
+    the student's kernel: with a 124M model in it that is about 45 ms per fork. Pages
+    of a file mapping that were never written are not copied by fork (the child maps
+    them again on first use), so each fork of a template, and each check's fork of a
+    student's kernel, becomes cheap. The values, shapes, strides, sharing between
+    tensors (tied weights stay one storage) and each storage's size stay as they
+    were; a write from a student's kernel copies the page for that kernel only, and
+    the file itself is sealed against writes, so nothing reaches the template.
+    """
+    import ctypes
+    import fcntl
+    import mmap
+
+    torch = sys.modules.get("torch")
+    if torch is None or not hasattr(os, "memfd_create"):
+        return 0
+    module_type = torch.nn.Module
+    tensors, seen = [], set()
+    for value in list(setup.values()):
+        if _isinstance(value, module_type):
+            for module in value.modules():
+                for group in (module._parameters, module._buffers):
+                    tensors.extend(t for t in group.values() if t is not None)
+        elif _type(value) in (torch.Tensor, torch.nn.Parameter):
+            tensors.append(value)
+    storages = {}  # storage data pointer -> (storage, [tensors on it])
+    for tensor in tensors:
+        if id(tensor) in seen or tensor.device.type != "cpu" or tensor.layout != torch.strided \
+                or tensor.is_quantized:
+            continue
+        seen.add(id(tensor))
+        storage = tensor.untyped_storage()
+        if storage.nbytes() >= MAPPED_MIN_BYTES:
+            storages.setdefault(storage.data_ptr(), (storage, []))[1].append(tensor)
+    if not storages:
+        return 0
+    page = mmap.PAGESIZE
+    placed, size = [], 0
+    for storage, on_it in storages.values():
+        placed.append((size, storage, on_it))
+        size += -(-storage.nbytes() // page) * page
+    fd = os.memfd_create("set-up tensors", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        os.ftruncate(fd, size)
+        for offset, storage, _ in placed:
+            view = torch.empty(0, dtype=torch.uint8).set_(storage)
+            os.pwrite(fd, memoryview(view.numpy()), offset)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SHRINK
+                    | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+        with torch.no_grad():
+            for offset, storage, on_it in placed:
+                length = storage.nbytes()
+                mapped = mmap.mmap(fd, -(-length // page) * page, flags=mmap.MAP_PRIVATE,
+                                   prot=mmap.PROT_READ | mmap.PROT_WRITE, offset=offset)
+                moved = torch.frombuffer(mapped, dtype=torch.uint8, count=length).untyped_storage()
+                for tensor in on_it:
+                    tensor.set_(moved, tensor.storage_offset(), tensor.size(), tensor.stride())
+    finally:
+        _close(fd)
+    del tensors, storages, placed, storage, on_it
+    import gc
+
+    gc.collect()
+    try:
+        ctypes.CDLL(None).malloc_trim(0)  # the old storages' memory back to the system
+    except (OSError, AttributeError):
+        pass
+    return size
 
 
 def make_shell():
@@ -804,10 +882,15 @@ def main_inside_sandbox():
 # template (its memory is copied on write, its folders are hidden, it is not
 # dumpable and lives outside the student's PID namespace) or a later student.
 #
-#   driver -> template: {"spawn": n, "cpu_seconds": s, "tmpfs_mib": m, "failing_forks": f}
-#                       with four descriptors: request, reply, stdout, stderr
+#   driver -> template: {"spawn": n, "cpu_seconds": s, "tmpfs_mib": m, "file_mib": f,
+#                        "failing_forks": k}
+#                       with four descriptors: request, reply, stdout, stderr, and a
+#                       fifth, a pipe the fork waits on for one byte after "spawned"
+#                       (the driver first moves it into the student's own cgroups)
 #   fork   -> driver:   {"spawned": n}    (the kernel adds the fork's process id)
 #   template -> driver: {"exited": n, "status": code}  (128 + signal if killed)
+#   driver -> template: {"attach": k} with one descriptor: another control channel,
+#                       answered like the first (one per grading worker)
 
 CONTROL_FD = None
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
@@ -834,52 +917,100 @@ def _libc():
 
 
 def serve_template(runner, control_fd):
-    """Fork a fresh sandboxed runner for each spawn request; report how each ended."""
+    """Fork a fresh sandboxed runner for each spawn request; report how each ended.
+
+    Requests come on the first control channel and on any channel attached
+    through it (one per grading worker of the machine); each fork's end is
+    reported on the channel that asked for it.
+    """
     import select
     import signal
     import socket
 
     _, _, call = _libc()
     call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)  # no same-user ptrace or /proc/PID/mem
-    control = socket.socket(fileno=control_fd)
+    first = socket.socket(fileno=control_fd)
+    channels = [first]
     for fd in (REQUEST_FD, REPLY_FD):  # the template's own channel is not used again
         _close(fd)
-    spawned, warm = {}, False
+    # a fork's end wakes the loop at once, so that the driver hears of it without delay
+    wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.signal(signal.SIGCHLD, lambda number, frame: None)
+    signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+    map_setup_tensors(runner.setup)
+    warm_up()  # once here, so that no student's fork loads these itself
+    spawned = {}  # fork's pid -> (spawn number, channel that asked)
     while True:
-        readable, _, _ = select.select([control], [], [], 0.2)
-        if not readable and not warm:  # idle: later forks need not load these themselves
-            warm_up()
-            warm = True
+        readable, _, _ = select.select(channels + [wake_read], [], [])
+        if wake_read in readable:
+            readable.remove(wake_read)
+            while _read_nonblocking(wake_read):
+                pass
         while spawned:
             pid, status = os.waitpid(-1, os.WNOHANG)
             if pid == 0:
                 break
             code = os.waitstatus_to_exitcode(status)
-            control.send(_dumps({"exited": spawned.pop(pid, None),
-                                 "status": 128 - code if code < 0 else code}).encode())
-        if not readable:
-            continue
-        message, fds, _, _ = socket.recv_fds(control, 1 << 16, 4)
-        if not message:
-            os._exit(0)  # the driver is gone
-        request = _loads(message)
-        if len(fds) != 4:
+            number, channel = spawned.pop(pid, (None, None))
+            if channel is not None and channel in channels:
+                try:
+                    channel.send(_dumps({"exited": number,
+                                         "status": 128 - code if code < 0 else code}).encode())
+                except OSError:
+                    pass
+        for channel in readable:
+            try:
+                message, fds, _, _ = socket.recv_fds(channel, 1 << 16, 5)
+            except OSError:
+                message, fds = b"", []
+            if not message:
+                if channel is first:
+                    os._exit(0)  # the driver is gone
+                channels.remove(channel)  # a worker is gone: its forks end with their pipes
+                channel.close()
+                continue
+            request = _loads(message)
+            if "attach" in request and len(fds) == 1:
+                channels.append(socket.socket(fileno=fds[0]))
+                continue
+            if len(fds) not in (4, 5):
+                for fd in fds:
+                    _close(fd)
+                continue
+            flush_streams()
+            try:
+                pid = _fork()
+            except OSError:  # refused for now (the machine's process limit): the driver retries
+                for fd in fds:
+                    _close(fd)
+                channel.send(_dumps({"exited": request.get("spawn"), "status": 126}).encode())
+                continue
+            if pid == 0:
+                try:
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    _close(wake_read)
+                    _close(wake_write)
+                    for other in channels:
+                        if other is not channel:
+                            other.close()
+                    _become_student_sandbox(runner, channel, request, fds)
+                except _BaseException as exc:
+                    _os_write(2, f"the student's sandbox could not be made: {short(exc)}\n"
+                              .encode())
+                finally:
+                    _exit_now(127)
             for fd in fds:
                 _close(fd)
-            continue
-        flush_streams()
-        pid = _fork()
-        if pid == 0:
-            try:
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                _become_student_sandbox(runner, control, request, fds)
-            except _BaseException as exc:
-                _os_write(2, f"the student's sandbox could not be made: {short(exc)}\n".encode())
-            finally:
-                _exit_now(127)
-        for fd in fds:
-            _close(fd)
-        spawned[pid] = request.get("spawn")
+            spawned[pid] = (request.get("spawn"), channel)
+
+
+def _read_nonblocking(fd):
+    """What a non-blocking pipe holds now (b"" when it is empty)."""
+    try:
+        return _os_read(fd, 512)
+    except BlockingIOError:
+        return b""
 
 
 def _become_student_sandbox(runner, control, request, fds):
@@ -889,6 +1020,8 @@ def _become_student_sandbox(runner, control, request, fds):
 
     ctypes, libc, call = _libc()
     call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    file_size = int(request.get("file_mib", 64)) << 20  # the template has no such limit
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
     call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # its /proc/self files become its own again
     uid, gid = os.geteuid(), os.getegid()
     call("unshare", CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET
@@ -905,6 +1038,12 @@ def _become_student_sandbox(runner, control, request, fds):
     call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)  # the student's processes cannot reach this one
     control.send(_dumps({"spawned": request.get("spawn")}).encode())
     control.close()
+    if len(fds) == 5:  # the driver moves this process into the student's own cgroups first
+        go = fds.pop()
+        started = _os_read(go, 1)
+        _close(go)
+        if not started:
+            _exit_now(125)  # the driver is gone
     _fresh_folders(call, int(request.get("tmpfs_mib", 128)) << 20)
     _drop_capabilities(ctypes, libc, call)
     pid = _fork()

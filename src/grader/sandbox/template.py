@@ -12,8 +12,9 @@ import struct
 import subprocess
 import time
 
-from ..files import tagged_folder
+from ..files import owner_tag, tagged_folder
 from ..settings import Limits, SandboxError
+from .cgroups import SandboxCgroups
 from .channel import CellOutcome, CellStatus, death_reason
 from .kernel import START_TIMEOUT, Kernel
 
@@ -33,16 +34,25 @@ class Template:
     seconds of start-up. `outcomes` are the prelude's cell outcomes, the same
     for every student. Raises SandboxError when this machine cannot fork such
     sandboxes (the caller then starts a Kernel per student).
+
+    One template serves a whole machine: with `channels` above 1 it listens on
+    that many control channels, and a grading worker forked from this process
+    takes one with `adopt` (its own spawns, its own reports of their ends). Each
+    fork is moved into cgroups of the process that asked for it before it runs
+    anything (`student_cgroups`), so the memory and process limits are each
+    student's own, whatever the template and the other workers' students use.
     """
 
     def __init__(self, limits: Limits, package: str, package_copy: str | None = None,
-                 prelude: tuple = ()):
+                 prelude: tuple = (), channels: int = 1):
         self.limits, self.package, self.package_copy = limits, package, package_copy
         self.prelude = tuple(prelude)
         self.kernel = Kernel(tagged_folder("work"), limits, package, package_copy,
                              control=True)
         self.kernel.start(None)
         self.outcomes, self.exits, self.count = [], {}, 0
+        self.owner, self.spare, self.pidfd = os.getpid(), [], None
+        self._cgroups = self._cgroups_of = None
         try:
             for kind, source in self.prelude:
                 outcome = self.kernel.execute(kind, source, limits.timeout)
@@ -54,21 +64,74 @@ class Template:
             if not reply or reply.get("template") is not True:
                 raise SandboxError(f"the template did not start: {outcome.message}")
             self.control = self.kernel.control_socket
+            self.pidfd = os.pidfd_open(self.kernel.process.pid)
+            for number in range(1, channels):
+                ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+                ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+                try:
+                    socket.send_fds(self.control, [json.dumps({"attach": number}).encode()],
+                                    [theirs.fileno()])
+                finally:
+                    theirs.close()
+                self.spare.append(ours)
             ForkedKernel(self, self.kernel.workdir, limits).start(None).kill()  # forks work here
         except BaseException:
             self.close()
             raise
 
+    def adopt(self, channel: int) -> None:
+        """In a grading worker forked from the process that started the template: use
+        control channel `channel` (1 to channels - 1) from now on, and only that one."""
+        if not 1 <= channel <= len(self.spare):
+            raise SandboxError(f"the template has no control channel {channel}")
+        self.control = self.spare[channel - 1]
+        for number, other in enumerate(self.spare, 1):
+            if number != channel:
+                other.close()
+        self.spare, self.exits, self.count = [self.control], {}, 0
+        self._cgroups = self._cgroups_of = None
+
+    def owned(self) -> bool:
+        """Whether this process started the template (and so is the one to stop it)."""
+        return self.owner == os.getpid()
+
     def alive(self) -> bool:
-        return self.kernel.process is not None and self.kernel.process.poll() is None
+        if self.owned() or self.pidfd is None:
+            return self.kernel.process is not None and self.kernel.process.poll() is None
+        return not select.select([self.pidfd], [], [], 0)[0]
+
+    def student_cgroups(self) -> SandboxCgroups | None:
+        """This process's cgroups for its students' forks (one student at a time), made on
+        first use; None where cgroups are not available (the per-process limits hold)."""
+        if self._cgroups_of != os.getpid():
+            self._cgroups_of = os.getpid()
+            groups = SandboxCgroups(self.limits.memory_mib << 20, self.limits.max_processes)
+            self._cgroups = groups if groups.create(
+                f"grader-{owner_tag()}-{id(self)}") else None
+        return self._cgroups
 
     def close(self) -> None:
+        """Stop the template (in the process that started it) or let go of it (elsewhere)."""
+        if self._cgroups is not None and self._cgroups_of == os.getpid():
+            self._cgroups.remove()
+            self._cgroups = None
+        if not self.owned():
+            for channel in self.spare:
+                channel.close()
+            self.spare = []
+            return
+        for channel in self.spare:
+            channel.close()
+        self.spare = []
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
         self.kernel.kill()
         shutil.rmtree(self.kernel.workdir, ignore_errors=True)
 
     def receive(self, timeout: float) -> tuple:
         """Read one message from the template or a fork: (message, sender's pid), or (None, None)."""
-        if self.kernel.control_socket is None:
+        if self.control is None or self.control.fileno() < 0:
             raise SandboxError("the template is gone")
         readable, _, _ = select.select([self.control], [], [], max(timeout, 0))
         if not readable:
@@ -78,7 +141,8 @@ class Template:
         except OSError:
             data, ancillary = b"", []
         if not data:
-            self.kernel.kill()
+            if self.owned():
+                self.kernel.kill()
             raise SandboxError("the template is gone")
         pid = None
         for level, kind, payload in ancillary:
@@ -89,35 +153,49 @@ class Template:
             self.exits[message["exited"]] = message["status"]
         return message, pid
 
-    def spawn(self, cpu_seconds: int | None) -> tuple:
-        """(number, pid as this process sees it, driver ends of the four pipes) of a new fork."""
+    def spawn(self, cpu_seconds: int | None, cgroups: SandboxCgroups | None = None) -> tuple:
+        """(number, pid as this process sees it, driver ends of the four pipes) of a new fork,
+        moved into `cgroups` before it runs anything."""
         self.count += 1
         number = self.count
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         out_read, out_write = os.pipe()
         err_read, err_write = os.pipe()
-        theirs = (request_read, reply_write, out_write, err_write)
+        go_read, go_write = os.pipe()
+        theirs = (request_read, reply_write, out_write, err_write, go_read)
+        ours = (request_write, reply_read, out_read, err_read)
         try:
             socket.send_fds(self.control, [json.dumps(
                 {"spawn": number, "cpu_seconds": cpu_seconds or 0,
-                 "tmpfs_mib": self.limits.tmpfs_mib,
+                 "tmpfs_mib": self.limits.tmpfs_mib, "file_mib": self.limits.file_mib,
                  "failing_forks": int(os.environ.get(FAILING_FORKS_VARIABLE) or 0)}).encode()],
                 list(theirs))
         except OSError as error:
-            for fd in (*theirs, request_write, reply_read, out_read, err_read):
+            for fd in (*theirs, *ours, go_write):
                 os.close(fd)
             raise SandboxError(f"the template is gone ({error})") from None
         for fd in theirs:
             os.close(fd)
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            message, pid = self.receive(deadline - time.monotonic())
-            if message is not None and message.get("spawned") == number and pid:
-                return number, pid, (request_write, reply_read, out_read, err_read)
-            if message is not None and message.get("exited") == number:
-                break
-        for fd in (request_write, reply_read, out_read, err_read):
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while time.monotonic() < deadline:
+                message, pid = self.receive(deadline - time.monotonic())
+                if message is not None and message.get("spawned") == number and pid:
+                    if cgroups is not None:
+                        cgroups.add(pid)
+                    os.write(go_write, b"g")
+                    return number, pid, ours
+                if message is not None and message.get("exited") == number:
+                    break
+        except (OSError, SandboxError) as error:
+            for fd in ours:
+                os.close(fd)
+            raise SandboxError(f"the template could not make a sandbox for a student ({error})"
+                               ) from None
+        finally:
+            os.close(go_write)
+        for fd in ours:
             os.close(fd)
         raise SandboxError("the template could not make a sandbox for a student "
                            f"(exit status {self.exits.get(number)})")
@@ -170,11 +248,13 @@ class ForkedKernel(Kernel):
     def __init__(self, template: Template, workdir: str, limits: Limits):
         super().__init__(workdir, limits, template.package)
         self.template = template
+        self.student_groups = None
 
     def start(self, cpu_seconds: int | None) -> "ForkedKernel":
-        self.memory_events = (self.template.kernel.cgroups.memory_limit_events()
-                              if self.template.kernel.cgroups else 0)
-        number, pid, fds = self.template.spawn(cpu_seconds)
+        self.student_groups = self.template.student_cgroups()
+        self.memory_events = (self.student_groups.memory_limit_events()
+                              if self.student_groups else 0)
+        number, pid, fds = self.template.spawn(cpu_seconds, self.student_groups)
         self.request_write, self.reply_read, out_read, err_read = fds
         try:
             self.process = Fork(self.template, number, pid, out_read, err_read)
@@ -215,20 +295,43 @@ class ForkedKernel(Kernel):
         return CellOutcome(CellStatus.OK)
 
     def _kill_processes(self):
-        self.process.kill()  # its namespace's first process: everything in it ends too
+        """End the student's PID namespace through its first process, so that the fork's end
+        is reported only once every process in it is gone (the fork waits for that first
+        process; the kernel ends the others before it); the fork itself where that first
+        process cannot be found."""
+        inner = self._first_process()
+        if inner is not None:
+            try:
+                os.kill(inner, signal.SIGKILL)
+                return
+            except ProcessLookupError:
+                pass
+        self.process.kill()
+
+    def _first_process(self):
+        """The pid of the student's first process (the fork's only child), where /proc shows it."""
+        pid = self.process.pid
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+                children = handle.read().split()
+        except OSError:
+            return None
+        return int(children[0]) if len(children) == 1 else None
 
     def kill(self) -> None:
         process = self.process
         super().kill()
         if process is not None:
             process.close()
+        if self.student_groups is not None:
+            self.student_groups.empty()  # the next student's fork joins them: nothing left
 
     def _death_reason(self):
         try:
             code = self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             return "the kernel stopped answering"
-        cgroups = self.template.kernel.cgroups
+        cgroups = self.student_groups
         if cgroups is not None and cgroups.hit_memory_limit(self.memory_events):
             return (f"kernel died (out of memory: the sandbox may use {self.limits.memory_mib} "
                     "MiB in all, its processes together)")

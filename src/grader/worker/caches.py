@@ -26,12 +26,14 @@ MAX_TEMPLATES = 2  # templates kept per worker (one per notebook of an assignmen
 
 
 def warm_template(limits: Limits, package: str, package_copy: str | None,
-                  prelude: list) -> Template | None:
+                  prelude: list, channels: int = 1) -> Template | None:
     """This worker's Template for the notebook (started on first use), or None.
 
     None where the machine does not allow a template's forks to make their own
     namespaces (no unprivileged user namespaces); then each student gets a
-    kernel started from nothing, as safe and a few seconds slower.
+    kernel started from nothing, as safe and a few seconds slower. A template
+    started before the workers (worker/machine.py) is found here too, by the
+    same key; `channels` is how many processes it serves when started here.
     """
     if _NO_TEMPLATE:
         return None
@@ -49,7 +51,7 @@ def warm_template(limits: Limits, package: str, package_copy: str | None,
         # a pool's worker ends through multiprocessing, which skips atexit
         multiprocessing.util.Finalize(None, close_templates, exitpriority=10)
     try:
-        _TEMPLATES[key] = Template(limits, package, package_copy, prelude)
+        _TEMPLATES[key] = Template(limits, package, package_copy, prelude, channels)
     except SandboxError as error:
         _NO_TEMPLATE.append(str(error))
         print(f"note: each student's sandbox starts from nothing, a few seconds slower: this "
@@ -59,9 +61,17 @@ def warm_template(limits: Limits, package: str, package_copy: str | None,
 
 
 def close_templates() -> None:
-    """Stop this worker's templates (at the end of a run; also registered at exit)."""
+    """Stop the templates this process started and let go of the others (at the end of
+    a run; also registered at exit)."""
     while _TEMPLATES:
         _TEMPLATES.popitem()[1].close()
+
+
+def adopt_templates(channel: int) -> None:
+    """In a worker forked from the process that started the machine's templates: use
+    control channel `channel` of each of them."""
+    for template in _TEMPLATES.values():
+        template.adopt(channel)
 
 
 atexit.register(close_templates)

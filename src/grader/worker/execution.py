@@ -83,8 +83,7 @@ class NotebookExecution:
     def __init__(self, plan: Plan, job: Job, workdir: str):
         self.plan, self.job, self.workdir = plan, job, workdir
         assignment = self.assignment = job.assignment
-        self.code_cells = [i for i, c in enumerate(plan.cells)
-                           if c.kind in ("setup", "solution", "extra", "test")]
+        self.code_cells = code_cell_indices(plan)
         self.timeout = assignment.limits.timeout
         self.cpu_seconds = int(assignment.limits.cpu_seconds
                                or self.timeout * (len(self.code_cells) + 2) + 60)
@@ -239,6 +238,11 @@ class NotebookExecution:
         if self.kernel is not None:
             self.kernel.kill()
             self.kernel = None
+
+
+def code_cell_indices(plan: Plan) -> list:
+    """Indices of the plan's cells that run: set-up, answers, the student's added cells, tests."""
+    return [i for i, c in enumerate(plan.cells) if c.kind in ("setup", "solution", "extra", "test")]
 
 
 def leading_setup(plan: Plan, code_cells: list) -> list:

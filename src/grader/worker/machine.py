@@ -1,0 +1,49 @@
+"""What a run starts once per machine, before its workers: the warm templates and the checks.
+
+`prepare_machine` starts one template per notebook of the assignment, in this
+process, with a control channel for each local worker, while a thread builds
+the checks' set-up (the instructor's set-up cells, a model among them). The
+workers forked afterwards share both: the start-up is paid once per run, not
+once per worker, and the machine holds one template per notebook however many
+workers it runs. Each worker takes its channel with `adopt_templates`.
+"""
+
+import threading
+
+import nbformat
+
+from ..plan import build_plan
+from ..sandbox import sandboxed_package
+from .assignment import Assignment
+from .caches import prepare_checkers, warm_template
+from .execution import code_cell_indices, leading_setup
+
+
+def prepare_machine(assignment: Assignment, workers: int) -> None:
+    """The templates of `assignment`'s notebooks (one control channel per worker, and
+    this process's own) and the checks' set-up, both ready when this returns."""
+    failed = []
+
+    def checks():
+        try:
+            prepare_checkers(assignment)
+        except BaseException as error:  # noqa: BLE001 (raised again below, in this thread)
+            failed.append(error)
+
+    builder = threading.Thread(target=checks, name="checks' set-up")
+    builder.start()
+    try:
+        package_copy = (sandboxed_package(assignment.package, assignment.blocked)
+                        if assignment.blocked else None)
+        for text in assignment.instructor_notebooks.values():
+            plan = build_plan(nbformat.reads(text, as_version=4), None)
+            prelude = [(plan.cells[i].kind, plan.cells[i].source)
+                       for i in leading_setup(plan, code_cell_indices(plan))]
+            # started from this thread, which lives as long as the run: a sandbox ends
+            # with the thread that started it
+            warm_template(assignment.limits, assignment.package, package_copy, prelude,
+                          channels=workers + 1 if workers > 1 else 1)
+    finally:
+        builder.join()  # no thread may be running when the workers are forked
+    if failed:
+        raise failed[0]
