@@ -318,6 +318,66 @@ def test_a_worker_forked_from_the_grader_gets_forks_on_its_own_channel_in_its_ow
         own.kill()
 
 
+HOLD_PROCESSES = """
+import os, time
+held = []
+for _ in range(100):
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    held.append(pid)
+count = len(held)
+"""
+
+
+def test_one_workers_student_holding_processes_takes_none_from_another_workers_student(
+        shared, tmp_path):
+    """100 processes each, at once, under a limit of 128 per student: both get them all."""
+    import os
+
+    assert LIMITS.max_processes == 128
+    read, write = os.pipe()
+    go_read, go_write = os.pipe()
+    child = os.fork()
+    if child == 0:  # a worker whose student holds 100 processes until the other one is done
+        report = {}
+        try:
+            os.close(read)
+            os.close(go_write)
+            shared.adopt(1)
+            (tmp_path / "one").mkdir()
+            kernel = start(shared, tmp_path / "one")
+            run(kernel, HOLD_PROCESSES)
+            report["count"] = value(kernel, "count")
+            os.write(write, json.dumps(report).encode() + b"\n")
+            os.read(go_read, 1)
+            kernel.kill()
+            shared.close()
+        except BaseException as error:  # noqa: BLE001 (reported to the test below)
+            os.write(write, json.dumps({"error": repr(error)}).encode() + b"\n")
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.close(go_read)
+    reports = os.fdopen(read)
+    try:
+        first = json.loads(reports.readline() or "{}")
+        assert first == {"count": 100}, first
+        (tmp_path / "two").mkdir()
+        kernel = start(shared, tmp_path / "two")
+        try:
+            run(kernel, HOLD_PROCESSES)
+            assert value(kernel, "count") == 100
+        finally:
+            kernel.kill()
+    finally:
+        os.write(go_write, b"g")
+        os.close(go_write)
+        reports.close()
+        os.waitpid(child, 0)
+
+
 # ---------------------------------------------------------------- same grades both ways
 
 STYLES = ["parameters-imports-cell-at-top", "parameters-imports-cell-after-setup",

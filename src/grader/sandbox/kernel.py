@@ -71,11 +71,15 @@ class Kernel:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if cpu_seconds is not None:  # a template runs no student code: each fork sets its own
             resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-        if not self.control:  # a template's set-up tensors go into a memory file (runner.py)
-            size = self.limits.file_mib << 20
-            resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+        if self.control:
+            # a template runs no student code: each fork sets these for itself (runner.py),
+            # so that the set-up's tensors may go into a memory file, and so that one
+            # student's processes never count against another worker's student
+            return
+        size = self.limits.file_mib << 20
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_NPROC, (self.limits.max_processes,) * 2)
 
     def start(self, cpu_seconds: int | None) -> None:

@@ -883,7 +883,7 @@ def main_inside_sandbox():
 # dumpable and lives outside the student's PID namespace) or a later student.
 #
 #   driver -> template: {"spawn": n, "cpu_seconds": s, "tmpfs_mib": m, "file_mib": f,
-#                        "failing_forks": k}
+#                        "max_processes": p, "failing_forks": k}
 #                       with four descriptors: request, reply, stdout, stderr, and a
 #                       fifth, a pipe the fork waits on for one byte after "spawned"
 #                       (the driver first moves it into the student's own cgroups)
@@ -1030,6 +1030,9 @@ def _become_student_sandbox(runner, control, request, fds):
                        ("gid_map", f"65534 {gid} 1")):
         with open(f"/proc/self/{name}", "w") as handle:
             handle.write(text)
+    # the student's processes, counted in this new user namespace: the student's own
+    processes = int(request.get("max_processes", 128))
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
     try:
         with open("/proc/self/oom_score_adj", "w") as handle:
             handle.write("1000")  # under memory pressure, a student dies, not the template

@@ -169,6 +169,7 @@ class Template:
             socket.send_fds(self.control, [json.dumps(
                 {"spawn": number, "cpu_seconds": cpu_seconds or 0,
                  "tmpfs_mib": self.limits.tmpfs_mib, "file_mib": self.limits.file_mib,
+                 "max_processes": self.limits.max_processes,
                  "failing_forks": int(os.environ.get(FAILING_FORKS_VARIABLE) or 0)}).encode()],
                 list(theirs))
         except OSError as error:
