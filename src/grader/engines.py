@@ -5,8 +5,8 @@ run takes through any of them. It reads each submission into a Job just
 before handing it out, keeps a bounded number in flight, and yields results
 as they come back.
 
-- `--jobs 1`: `InlineExecutor` grades in the grader's own process; nothing starts.
-- `--jobs N`: a `ProcessPoolExecutor` of N forked processes. Forking is cheap
+- `--jobs N` (1 too): a `ProcessPoolExecutor` of N forked processes, while the
+  single writer records in the grader's own process, on another core. Forking is cheap
   (the grader's modules are already imported) and the processes live for the
   whole run, so what a worker keeps between students (a warm template, its
   checkers) is reused. A local Dask cluster would add a scheduler and spawned
@@ -45,9 +45,6 @@ def engine(jobs: int = 1, scheduler: str | None = None, wait: float | None = Non
                    f"({slots()} worker slot(s) now)", grade_on_worker)
         return
     workers = max(1, jobs)
-    if workers == 1:
-        yield InlineExecutor(), lambda: 1, "1 at a time", grade_safely
-        return
     context = multiprocessing.get_context("fork")
     channels = context.SimpleQueue()  # each worker's control channel of the machine's templates
     for channel in range(1, workers + 1):
@@ -116,7 +113,7 @@ def graded(submissions: list, prepare: object, executor: object, in_flight: obje
 
 
 class InlineExecutor(concurrent.futures.Executor):
-    """Runs each call in this process when it is submitted: `--jobs 1` starts nothing."""
+    """Runs each call in this process when it is submitted (for `graded` without workers)."""
 
     def submit(self, fn: object, /, *args: object, **kwargs: object) -> concurrent.futures.Future:
         future = concurrent.futures.Future()

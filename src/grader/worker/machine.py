@@ -42,7 +42,7 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
             # started from this thread, which lives as long as the run: a sandbox ends
             # with the thread that started it
             warm_template(assignment.limits, assignment.package, package_copy, prelude,
-                          channels=workers + 1 if workers > 1 else 1)
+                          channels=workers + 1)
     finally:
         builder.join()  # no thread may be running when the workers are forked
     if failed:
