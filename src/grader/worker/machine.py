@@ -47,3 +47,8 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
         builder.join()  # no thread may be running when the workers are forked
     if failed:
         raise failed[0]
+    import torch
+
+    # one torch thread in this thread too, which the workers are forked from (the setting
+    # is the calling thread's): each worker is one core's work
+    torch.set_num_threads(1)
