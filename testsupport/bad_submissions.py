@@ -600,11 +600,13 @@ except OSError:
     pass
 print("daemons started:", len(daemons))
 """
-# The runner's own Runner class, found among the live objects and patched so that
-# every call of an answer replies with fields claiming success and a value that
-# pretends to be an int: the checks take the reply only as the student's answer,
-# which is then wrong for every function the checks call.
+# The runner's own Runner class, found among the live objects (the template's are
+# frozen for the collector: unfrozen first, which any code may do) and patched so
+# that every call of an answer replies with fields claiming success and a value
+# that pretends to be an int: the checks take the reply only as the student's
+# answer, which is then wrong for every function the checks call.
 PATCHED_RUNNER = """import gc
+gc.unfreeze()
 runner = next(o for o in gc.get_objects() if type(o).__name__ == "Runner")
 Runner = type(runner)
 def call(self, request, reply):

@@ -429,3 +429,53 @@ def test_a_warm_fork_grades_exactly_as_a_kernel_started_from_nothing(tmp_path):
     partial = {t.grade_id: t.points for t in warm["partial"].notebooks[0].tests}
     assert partial["next_token_ids_shape_and_dtype"] > 0
     assert partial["generate_text_simple_batches"] == 0
+
+
+# ---------------------------------------------------------------- what a fork costs
+
+COUNT_ZOMBIES = """
+import glob
+def fields(path):
+    with open(path) as handle:
+        return handle.read().rsplit(")", 1)[1].split()  # state, parent, ...
+me = open("/proc/self/stat").read().split()[0]  # this kernel, as this /proc numbers it
+zombies = 0
+for path in glob.glob("/proc/[0-9]*/stat"):
+    try:
+        state, parent = fields(path)[:2]
+    except OSError:
+        continue
+    zombies += parent == me and state == "Z"
+"""
+
+
+def test_a_checks_children_are_reaped_and_the_templates_objects_are_never_collected(
+        template, tmp_path):
+    import base64
+    import io
+
+    from grader.checks import decode
+    from grader.checks.values import ArgumentPickler
+
+    kernel = start(template, tmp_path)
+    try:
+        run(kernel, "import gc\nfrozen = gc.get_freeze_count()\n"
+                    "def twice(x):\n    return 2 * x")
+        # torch's objects and the set-up's, made in the template: a student's collection
+        # never walks them (nor copies their pages into its fork)
+        assert value(kernel, "frozen") > 10_000
+        for number in range(20):  # twenty checks, each calling the answer in a fork
+            stream = io.BytesIO()
+            ArgumentPickler(stream, {}).dump(((number,), {}))
+            reply, outcome = kernel.request(
+                {"op": "call", "name": "twice", "overrides": [],
+                 "args": base64.b64encode(stream.getvalue()).decode()}, 30)
+            assert reply is not None and decode(reply["value"]) == 2 * number, outcome
+            reply, outcome = kernel.request({"op": "end"}, 30)
+            assert reply is not None and reply.get("ended") is True, outcome
+        # the children that answered are reaped after their ends, before the kernel
+        # does anything else: none is left for the cell that comes next
+        run(kernel, COUNT_ZOMBIES)
+        assert value(kernel, "zombies") == 0
+    finally:
+        kernel.kill()

@@ -203,6 +203,8 @@ def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
     import base64
     import pickle
 
+    import torch
+
     kernel = FakeKernel({}, {"double": {"value": 0}})
     check(kernel, "double(model, torch.ones(2), tokenizer)",
           setup=("import torch\nfrom gptcourse import GPTModel, get_tokenizer\n"
@@ -215,12 +217,17 @@ def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
     class Loader(pickle.Unpickler):
         def persistent_load(self, ref):
             refs.append(ref)
+            if ref[0] == "storage":  # the test's own tensor: its bytes, not a saved file
+                return _storage_from_bytes(ref[1], ref[2])
             return ref
 
     import io
 
+    from grader.sandbox.runner import _storage_from_bytes
+
     (args, _) = Loader(io.BytesIO(data)).load()
-    assert refs == [("setup", "model"), ("setup", "tokenizer")]
+    assert refs[0] == ("setup", "model") and refs[-1] == ("setup", "tokenizer")
+    assert refs[1] == ("storage", "torch.float32", torch.ones(2).numpy().tobytes())
     assert args[0] == ("setup", "model") and args[1].tolist() == [1.0, 1.0]
 
 
@@ -345,3 +352,46 @@ def test_a_set_up_cell_that_reads_the_student_id_runs_for_each_student_with_thei
     assert __import__("os").environ["JUPYTERHUB_USER"] == "the-instructor"  # restored
     plain = Checker(["x = 1"], ["answer = 1\n"], "gptcourse")
     assert plain.for_student("alice") is plain
+
+
+def test_a_test_cell_is_read_once_for_every_student_and_a_broken_one_fails_each_time():
+    import time
+
+    from grader.checks import Checker
+
+    checker = Checker(["import torch"], ["def double(x):\n    pass\n", "answer = 1\n"], "gptcourse")
+    code = ("def reference(x):\n    return x + x\n"
+            "assert answer == 42 and double(2) == reference(2)")
+    for student in ("s1", "s2"):
+        kernel = FakeKernel({"answer": 42}, {"double": {"value": 4}})
+        assert checker.for_student(student).check(code, kernel, time.monotonic() + 5, 5)[0] == (
+            "passed")
+    test = checker.tests[code]
+    assert list(checker.tests) == [code] and test.compiled() is test.compiled()
+    assert test.names >= {"answer", "double", "reference"}
+    assert [name for name, _ in test.definitions] == ["reference"]
+    broken = "assert answer ==\n"
+    for _ in range(2):
+        status, message, _ = checker.check(broken, FakeKernel({"answer": 42}),
+                                           time.monotonic() + 5, 5)
+        assert status == "failed" and message.startswith("SyntaxError")
+
+
+def test_the_wait_for_the_checks_set_up_is_not_the_students_time():
+    import time
+
+    from grader.worker.execution import NotebookExecution
+
+    class SetUpStillRunning:  # a future whose result takes 0.3 s more to come
+        def result(self):
+            time.sleep(0.3)
+            return "the checker"
+
+    execution = NotebookExecution.__new__(NotebookExecution)
+    execution._checker, execution.checker_made = None, SetUpStillRunning()
+    execution.deadline = before = time.monotonic() + 1
+    started = time.monotonic()
+    assert execution.checker() == "the checker"
+    waited = time.monotonic() - started
+    assert 0.3 <= execution.deadline - before <= waited  # the time waited is given back
+    assert execution.checker() == "the checker" and execution.deadline - before <= waited

@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from grader.sandbox import death_reason
 from grader.settings import Limits
 from grader.sandbox import SANDBOX_HOME, SANDBOX_WORK, sandbox_command
@@ -52,3 +54,34 @@ def test_the_sandbox_gives_no_host_folder_to_write_and_sizes_every_tmpfs(tmp_pat
     assert sizes == [5 << 20] * 3 + [(5 << 20) + 5]
     assert args[args.index("--file") + 1:args.index("--file") + 3] == [
         str(fd), os.path.join(SANDBOX_WORK, "sub", "data.txt")]
+
+
+def test_a_checks_child_that_answered_is_reaped_now_or_before_the_next_request():
+    import types
+
+    from grader.sandbox.runner import Runner
+
+    kernel = types.SimpleNamespace(ending=[])
+    gone = os.fork()
+    if gone == 0:
+        os._exit(0)
+    os.waitid(os.P_PID, gone, os.WEXITED | os.WNOWAIT)  # it has ended, not yet reaped
+    assert Runner.reap_or_defer(kernel, gone, True) == 0 and kernel.ending == []
+    read, write = os.pipe()
+    still = os.fork()
+    if still == 0:  # torn down only once the test lets it end
+        os.close(write)
+        os.read(read, 1)
+        os._exit(0)
+    os.close(read)
+    assert Runner.reap_or_defer(kernel, still, True) == 0 and kernel.ending == [still]
+    os.close(write)
+    Runner.reap_ended(kernel)  # before the next request: waited for, reaped
+    assert kernel.ending == []
+    with pytest.raises(ChildProcessError):  # no such child left
+        os.waitpid(still, os.WNOHANG)
+    died = os.fork()
+    if died == 0:
+        os._exit(3)
+    status = Runner.reap_or_defer(kernel, died, False)  # it did not answer: how it ended
+    assert os.waitstatus_to_exitcode(status) == 3 and kernel.ending == []

@@ -63,6 +63,7 @@ class Checker:
         self.student_setup = [s for s in setup_sources if reads_student_id(s)]
         _run_setup([s for s in setup_sources if not reads_student_id(s)], self.setup)
         self.by_id = _names_by_id(self.setup)
+        self.tests = {}  # source -> TestCell: each test cell parsed and compiled once
 
     def for_student(self, student: str) -> "Checker":
         """This Checker with the set-up cells that read the student's id run for `student`.
@@ -95,8 +96,11 @@ class Checker:
         lost, refused = [], []  # the kernel's loss; a call to the package's own function
         self.limit = limit
         namespace = dict(self.setup)
-        self.calls = CallContext(namespace, code)
-        wanted = sorted(name for name in used_names(code) & self.answers
+        test = self.tests.get(code)
+        if test is None:
+            test = self.tests[code] = TestCell(code)
+        self.calls = CallContext(namespace, test.definitions)
+        wanted = sorted(name for name in test.names & self.answers
                         if not isinstance(self.setup.get(name), types.ModuleType))
         output = io.StringIO()
         try:
@@ -123,7 +127,7 @@ class Checker:
                         namespace[name] = self._decode(reply, name)
             with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
                 try:
-                    exec(compile(code, "<test>", "exec"), namespace)
+                    exec(test.compiled(), namespace)
                 finally:
                     if self.calls.called and not lost:  # the child that answered the calls goes
                         self._ask(kernel, {"op": "end"}, deadline, lost, "the end of the check")
@@ -214,6 +218,32 @@ class Checker:
         return proxy
 
 
+class TestCell:
+    """One test cell's source, read once for every student: the names it uses, the
+    functions it defines (CallContext) and its compiled code."""
+
+    def __init__(self, code: str):
+        self.code, self.code_object = code, None
+        self.names = used_names(code)
+        self.definitions = {}  # (name, first line) -> source of a def in the cell
+        try:
+            tree = ast.parse(code)
+        except SyntaxError:
+            return
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                source = ast.get_source_segment(code, node, padded=True)
+                if source:
+                    self.definitions[(node.name, first)] = textwrap.dedent(source)
+
+    def compiled(self) -> types.CodeType:
+        """The cell's code object (a cell that does not compile raises each time)."""
+        if self.code_object is None:
+            self.code_object = compile(self.code, "<test>", "exec")
+        return self.code_object
+
+
 class CallContext:
     """What the student's functions see of one test cell when it calls them.
 
@@ -226,20 +256,10 @@ class CallContext:
     that moment, and the kernel binds them for that call only.
     """
 
-    def __init__(self, namespace, code):
+    def __init__(self, namespace, definitions):
         self.namespace, self.proxies = namespace, {}
         self.called = False  # a call went to the kernel: its check must end there too
-        self.definitions = {}  # (name, first line) -> source of a def in the test cell
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            return
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                source = ast.get_source_segment(code, node, padded=True)
-                if source:
-                    self.definitions[(node.name, first)] = textwrap.dedent(source)
+        self.definitions = definitions  # (name, first line) -> source of a def in the cell
 
     def overrides(self, called: str) -> list:
         found = []

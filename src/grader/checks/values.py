@@ -128,9 +128,24 @@ class ArgumentPickler(pickle.Pickler):
         name = self.by_id.get(id(obj))
         if name is not None:
             return ("setup", name)
-        if type(obj).__module__ == "tiktoken.core" and type(obj).__name__ == "Encoding":
+        kind = type(obj)
+        if kind.__name__ == "TypedStorage" and kind.__module__ == "torch.storage":
+            return _storage_bytes(obj)
+        if kind.__module__ == "tiktoken.core" and kind.__name__ == "Encoding":
             return ("tokenizer", getattr(obj, "name", ""))
         return None
+
+
+def _storage_bytes(storage) -> tuple | None:
+    """("storage", dtype, bytes) for a tensor's storage in this process's memory, sent as
+    its bytes (torch's own pickling saves each one as a small file); None for others."""
+    import torch
+
+    untyped = storage._untyped_storage
+    if untyped.device.type != "cpu":
+        return None
+    raw = torch.empty(0, dtype=torch.uint8).set_(untyped)
+    return ("storage", str(storage.dtype), raw.numpy().tobytes())
 
 
 def mirror_changes(args: tuple, kwargs: dict, changes: object, skip: dict) -> None:

@@ -52,6 +52,7 @@ caps; the runner flushes them before each reply.
 import base64
 import builtins
 import errno
+import gc
 import importlib
 import io
 import json
@@ -68,6 +69,8 @@ _fork = os.fork  # kept before any notebook code runs, which could replace os's 
 _pipe = os.pipe
 _close = os.close
 _waitpid = os.waitpid
+_WNOHANG = os.WNOHANG
+_gc_freeze = gc.freeze
 _exit_now = os._exit
 _lstat = os.lstat
 _listdir = os.listdir
@@ -206,7 +209,9 @@ class ArgumentLoader(pickle.Unpickler):
         self.by_name = set()  # ids of the objects that came by name (not the check's own)
 
     def persistent_load(self, ref):
-        kind, name = ref
+        kind, name = ref[0], ref[1]
+        if kind == "storage":
+            return _storage_from_bytes(name, ref[2])
         if kind == "tokenizer":
             value = _import_module(PACKAGE).get_tokenizer()
         elif kind == "setup" and name in self.setup:
@@ -215,6 +220,19 @@ class ArgumentLoader(pickle.Unpickler):
             raise pickle.UnpicklingError(f"unknown reference {ref!r}")
         self.by_name.add(id(value))
         return value
+
+
+def _storage_from_bytes(dtype_name, data):
+    """A tensor's storage of the checker's arguments, from its dtype's name and its bytes."""
+    torch = sys.modules["torch"]
+    dtype = getattr(torch, _str(dtype_name).rpartition(".")[2], None)
+    if not _isinstance(dtype, torch.dtype) or _type(data) is not bytes:
+        raise pickle.UnpicklingError("malformed storage")
+    raw = torch.empty(len(data), dtype=torch.uint8)
+    if data:
+        raw.copy_(torch.frombuffer(bytearray(data), dtype=torch.uint8))
+    return torch.storage.TypedStorage(wrap_storage=raw.untyped_storage(), dtype=dtype,
+                                      _internal=True)
 
 
 # ------------------------------------------------- what a call did to its arguments
@@ -440,8 +458,6 @@ def map_setup_tensors(setup):
     finally:
         _close(fd)
     del tensors, storages, placed, storage, on_it
-    import gc
-
     gc.collect()
     try:
         ctypes.CDLL(None).malloc_trim(0)  # the old storages' memory back to the system
@@ -483,6 +499,11 @@ def make_shell():
         def showsyntaxerror(self, *args, **kwargs):
             pass
 
+        def _format_exception_for_storage(self, exception, *args, **kwargs):
+            # what IPython keeps of a failed cell for its history, which is off here: its
+            # verbose traceback cost a tenth of a second per failing cell
+            return {"ename": _type(exception).__name__, "evalue": "", "traceback": []}
+
         def enable_gui(self, gui=None):  # no event loop here: %matplotlib inline needs none
             pass
 
@@ -504,9 +525,11 @@ class Runner:
         self.namespace = self.shell.user_ns  # a real __main__ module's, as in a notebook
         self.setup = {}  # what the instructor's set-up cells bound, by name
         self.writable = WRITABLE + (os.getcwd(),)
+        self.ending = []  # checks' children that answered in full and are being torn down
         self.read_only = read_only_mounts()
 
     def handle(self, request):
+        self.reap_ended()
         op = request.get("op")
         reply = {"id": request.get("id")}
         try:
@@ -633,12 +656,13 @@ class Runner:
                     _close(read_end)
                     self.answer_check(request, write_end)
                     code = 0
+                    _close(write_end)  # the parent goes on while this process is torn down
                 finally:
                     _exit_now(code)
             _close(write_end)
             lines = _read_all(read_end).split(b"\n")
             _close(read_end)
-            _, status = _waitpid(pid, 0)
+            status = self.reap_or_defer(pid, any(line.startswith(b"ended ") for line in lines))
             if any(lines):
                 break
             refused = None  # it ended before it answered anything: nothing of the check ran
@@ -660,6 +684,31 @@ class Runner:
         if before is None or after != before:
             answer["restart"] = True
         return answer
+
+    def reap_or_defer(self, pid, answered):
+        """The wait status of a check's child `pid`. One that `answered` in full and is
+        still being torn down is not waited for (0; reap_ended reaps it before the next
+        request); any other is waited for, its status telling how it ended."""
+        if answered:
+            done, status = _waitpid(pid, _WNOHANG)
+            if done:
+                return status
+            self.ending.append(pid)
+            return 0
+        return _waitpid(pid, 0)[1]
+
+    def reap_ended(self):
+        """Wait for the children of earlier checks, which had answered in full, to be gone.
+
+        The reply that ends a check goes before its child is torn down, so the grader
+        reads it while that happens; the next request waits for it, so that no cell
+        and no fork ever finds a process of an ended check still counted."""
+        while self.ending:
+            try:
+                _waitpid(self.ending[-1], 0)
+            except ChildProcessError:
+                pass
+            self.ending.pop()
 
     def answer_check(self, request, parent):
         """In the check's child: answer requests until one ends the check."""
@@ -939,6 +988,9 @@ def serve_template(runner, control_fd):
     signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
     map_setup_tensors(runner.setup)
     warm_up()  # once here, so that no student's fork loads these itself
+    # what the template made is never collected: a student's collection does not walk
+    # it, and so copies none of its pages into the student's fork
+    _gc_freeze()
     spawned = {}  # fork's pid -> (spawn number, channel that asked)
     while True:
         readable, _, _ = select.select(channels + [wake_read], [], [])

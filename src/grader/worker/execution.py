@@ -12,6 +12,7 @@ import shutil
 import time
 
 from ..cells import STUDENT_ID_VARIABLE, reads_student_id
+from ..checks import Checker
 from ..files import tagged_folder
 from ..plan import Plan, PlanCell
 from ..sandbox import (CellOutcome, CellStatus, ForkedKernel, GraderFault, Kernel, SandboxError,
@@ -54,6 +55,7 @@ def execute_plan(plan: Plan, job: Job, instructor: object = None) -> tuple:
         return execution.outcomes, execution.notes
     finally:
         execution.stop()
+        execution.finish()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -89,26 +91,27 @@ class NotebookExecution:
                                or self.timeout * (len(self.code_cells) + 2) + 60)
         self.budget = assignment.limits.notebook_seconds
         self.prelude = leading_setup(plan, self.code_cells)
-        self.package_copy = self.template = self.checker = self.kernel = self.deadline = None
+        self.package_copy = self.template = self.kernel = self.deadline = None
+        self.background = self.checker_made = self._checker = None
         self.outcomes, self.completed, self.notes = {}, [], []
         self.restarts, self.over_budget = 0, False
         self.ran_last = None  # the cell whose request the kernel answered last
 
     def start(self, instructor: object) -> None:
-        """The checks' set-up, built while this worker's warm template starts (or is found)."""
+        """The checks' set-up, built in a thread of this worker while the warm template
+        starts (or is found) and the student's first cells run: only the first check
+        waits for it."""
         plan, assignment = self.plan, self.assignment
         self.package_copy = (sandboxed_package(assignment.package, assignment.blocked)
                              if assignment.blocked else None)
-        with concurrent.futures.ThreadPoolExecutor(1) as background:
-            # the template is started from this thread: a sandbox ends with the thread
-            # that started it
-            checker = background.submit(make_checker, plan, instructor, assignment.package) if any(
-                plan.cells[i].kind == "test" for i in self.code_cells) else None
-            self.template = warm_template(assignment.limits, assignment.package,
-                                          self.package_copy,
-                                          [(plan.cells[i].kind, plan.cells[i].source)
-                                           for i in self.prelude])
-            self.checker = checker.result().for_student(self.job.student) if checker else None
+        if any(plan.cells[i].kind == "test" for i in self.code_cells):
+            self.background = concurrent.futures.ThreadPoolExecutor(1, "checks' set-up")
+            self.checker_made = self.background.submit(self._make_checker, instructor)
+        # the template is started from this thread: a sandbox ends with the thread
+        # that started it
+        self.template = warm_template(assignment.limits, assignment.package, self.package_copy,
+                                      [(plan.cells[i].kind, plan.cells[i].source)
+                                       for i in self.prelude])
         if self.template is not None:  # the prelude has run in the template, once for everyone
             for index, outcome in zip(self.prelude, self.template.outcomes):
                 self.outcomes[index] = dataclasses.replace(outcome)
@@ -142,8 +145,10 @@ class NotebookExecution:
             if not cell.source.strip():
                 outcome = CellOutcome(CellStatus.FAILED, "the test cell is empty")
             else:
-                status, message, output = self.checker.check(cell.source, kernel,
-                                                             time.monotonic() + left, timeout)
+                checker = self.checker()
+                left = min(timeout, self.deadline - time.monotonic())
+                status, message, output = checker.check(cell.source, kernel,
+                                                        time.monotonic() + left, timeout)
                 if kernel.fault:
                     raise GraderFault(f"{cell_label(cell, index)}: {kernel.fault}")
                 outcome = CellOutcome(status, message, output)
@@ -167,6 +172,29 @@ class NotebookExecution:
                               + ("; the kernel was restarted for the cells after it"
                                  if restart else ""))
         return True
+
+    def checker(self) -> Checker:
+        """The Checker of this student's notebook, waiting for its set-up the first time;
+        the wait does not count against the notebook's time."""
+        if self._checker is None:
+            waited = time.monotonic()
+            self._checker = self.checker_made.result()
+            if self.deadline is not None:
+                self.deadline += time.monotonic() - waited
+        return self._checker
+
+    def _make_checker(self, instructor: object):
+        import torch
+
+        torch.set_num_threads(1)  # the thread's own setting: one core's work, as the worker's
+        return make_checker(self.plan, instructor, self.assignment.package).for_student(
+            self.job.student)
+
+    def finish(self) -> None:
+        """The set-up's thread ended (it runs no longer than the set-up itself)."""
+        if self.background is not None:
+            self.background.shutdown(wait=True)
+            self.background = None
 
     def _new_kernel(self) -> bool:
         """A kernel forked from the template (or started from nothing), with the cells that

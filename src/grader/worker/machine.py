@@ -8,6 +8,7 @@ once per worker, and the machine holds one template per notebook however many
 workers it runs. Each worker takes its channel with `adopt_templates`.
 """
 
+import gc
 import threading
 
 import nbformat
@@ -52,3 +53,6 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
     # one torch thread in this thread too, which the workers are forked from (the setting
     # is the calling thread's): each worker is one core's work
     torch.set_num_threads(1)
+    # what the workers inherit is never collected: their collections do not walk torch and
+    # the checks' set-up, and copy none of those pages
+    gc.freeze()
