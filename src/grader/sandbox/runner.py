@@ -61,6 +61,7 @@ import os
 import pickle
 import resource
 import sys
+import threading
 import time
 
 _os_read = os.read
@@ -380,15 +381,15 @@ def read_only_mounts():
 def warm_up():
     """Import what torch loads lazily on first use of the meta device, as a notebook's
     first such cell would: a template does it once, before its first fork, so the
-    students forked later do not pay for it. The random number generator is left as
-    it was."""
+    students forked later do not pay for it. A template does it in a thread of its own
+    while its set-up cells run: the meta device is that thread's alone (torch's device
+    modes are per thread) and draws no random numbers, so the cells' generator and
+    tensors are as without it (tests/sandbox/test_warm_template.py)."""
     import torch
 
-    state = torch.random.get_rng_state()
     with torch.device("meta"):
         torch.nn.Linear(2, 2)
         torch.triu(torch.ones(2, 2), diagonal=1)
-    torch.random.set_rng_state(state)
 
 
 MAPPED_MIN_BYTES = 1 << 20  # storages of the set-up at least this large move to a memory file
@@ -526,6 +527,7 @@ class Runner:
         self.setup = {}  # what the instructor's set-up cells bound, by name
         self.writable = WRITABLE + (os.getcwd(),)
         self.ending = []  # checks' children that answered in full and are being torn down
+        self.warming = None  # a template's warm-up, running beside its set-up cells
         self.read_only = read_only_mounts()
 
     def handle(self, request):
@@ -917,6 +919,9 @@ def main_inside_sandbox():
     CONTROL_FD = int(sys.argv[4]) if len(sys.argv) > 4 else None
     work = os.getcwd()
     runner = Runner()
+    if CONTROL_FD is not None:  # a template: warmed up while its set-up cells run
+        runner.warming = threading.Thread(target=warm_up, name="warm-up")
+        runner.warming.start()
     sys.path.append(work)  # like a notebook: the student's own modules import, last
     serve(runner)
 
@@ -986,8 +991,8 @@ def serve_template(runner, control_fd):
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.signal(signal.SIGCHLD, lambda number, frame: None)
     signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+    runner.warming.join()  # once, before the first fork, so that no student loads these
     map_setup_tensors(runner.setup)
-    warm_up()  # once here, so that no student's fork loads these itself
     # what the template made is never collected: a student's collection does not walk
     # it, and so copies none of its pages into the student's fork
     _gc_freeze()
