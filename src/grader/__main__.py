@@ -14,6 +14,6 @@ from .cli import main  # noqa: E402
 if __name__ == "__main__":
     status = main()
     # what is left is freed with the interpreter: its last collections need not look at
-    # torch's million objects first (a second of every grading run's end)
+    # torch's million objects first (most of a second of every grading run's end)
     gc.freeze()
     sys.exit(status)

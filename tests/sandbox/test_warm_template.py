@@ -254,6 +254,11 @@ def test_the_set_ups_large_tensors_reach_every_fork_unchanged_and_writes_stay_in
         first.kill()
     assert seen == {"total": total, "bytes": [1024 * 512 * 4, 600 * 512 * 4], "separate": True,
                     "tied": True, "mapped": True}
+    # the very values the set-up makes here, with no template and no warm-up beside it
+    import torch
+
+    torch.manual_seed(0)
+    assert total == float(torch.nn.Linear(1024, 512).weight.detach().double().sum())
     second = start(shared, tmp_path)
     try:
         run(second, LOOK_AT_LARGE)

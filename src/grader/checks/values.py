@@ -138,7 +138,8 @@ class ArgumentPickler(pickle.Pickler):
 
 def _storage_bytes(storage) -> tuple | None:
     """("storage", dtype, bytes) for a tensor's storage in this process's memory, sent as
-    its bytes (torch's own pickling saves each one as a small file); None for others."""
+    its bytes (torch's own pickling writes each one as a small torch.save archive); None
+    for others."""
     import torch
 
     untyped = storage._untyped_storage
