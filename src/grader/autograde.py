@@ -82,6 +82,7 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
                 for hand_in, result in graded(gradable, prepare, executor, in_flight, grade):
                     writer.record(hand_in, result)
         finally:
+            writer.close()
             close_templates()
     writer.finish()
     if any(sandbox for _, sandbox in writer.failures):

@@ -1,7 +1,7 @@
-"""Where students are graded: this process, a pool of forked processes, or a Dask cluster.
+"""Where students are graded: a pool of forked processes on this machine, or a Dask cluster.
 
-All three are `concurrent.futures` executors, and `graded` is the one path a
-run takes through any of them. It reads each submission into a Job just
+Both are `concurrent.futures` executors, and `graded` is the one path a run
+takes through either. It reads each submission into a Job just
 before handing it out, keeps a bounded number in flight, and yields results
 as they come back.
 
@@ -110,18 +110,6 @@ def graded(submissions: list, prepare: object, executor: object, in_flight: obje
                 continue
             recorded.add(submission.student)
             yield submission, result
-
-
-class InlineExecutor(concurrent.futures.Executor):
-    """Runs each call in this process when it is submitted (for `graded` without workers)."""
-
-    def submit(self, fn: object, /, *args: object, **kwargs: object) -> concurrent.futures.Future:
-        future = concurrent.futures.Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except Exception as error:  # noqa: BLE001 (handed to the caller like a pool would)
-            future.set_exception(error)
-        return future
 
 
 @contextlib.contextmanager

@@ -8,7 +8,10 @@ from testsupport import tiny_course as fx
 
 
 def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(tiny_course):
+    """One connection for the run, as the writer keeps it: a student's failed transaction
+    is rolled back and the next students are recorded through the same connection."""
     from grader.recording import record_in_gradebook
+    from grader.recording.gradebook import open_gradebook
     from grader.results import CheckResult, NotebookResult, StudentResult
 
     tests = [CheckResult(g, p, p, "passed") for g, p in fx.POINTS.items()]
@@ -16,13 +19,19 @@ def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(tiny_course):
     record = StudentResult("halfway", "tiny",
                            notebooks=[NotebookResult("tiny", "graded", tests=tests)])
     url = "sqlite:///" + os.path.join(tiny_course, "course-data", "gradebook.db")
-    with pytest.raises(ValueError):
-        record_in_gradebook(url, "tinycourse", record, None)
-    assert "halfway" not in fx.gradebook_scores(tiny_course)
-    tests[-1].points = 1.0
-    record_in_gradebook(url, "tinycourse", record, None)
-    record_in_gradebook(url, "tinycourse", record, None)  # again: overwritten, not doubled
-    assert fx.gradebook_scores(tiny_course)["halfway"] == fx.POINTS
+    gradebook = open_gradebook(url, "tinycourse")
+    try:
+        with pytest.raises(ValueError):
+            record_in_gradebook(gradebook, record, None)
+        assert "halfway" not in fx.gradebook_scores(tiny_course)
+        tests[-1].points = 1.0
+        record_in_gradebook(gradebook, record, None)
+        assert fx.gradebook_scores(tiny_course)["halfway"] == fx.POINTS  # committed already
+        tests[0].points = 0.0
+        record_in_gradebook(gradebook, record, None)  # again: overwritten, not doubled
+    finally:
+        gradebook.close()
+    assert fx.gradebook_scores(tiny_course)["halfway"] == dict(fx.POINTS, **{tests[0].grade_id: 0.0})
     from nbgrader.api import Gradebook
 
     with Gradebook(url) as gb:

@@ -12,12 +12,24 @@ from dataclasses import dataclass
 
 from grader.plan import submission as submission_module
 from grader.results import StudentResult, StudentStatus
-from grader.engines import InlineExecutor, graded
+from grader.engines import graded
 from grader.worker import Assignment, read_job
 from grader.settings import Limits
 
 INSTRUCTOR = {"hw": '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'}
 HW = Assignment("hw", INSTRUCTOR, Limits(timeout=60), "gptcourse")
+
+
+class InlineExecutor(concurrent.futures.Executor):
+    """Runs each call in this process when it is submitted (for `graded` without workers)."""
+
+    def submit(self, fn: object, /, *args: object, **kwargs: object) -> concurrent.futures.Future:
+        future = concurrent.futures.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as error:  # noqa: BLE001 (handed to the caller like a pool would)
+            future.set_exception(error)
+        return future
 
 
 @dataclass

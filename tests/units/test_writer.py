@@ -53,19 +53,33 @@ def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(t
                               "reports": os.path.join(root, "reports"),
                               "db_url": "unused", "course_id": "tinycourse",
                               "late_penalties": lambda self: None})()
-    recorded = []
+    recorded, connections = [], []
 
-    def fake_record(db_url, course_id, record, timestamp, late_penalties=None):
+    class FakeGradebook:
+        def __init__(self, db_url, course_id):
+            self.closed = False
+            connections.append(self)
+
+        def close(self):
+            self.closed = True
+
+    def fake_record(gradebook, record, timestamp, late_penalties=None):
+        assert not gradebook.closed
         if record.student == "broken":
             raise RuntimeError("database went away")
-        recorded.append(record.student)
+        recorded.append((record.student, connections.index(gradebook)))
 
+    monkeypatch.setattr(record_module, "open_gradebook", FakeGradebook)
     monkeypatch.setattr(record_module, "record_in_gradebook", fake_record)
     writer = record_module.Writer(settings, fx.ASSIGNMENT)
-    for student in ("broken", "fine"):
+    for student in ("broken", "fine", "also-fine"):
         job = HandIn(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
         writer.record(job, _record(student))
-    assert writer.failures == [("broken", False)] and recorded == ["fine"]
+    assert writer.failures == [("broken", False)]
+    # the failed student's connection was let go; the next ones share a new one
+    assert recorded == [("fine", 1), ("also-fine", 1)] and connections[0].closed
+    writer.close()
+    assert connections[1].closed and len(connections) == 2
     with open(os.path.join(root, "reports", fx.ASSIGNMENT, "broken.json")) as handle:
         assert "not recorded" in " ".join(json.load(handle)["notes"])
     assert not os.path.exists(os.path.join(root, "autograded", "broken", fx.ASSIGNMENT,

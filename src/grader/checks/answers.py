@@ -1,7 +1,8 @@
-"""What the instructor's cells name: the answers students define, and the names a check uses.
+"""What the instructor's cells name: the answers students define.
 
 Found from the source alone (nothing is run): `answer_names` are the names the
-solution cells bind at the top level, `used_names` the names a test cell reads.
+solution cells bind at the top level (the names a test cell uses are read with
+its other facts by checker.py's `TestCell`).
 """
 
 import ast
@@ -34,15 +35,6 @@ def _bound(statements):
                 names.add(child.id)
     # (an `import torch` in a solution cell is not an answer: the checker's own torch stays)
     return names
-
-
-def used_names(code: str) -> set:
-    """Every name `code` reads or binds (none when it does not parse)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 def without_magics(code: str) -> str:

@@ -34,7 +34,7 @@ from ..safe_text import capped
 # a test cell's own printing keeps as much as a cell's (OUTPUT_CAP)
 from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus
 from ..sandbox.runner import short
-from .answers import answer_names, used_names, without_magics
+from .answers import answer_names, without_magics
 from .values import ArgumentPickler, decode, mirror_changes
 
 
@@ -224,14 +224,16 @@ class TestCell:
 
     def __init__(self, code: str):
         self.code, self.code_object = code, None
-        self.names = used_names(code)
+        self.names = set()  # every name the cell reads or binds (none when it does not parse)
         self.definitions = {}  # (name, first line) -> source of a def in the cell
         try:
             tree = ast.parse(code)
         except SyntaxError:
             return
         for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(node, ast.Name):
+                self.names.add(node.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 first = min([node.lineno] + [d.lineno for d in node.decorator_list])
                 source = ast.get_source_segment(code, node, padded=True)
                 if source:

@@ -1,6 +1,6 @@
 """An assignment's due date, recorded in the gradebook (make release DUEDATE=...)."""
 
-from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
+from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
 
 from ..settings import CourseError, Settings

@@ -2,7 +2,8 @@
 
 `record_in_gradebook` writes a `StudentResult` in one database transaction,
 with the rows nbgrader's add_submission would create and the late penalty
-nbgrader's AssignLatePenalties would give (late_penalties.py).
+nbgrader's AssignLatePenalties would give (late_penalties.py), through a
+gradebook connection that the writer keeps for the run (`open_gradebook`).
 """
 
 import os
@@ -27,10 +28,16 @@ def read_timestamp(submitted_dir: str) -> tuple:
         return None, "timestamp.txt could not be read; the submission time is unknown"
 
 
-def record_in_gradebook(db_url: str, course_id: str, result: StudentResult, timestamp: object,
+def open_gradebook(db_url: str, course_id: str) -> Gradebook:
+    """nbgrader's Gradebook of the course at `db_url` (its tables made if missing); the
+    caller closes it."""
+    return Gradebook(db_url, course_id)
+
+
+def record_in_gradebook(gb: Gradebook, result: StudentResult, timestamp: object,
                         late_penalties: object = None) -> None:
-    """Write one student's auto scores (a StudentResult) in one transaction, as nbgrader's
-    autograde would.
+    """Write one student's auto scores (a StudentResult) in one transaction of the open
+    gradebook `gb`, as nbgrader's autograde would; rolled back if anything fails.
 
     `late_penalties` is nbgrader's AssignLatePenalties built with the course's
     settings (Settings.late_penalties); a submission after the student's due date
@@ -44,46 +51,45 @@ def record_in_gradebook(db_url: str, course_id: str, result: StudentResult, time
 
         late_penalties = AssignLatePenalties()
         late_penalties.init_plugin()
-    with Gradebook(db_url, course_id) as gb:
-        db = gb.db
-        try:
-            if db.query(Student).filter(Student.id == result.student).one_or_none() is None:
-                db.add(Student(id=result.student))
-                db.flush()
-            assignment = gb.find_assignment(result.assignment)
-            submission = (db.query(SubmittedAssignment)
-                          .filter(SubmittedAssignment.assignment == assignment,
-                                  SubmittedAssignment.student_id == result.student)
-                          .one_or_none())
-            if submission is None:
-                submission = SubmittedAssignment(assignment=assignment,
-                                                 student=db.get(Student, result.student))
-                db.add(submission)
-                db.flush()
-            submission.timestamp = timestamp
-            _complete_structure(db, assignment, submission)
-            statuses = {nb.notebook: nb.status for nb in result.notebooks}
-            for notebook in assignment.notebooks:
-                submitted = _submitted_notebook(db, notebook, submission)
-                names = {c.id: c.name for c in list(notebook.grade_cells) + list(notebook.task_cells)}
-                scores = result.scores(notebook.name)
-                # not missing or unreadable
-                graded = statuses.get(notebook.name) == NotebookStatus.GRADED
-                for grade in db.query(Grade).filter(Grade.notebook_id == submitted.id):
-                    name = names.get(grade.cell_id)
-                    if name in scores:
-                        grade.auto_score = float(scores[name])
-                    else:  # a manually graded answer or task: a person grades it
-                        grade.auto_score = None if graded else 0.0
-                    grade.needs_manual_grade = (grade.manual_score is not None
-                                                or grade.auto_score is None)
-                db.flush()
-            # this submission's and the student's others (a late-day budget spans them)
-            assign_late_penalties(db, result.student, late_penalties)
-            db.commit()
-        except BaseException:
-            db.rollback()
-            raise
+    db = gb.db
+    try:
+        if db.query(Student).filter(Student.id == result.student).one_or_none() is None:
+            db.add(Student(id=result.student))
+            db.flush()
+        assignment = gb.find_assignment(result.assignment)
+        submission = (db.query(SubmittedAssignment)
+                      .filter(SubmittedAssignment.assignment == assignment,
+                              SubmittedAssignment.student_id == result.student)
+                      .one_or_none())
+        if submission is None:
+            submission = SubmittedAssignment(assignment=assignment,
+                                             student=db.get(Student, result.student))
+            db.add(submission)
+            db.flush()
+        submission.timestamp = timestamp
+        _complete_structure(db, assignment, submission)
+        statuses = {nb.notebook: nb.status for nb in result.notebooks}
+        for notebook in assignment.notebooks:
+            submitted = _submitted_notebook(db, notebook, submission)
+            names = {c.id: c.name for c in list(notebook.grade_cells) + list(notebook.task_cells)}
+            scores = result.scores(notebook.name)
+            # not missing or unreadable
+            graded = statuses.get(notebook.name) == NotebookStatus.GRADED
+            for grade in db.query(Grade).filter(Grade.notebook_id == submitted.id):
+                name = names.get(grade.cell_id)
+                if name in scores:
+                    grade.auto_score = float(scores[name])
+                else:  # a manually graded answer or task: a person grades it
+                    grade.auto_score = None if graded else 0.0
+                grade.needs_manual_grade = (grade.manual_score is not None
+                                            or grade.auto_score is None)
+            db.flush()
+        # this submission's and the student's others (a late-day budget spans them)
+        assign_late_penalties(db, result.student, late_penalties)
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
 
 
 def _submitted_notebook(db, notebook, submission):

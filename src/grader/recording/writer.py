@@ -7,6 +7,9 @@ the gradebook is changed in one database transaction, and only then are the
 files put in place. A run that is interrupted (Ctrl-C, kill) leaves every
 student either fully recorded or as before, and running again overwrites
 cleanly; what a killed writer left is removed by the next run (files.py).
+The writer keeps one connection to the gradebook for the run (each student
+still its own transaction): the database's statements are compiled once, not
+once per student.
 """
 
 import os
@@ -18,7 +21,7 @@ from ..files import StagedFiles
 from ..results import StudentResult, StudentStatus
 from ..safe_text import file_name, shown_id, student_id_problem, writable, writable_record
 from ..settings import Settings
-from .gradebook import read_timestamp, record_in_gradebook
+from .gradebook import open_gradebook, read_timestamp, record_in_gradebook
 from .report_parts import remove_assignment_leftovers, write_assignment_report, write_student_report
 
 
@@ -27,14 +30,30 @@ class Writer:
 
     `start()` before the first student (the reports folder, and what killed
     writers left), `record()` for each student's result, `finish()` at the end
-    (the assignment's report rebuilt from every student's part). A student
-    the writer fails on is reported for that student and the run goes on;
-    `failures` lists them as (student, whether the sandbox failed).
+    (the assignment's report rebuilt from every student's part), `close()` if
+    the run stops before. A student the writer fails on is reported for that
+    student and the run goes on; `failures` lists them as (student, whether the
+    sandbox failed).
     """
 
     def __init__(self, settings: Settings, assignment: str):
         self.settings, self.assignment = settings, assignment
         self.failures = []
+        self._gradebook = self._late_penalties = None
+
+    def _open(self) -> tuple:
+        """The run's gradebook connection and late-penalty preprocessor, made on first use."""
+        if self._gradebook is None:
+            self._gradebook = open_gradebook(self.settings.db_url, self.settings.course_id)
+        if self._late_penalties is None:
+            self._late_penalties = self.settings.late_penalties()
+        return self._gradebook, self._late_penalties
+
+    def close(self) -> None:
+        """Let go of the gradebook connection (a later record opens another)."""
+        if self._gradebook is not None:
+            gradebook, self._gradebook = self._gradebook, None
+            gradebook.close()
 
     def start(self) -> None:
         os.makedirs(self.settings.reports, exist_ok=True)
@@ -42,6 +61,7 @@ class Writer:
                                     self.assignment)
 
     def finish(self) -> list:
+        self.close()
         return write_assignment_report(self.settings.reports, self.assignment)
 
     def record(self, hand_in: object, result: StudentResult) -> None:
@@ -75,11 +95,12 @@ class Writer:
             write_autograded(settings.autograded, hand_in.student, self.assignment, result,
                              submitted_dir, staged)
             write_student_report(settings.reports, self.assignment, result, staged)
-            record_in_gradebook(settings.db_url, settings.course_id, result, timestamp,
-                                settings.late_penalties())
+            gradebook, late_penalties = self._open()
+            record_in_gradebook(gradebook, result, timestamp, late_penalties)
             staged.publish()
         except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
             staged.discard()
+            self.close()  # the next student starts on a new connection
             self.failures.append((student, False))
             message = writable(f"{type(error).__name__}: {error}")
             print(f"error recording {student}: {message}", file=sys.stderr)
@@ -88,6 +109,7 @@ class Writer:
             return
         except BaseException:
             staged.discard()
+            self.close()
             raise
         states = ", ".join(f"{nb.notebook}: {nb.status}" for nb in result.notebooks)
         print(f"{student}: {result.points:g}/{result.max_points:g} ({states}) in "

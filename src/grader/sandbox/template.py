@@ -115,14 +115,11 @@ class Template:
         if self._cgroups is not None and self._cgroups_of == os.getpid():
             self._cgroups.remove()
             self._cgroups = None
-        if not self.owned():
-            for channel in self.spare:
-                channel.close()
-            self.spare = []
-            return
         for channel in self.spare:
             channel.close()
         self.spare = []
+        if not self.owned():
+            return
         if self.pidfd is not None:
             os.close(self.pidfd)
             self.pidfd = None

@@ -24,6 +24,13 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
     """The templates of `assignment`'s notebooks (one control channel per worker, and
     this process's own) and the checks' set-up, both ready when this returns."""
     failed = []
+    preludes = []
+    for text in assignment.instructor_notebooks.values():
+        plan = build_plan(nbformat.reads(text, as_version=4), None)
+        preludes.append([(plan.cells[i].kind, plan.cells[i].source)
+                         for i in leading_setup(plan, code_cell_indices(plan))])
+    package_copy = (sandboxed_package(assignment.package, assignment.blocked)
+                    if assignment.blocked else None)
 
     def checks():
         try:
@@ -32,14 +39,9 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
             failed.append(error)
 
     builder = threading.Thread(target=checks, name="checks' set-up")
-    builder.start()
+    builder.start()  # after the work above, which its imports would slow down
     try:
-        package_copy = (sandboxed_package(assignment.package, assignment.blocked)
-                        if assignment.blocked else None)
-        for text in assignment.instructor_notebooks.values():
-            plan = build_plan(nbformat.reads(text, as_version=4), None)
-            prelude = [(plan.cells[i].kind, plan.cells[i].source)
-                       for i in leading_setup(plan, code_cell_indices(plan))]
+        for prelude in preludes:
             # started from this thread, which lives as long as the run: a sandbox ends
             # with the thread that started it
             warm_template(assignment.limits, assignment.package, package_copy, prelude,
