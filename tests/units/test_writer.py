@@ -57,15 +57,18 @@ def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(t
 
     class FakeGradebook:
         def __init__(self, db_url, course_id):
-            self.closed = False
+            self.closed = self.gone = False
             connections.append(self)
 
         def close(self):
             self.closed = True
+            if self.gone:
+                raise RuntimeError("cannot close: the database went away")
 
     def fake_record(gradebook, record, timestamp, late_penalties=None):
         assert not gradebook.closed
         if record.student == "broken":
+            gradebook.gone = True
             raise RuntimeError("database went away")
         recorded.append((record.student, connections.index(gradebook)))
 

@@ -53,7 +53,10 @@ class Writer:
         """Let go of the gradebook connection (a later record opens another)."""
         if self._gradebook is not None:
             gradebook, self._gradebook = self._gradebook, None
-            gradebook.close()
+            try:
+                gradebook.close()
+            except Exception:  # noqa: BLE001 (every transaction already ended: nothing is lost)
+                pass
 
     def start(self) -> None:
         os.makedirs(self.settings.reports, exist_ok=True)
