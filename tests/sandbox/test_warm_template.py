@@ -436,6 +436,36 @@ def test_a_warm_fork_grades_exactly_as_a_kernel_started_from_nothing(tmp_path):
     assert partial["generate_text_simple_batches"] == 0
 
 
+def test_a_worker_grades_on_the_template_the_machine_started_for_it(tmp_path):
+    """prepare_machine starts the templates before the workers; a student's notebook finds
+    its notebook's template by the same key (limits, package copy, prelude) and starts none."""
+    from grader.worker import prepare_machine
+
+    settings = load(ROOT)
+    name = "logits-to-text-as-written"
+    case = CASES[name]
+    folder = tmp_path / case.assignment
+    folder.mkdir()
+    for file_name, data in case.hand_in().items():
+        (folder / file_name).write_bytes(data)
+    notebooks = settings.instructor_notebooks(case.assignment)
+    prepared = Assignment(case.assignment, read_instructor_notebooks(notebooks), LIMITS,
+                          settings.package, blocked_functions(settings, notebooks))
+    saved = list(caches._NO_TEMPLATE)
+    caches.close_templates()
+    caches._NO_TEMPLATE[:] = []
+    try:
+        prepare_machine(prepared, 1)
+        started = list(caches._TEMPLATES.values())
+        assert len(started) == len(notebooks) == 1
+        record = grade_student(read_job(prepared, name, str(folder)))
+        assert list(caches._TEMPLATES.values()) == started and started[0].alive()
+        assert record.points == record.max_points > 0
+    finally:
+        caches.close_templates()
+        caches._NO_TEMPLATE[:] = saved
+
+
 # ---------------------------------------------------------------- what a fork costs
 
 COUNT_ZOMBIES = """

@@ -15,6 +15,7 @@ import nbformat
 
 from ..cells import nbgrader_meta
 from ..checks import answer_names
+from ..sandbox import sandboxed_package
 from ..settings import CourseError, Limits, Settings, stale_salts
 
 
@@ -27,6 +28,11 @@ class Assignment:
     limits: Limits
     package: str  # the course package students import
     blocked: tuple = ()  # its functions that are stubs in the sandbox
+
+    def package_copy(self) -> str | None:
+        """The folder of the package with the blocked functions as stubs (made once per
+        process), bound over the package in the sandbox; None when none is blocked."""
+        return sandboxed_package(self.package, self.blocked) if self.blocked else None
 
 
 def prepare_assignment(settings: Settings, name: str, limits: Limits) -> Assignment:

@@ -16,7 +16,7 @@ from ..checks import Checker
 from ..files import tagged_folder
 from ..plan import Plan, PlanCell
 from ..sandbox import (CellOutcome, CellStatus, ForkedKernel, GraderFault, Kernel, SandboxError,
-                       sandbox_uid, sandboxed_package)
+                       sandbox_uid)
 from .caches import make_checker, warm_template
 from .job import Job
 
@@ -102,16 +102,14 @@ class NotebookExecution:
         starts (or is found) and the student's first cells run: only the first check
         waits for it."""
         plan, assignment = self.plan, self.assignment
-        self.package_copy = (sandboxed_package(assignment.package, assignment.blocked)
-                             if assignment.blocked else None)
+        self.package_copy = assignment.package_copy()
         if any(plan.cells[i].kind == "test" for i in self.code_cells):
             self.background = concurrent.futures.ThreadPoolExecutor(1, "checks' set-up")
             self.checker_made = self.background.submit(self._make_checker, instructor)
         # the template is started from this thread: a sandbox ends with the thread
         # that started it
         self.template = warm_template(assignment.limits, assignment.package, self.package_copy,
-                                      [(plan.cells[i].kind, plan.cells[i].source)
-                                       for i in self.prelude])
+                                      prelude_cells(plan, self.prelude))
         if self.template is not None:  # the prelude has run in the template, once for everyone
             for index, outcome in zip(self.prelude, self.template.outcomes):
                 self.outcomes[index] = dataclasses.replace(outcome)
@@ -283,6 +281,12 @@ def leading_setup(plan: Plan, code_cells: list) -> list:
             break
         prelude.append(index)
     return prelude
+
+
+def prelude_cells(plan: Plan, prelude: list) -> list:
+    """(kind, source) of the prelude's cells: what a warm template runs, and part of the
+    key it is found by (worker/caches.py)."""
+    return [(plan.cells[i].kind, plan.cells[i].source) for i in prelude]
 
 
 def give_to_sandbox_user(folder: str) -> None:

@@ -14,10 +14,9 @@ import threading
 import nbformat
 
 from ..plan import build_plan
-from ..sandbox import sandboxed_package
 from .assignment import Assignment
 from .caches import prepare_checkers, warm_template
-from .execution import code_cell_indices, leading_setup
+from .execution import code_cell_indices, leading_setup, prelude_cells
 
 
 def prepare_machine(assignment: Assignment, workers: int) -> None:
@@ -27,10 +26,8 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
     preludes = []
     for text in assignment.instructor_notebooks.values():
         plan = build_plan(nbformat.reads(text, as_version=4), None)
-        preludes.append([(plan.cells[i].kind, plan.cells[i].source)
-                         for i in leading_setup(plan, code_cell_indices(plan))])
-    package_copy = (sandboxed_package(assignment.package, assignment.blocked)
-                    if assignment.blocked else None)
+        preludes.append(prelude_cells(plan, leading_setup(plan, code_cell_indices(plan))))
+    package_copy = assignment.package_copy()
 
     def checks():
         try:
