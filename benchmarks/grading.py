@@ -29,6 +29,13 @@ time of each assignment's command, as timeit keeps its fastest loop: on a
 shared machine the fastest run is the one least slowed by others, and the
 rounds spread what the machine does meanwhile over every kind of run alike.
 
+For each run of the course's grader it also prints where the time went: the
+start-up (to the workers' start), the grading (to the last student's result) and
+the wind-down, each with the cores the machine kept busy meanwhile (/proc/stat),
+the speed-up of the grading alone, and the most that N cores could give over one
+worker whose own run already kept more than one core busy (its wall time over
+its processor time shared by N cores).
+
 --students is per assignment: --students 30 is a class of 2 x 30 = 60 notebooks;
 several sizes, comma-separated, are measured one after the other.
 --engines dask also grades the batch (into the first backend's kind of
@@ -39,8 +46,10 @@ process and of the largest sandbox process each one reaped.
 """
 
 import argparse
+import collections
 import json
 import os
+import re
 import resource
 import socket
 import subprocess
@@ -63,13 +72,45 @@ PROJECTED_CORES = 16
 PROJECTED_MACHINES = 4
 
 
+STUDENT_LINE = re.compile(r"^\S+: .* in [0-9.]+ s$")  # the writer's line for one student
+
+
+def busy_seconds():
+    """Processor seconds this machine has spent busy since it started, all cores (user,
+    nice, system, interrupts), from /proc/stat: whatever runs, the grader's sandboxes too."""
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:8]]
+    return (sum(fields[:3]) + sum(fields[5:7])) / os.sysconf("SC_CLK_TCK")
+
+
 def run(command, course, db_url, **extra_env):
-    """(wall seconds, exit status, output tail) of one command run in ``course``."""
-    start = time.perf_counter()
-    result = subprocess.run(command, cwd=course, env=nbgrader_env(db_url, **extra_env),
-                            capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    return seconds, result.returncode, (result.stdout + result.stderr)[-3000:]
+    """(wall seconds, exit status, output tail, phases) of one command run in ``course``.
+
+    `phases` splits a run of the course's grader by the lines it prints as it goes,
+    as (wall seconds, busy processor seconds of the machine) for each: start-up
+    (from the command to "autograding ...", when its workers start), grading (from
+    there to the last student's line) and wind-down (to its exit); None for a
+    command that prints no such lines. The child's output is unbuffered, so that
+    each line is seen when it is written.
+    """
+    marks = [(time.perf_counter(), busy_seconds())]
+    last_student = None
+    tail = collections.deque(maxlen=200)
+    with subprocess.Popen(command, cwd=course, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, env=nbgrader_env(db_url, PYTHONUNBUFFERED="1",
+                                                      **extra_env)) as child:
+        for line in child.stdout:
+            tail.append(line)
+            if len(marks) == 1 and line.startswith("autograding "):
+                marks.append((time.perf_counter(), busy_seconds()))
+            elif len(marks) == 2 and STUDENT_LINE.match(line.rstrip("\n")):
+                last_student = (time.perf_counter(), busy_seconds())
+    marks += [last_student, (time.perf_counter(), busy_seconds())]
+    phases = None
+    if None not in marks and len(marks) == 4:
+        phases = [(after[0] - before[0], after[1] - before[1])
+                  for before, after in zip(marks, marks[1:])]
+    return marks[-1][0] - marks[0][0], child.returncode, "".join(tail)[-3000:], phases
 
 
 def prepare(course, assignments, students, db_url, kinds):
@@ -78,8 +119,8 @@ def prepare(course, assignments, students, db_url, kinds):
     for assignment in assignments[1:]:
         write_batch(course, assignment, students, kinds=kinds)
     for assignment in assignments:
-        _, code, tail = run([sys.executable, "-m", "nbgrader", "generate_assignment",
-                             assignment, "--force"], course, db_url)
+        _, code, tail, _ = run([sys.executable, "-m", "nbgrader", "generate_assignment",
+                                assignment, "--force"], course, db_url)
         if code != 0:
             raise SystemExit(f"releasing {assignment} failed:\n{tail}")
 
@@ -149,6 +190,45 @@ def floor_run(course, assignment, db_url):
     return floor["seconds"], floor["points"]
 
 
+def print_phases(names, assignments, phases, students):
+    """Where each run of the course's grader spent its time, summed over the assignments
+    (each assignment's fastest round); how much faster the grading alone was with more
+    workers than with one; and the most that many cores could give over one worker
+    that already keeps more than one core busy."""
+    timed = [name for name in names if all((name, a) in phases for a in assignments)]
+    if not timed:
+        return
+    print()
+    print("where each run's time went, all assignments (one command each): wall seconds, "
+          "in brackets the cores kept busy on average")
+    print(f"{'run':<14}{'start-up':>16}{'grading':>16}{'wind-down':>16}{'all':>16}")
+    spans, whole = {}, {}
+    for name in timed:
+        cells = []
+        for part in (0, 1, 2, None):
+            parts = (0, 1, 2) if part is None else (part,)
+            wall = sum(phases[name, a][i][0] for a in assignments for i in parts)
+            cpu = sum(phases[name, a][i][1] for a in assignments for i in parts)
+            cells.append(f"{wall:.1f} ({cpu / wall:.2f})")
+            if part == 1:
+                spans[name] = wall
+            if part is None:
+                whole[name] = (wall, cpu)
+        print(f"{name:<14}" + "".join(f"{c:>16}" for c in cells))
+    print("(start-up: from the command to its workers' start, the templates and the checks' "
+          "set-up ready; grading: to the last student's result; wind-down: to its exit; "
+          "busy cores are the whole machine's, from /proc/stat)")
+    for name in timed:
+        backend, _, jobs = name.rpartition("-")
+        one = f"{backend}-1"
+        if jobs.isdigit() and jobs != "1" and one in spans:
+            wall, cpu = whole[one]
+            print(f"{name} against {one}: the grading alone {spans[one] / spans[name]:.2f} "
+                  f"times as fast; at most {int(jobs) * wall / cpu:.2f} times for the whole "
+                  f"run, had its {jobs} cores been busy throughout with {one}'s "
+                  f"{cpu:.1f} processor seconds")
+
+
 def total_points(db_url, assignment):
     """{student: points} of the grader's gradebook rows for one assignment."""
     totals = {}
@@ -209,7 +289,7 @@ def measure(args, students, kinds):
     print(f"machine: {os.cpu_count()} cores, load average before: "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     server = TemporaryPostgres() if "postgresql" in backends else None
-    results, dask_results, dask_memory, per_assignment = [], [], {}, {}
+    results, dask_results, dask_memory, per_assignment, phases = [], [], {}, {}, {}
     stock_seconds = floor_seconds = None
     outcome = {"reference": None, "points": None, "problems": 0}
 
@@ -222,10 +302,14 @@ def measure(args, students, kinds):
         prepare(course, assignments, students, db_url, kinds)
         return course, db_url
 
-    def keep_fastest(name, assignment, took):
-        """The fastest time of `name`'s command for `assignment` over the rounds so far."""
+    def keep_fastest(name, assignment, took, run_phases=None):
+        """The fastest time of `name`'s command for `assignment` over the rounds so far,
+        and where that run's time went."""
         key = (name, assignment)
-        per_assignment[key] = min(took, per_assignment.get(key, took))
+        if took <= per_assignment.get(key, took):
+            per_assignment[key] = took
+            if run_phases:
+                phases[key] = run_phases
 
     def total(name):
         return sum(per_assignment[name, a] for a in assignments)
@@ -244,10 +328,10 @@ def measure(args, students, kinds):
                         "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"]
                        if stock else
                        [sys.executable, "-m", "grader", "autograde", assignment, *engine_args])
-            took, code, tail = run(command, course, db_url,
-                                   **({"OMP_NUM_THREADS": "1"} if stock else {}))
+            took, code, tail, run_phases = run(command, course, db_url,
+                                               **({"OMP_NUM_THREADS": "1"} if stock else {}))
             seconds += took
-            keep_fastest(name, assignment, took)
+            keep_fastest(name, assignment, took, run_phases)
             if stock:
                 continue
             rows[assignment] = gradebook_rows(db_url, assignment)
@@ -353,6 +437,7 @@ def measure(args, students, kinds):
     print("(each run's wall time divided by its notebooks, start-up included; the floor "
           "excludes its one warm start; stock nbgrader runs every kernel unsandboxed, one "
           "at a time)")
+    print_phases(names, assignments, phases, len(students))
     for address, (own, child) in sorted(dask_memory.items()):
         print(f"Dask worker {address}: {own:,.0f} MiB peak resident memory itself, "
               f"{child:,.0f} MiB its largest sandbox process")
