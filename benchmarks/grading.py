@@ -190,43 +190,38 @@ def floor_run(course, assignment, db_url):
     return floor["seconds"], floor["points"]
 
 
-def print_phases(names, assignments, phases, students):
+def print_phases(names, assignments, phases):
     """Where each run of the course's grader spent its time, summed over the assignments
     (each assignment's fastest round); how much faster the grading alone was with more
     workers than with one; and the most that many cores could give over one worker
     that already keeps more than one core busy."""
-    timed = [name for name in names if all((name, a) in phases for a in assignments)]
-    if not timed:
+    summed = {}  # run -> [(wall, busy processor seconds)] of start-up, grading, wind-down
+    for name in names:
+        if all((name, a) in phases for a in assignments):
+            summed[name] = [tuple(map(sum, zip(*(phases[name, a][i] for a in assignments))))
+                            for i in range(3)]
+    if not summed:
         return
     print()
     print("where each run's time went, all assignments (one command each): wall seconds, "
           "in brackets the cores kept busy on average")
     print(f"{'run':<14}{'start-up':>16}{'grading':>16}{'wind-down':>16}{'all':>16}")
-    spans, whole = {}, {}
-    for name in timed:
-        cells = []
-        for part in (0, 1, 2, None):
-            parts = (0, 1, 2) if part is None else (part,)
-            wall = sum(phases[name, a][i][0] for a in assignments for i in parts)
-            cpu = sum(phases[name, a][i][1] for a in assignments for i in parts)
-            cells.append(f"{wall:.1f} ({cpu / wall:.2f})")
-            if part == 1:
-                spans[name] = wall
-            if part is None:
-                whole[name] = (wall, cpu)
-        print(f"{name:<14}" + "".join(f"{c:>16}" for c in cells))
+    whole = {name: tuple(map(sum, zip(*parts))) for name, parts in summed.items()}
+    for name, parts in summed.items():
+        print(f"{name:<14}" + "".join(f"{f'{wall:.1f} ({cpu / wall:.2f})':>16}"
+                                      for wall, cpu in parts + [whole[name]]))
     print("(start-up: from the command to its workers' start, the templates and the checks' "
           "set-up ready; grading: to the last student's result; wind-down: to its exit; "
           "busy cores are the whole machine's, from /proc/stat)")
-    for name in timed:
+    for name in summed:
         backend, _, jobs = name.rpartition("-")
         one = f"{backend}-1"
-        if jobs.isdigit() and jobs != "1" and one in spans:
+        if jobs.isdigit() and jobs != "1" and one in summed:
             wall, cpu = whole[one]
-            print(f"{name} against {one}: the grading alone {spans[one] / spans[name]:.2f} "
-                  f"times as fast; at most {int(jobs) * wall / cpu:.2f} times for the whole "
-                  f"run, had its {jobs} cores been busy throughout with {one}'s "
-                  f"{cpu:.1f} processor seconds")
+            print(f"{name} against {one}: the grading alone "
+                  f"{summed[one][1][0] / summed[name][1][0]:.2f} times as fast; at most "
+                  f"{int(jobs) * wall / cpu:.2f} times for the whole run, had its {jobs} cores "
+                  f"been busy throughout with {one}'s {cpu:.1f} processor seconds")
 
 
 def total_points(db_url, assignment):
@@ -437,7 +432,7 @@ def measure(args, students, kinds):
     print("(each run's wall time divided by its notebooks, start-up included; the floor "
           "excludes its one warm start; stock nbgrader runs every kernel unsandboxed, one "
           "at a time)")
-    print_phases(names, assignments, phases, len(students))
+    print_phases(names, assignments, phases)
     for address, (own, child) in sorted(dask_memory.items()):
         print(f"Dask worker {address}: {own:,.0f} MiB peak resident memory itself, "
               f"{child:,.0f} MiB its largest sandbox process")
