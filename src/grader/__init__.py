@@ -37,7 +37,8 @@ The wings, from the top down:
   sandboxed kernels, the autograded notebook, what a worker keeps warm.
 - ``checks/``: the instructor's test cells, run here against the answers:
   answer names, values decoded from the kernel, the `Checker`.
-- ``plan/``: a submission read defensively, and the plan of cells to run.
+- ``plan/``: a submission read defensively, and the plan of cells to run;
+  the `HandIn`, and why one is refused.
 - ``sandbox/``: where student code runs: the bubblewrap command line,
   cgroups, the stubbed package copy, the `Kernel` and its channel, the warm
   `Template` and its forks, and ``runner.py``, the script inside the sandbox,
@@ -53,7 +54,7 @@ The ground floor, used by every wing:
   student-id check.
 - ``files.py``: files written whole, and what dead processes left (owner tags).
 - ``results.py``: the typed result of one student, with its status enums.
-- ``cells.py``: one notebook cell's source, nbgrader metadata and docstring,
+- ``cells.py``: one notebook cell's source, nbgrader metadata, role (`CellKind`) and docstring,
   and whether it reads the student's id (then it runs for each student).
 - ``feedback.py`` and ``nbgrader_guard.py``: the classes nbgrader_config.py
   names: the feedback page (its template in ``templates/feedback/``) without

@@ -9,30 +9,14 @@ student exactly once.
 
 import os
 import sys
-from dataclasses import dataclass
-
-import nbformat
 
 from .engines import engine, graded
-from .plan import build_plan, submission_link_problem
+from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
-from .results import (CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult,
-                      StudentStatus)
-from .safe_text import file_name, shown_id, student_id_problem
 from .sandbox import SandboxCgroups, bwrap_available
 from .settings import CourseError, Limits, Settings
 from .worker import (close_templates, prepare_assignment, prepare_machine, private_work_root,
                      read_job, remove_left_overs)
-
-
-@dataclass
-class HandIn:
-    """One student's hand-in on the instructor's machine: what is read and recorded."""
-
-    student: str
-    assignment: str
-    submitted_dir: str  # submitted/<student>/<assignment>
-    instructor_notebooks: dict  # notebook name -> path of the instructor's .ipynb
 
 
 def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1,
@@ -125,25 +109,3 @@ def limits_in_force(limits: Limits, package: str, blocked: tuple) -> str:
             f"{limits.tmpfs_mib} MiB each, files up to {limits.file_mib} MiB; no network; "
             f"{limits.notebook_seconds:g} s per notebook in all, restarts included\n"
             f"{package} functions students must write themselves (stubs in the sandbox): {stubs}")
-
-
-def refusal(settings: Settings, hand_in: HandIn) -> str | None:
-    """Why a hand-in is not graded at all (its folder is a link, ...), or None."""
-    if file_name(hand_in.student) != hand_in.student:
-        return "the student folder's name is not valid UTF-8 text; not graded"
-    problem = student_id_problem(hand_in.student)
-    if problem:
-        return f"student id {shown_id(hand_in.student)} {problem}; not graded"
-    return submission_link_problem(settings.submitted, hand_in.student, hand_in.assignment)
-
-
-def refused_result(hand_in: HandIn, reason: str) -> StudentResult:
-    """The result of a hand-in that was not run: every check 0 points, with `reason`."""
-    notebooks = []
-    for name, path in sorted(hand_in.instructor_notebooks.items()):
-        plan = build_plan(nbformat.read(path, as_version=4), None)
-        tests = [CheckResult(cell.grade_id, 0.0, cell.points, CheckStatus.NOT_RUN, reason)
-                 for cell in plan.cells if cell.kind == "test"]
-        notebooks.append(NotebookResult(name, NotebookStatus.UNREADABLE, reason, [], tests))
-    return StudentResult(hand_in.student, hand_in.assignment, StudentStatus.REFUSED, [reason],
-                         notebooks)

@@ -8,9 +8,23 @@ never change them.
 
 import ast
 import re
+from enum import StrEnum
+from typing import Any
 
 HIDDEN_BLOCK = re.compile(r"^[ \t]*#+[ \t]*BEGIN HIDDEN TESTS.*?^[ \t]*#+[ \t]*END HIDDEN TESTS[^\n]*\n?",
                           re.MULTILINE | re.DOTALL)
+
+
+class CellKind(StrEnum):
+    """The role of a cell in the plan: an instructor code cell's role from its nbgrader
+    metadata (setup, solution, test), a cell the student added (extra), or text."""
+
+    SETUP = "setup"
+    SOLUTION = "solution"
+    TEST = "test"
+    EXTRA = "extra"  # a code cell the student added
+    MARKDOWN = "markdown"
+    RAW = "raw"
 
 
 def source_text(value: object) -> str:
@@ -22,20 +36,20 @@ def source_text(value: object) -> str:
     return ""
 
 
-def nbgrader_meta(cell: object) -> dict:
+def nbgrader_meta(cell: object) -> dict[str, Any]:
     """The cell's nbgrader metadata as a dict, or {} if absent or garbled."""
     metadata = cell.get("metadata") if isinstance(cell, dict) else None
     meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
     return meta if isinstance(meta, dict) else {}
 
 
-def cell_kind(meta: dict) -> str:
+def cell_kind(meta: dict[str, Any]) -> CellKind:
     """The role of an instructor code cell from its nbgrader metadata: solution, test or setup."""
     if meta.get("solution"):
-        return "solution"
+        return CellKind.SOLUTION
     if meta.get("grade"):
-        return "test"
-    return "setup"
+        return CellKind.TEST
+    return CellKind.SETUP
 
 
 def released_source(source: str) -> str:

@@ -5,13 +5,17 @@
   instructor's own cells put back, and notes on what was repaired or moved.
 - ``matching.py``: a submission whose nbgrader metadata is gone, matched to the
   release by its cells' text (or refused, for one reason).
+- ``hand_in.py``: `HandIn`, one student's hand-in on the instructor's machine;
+  `refusal`, why one is not graded at all, and `refused_result`, its result then.
 """
 
 from .build import MAX_EXTRA_CELLS, Plan, PlanCell, build_plan
+from .hand_in import HandIn, refusal, refused_result
 from .matching import with_metadata_restored
 from .submission import (MAX_COPIED_FILE_BYTES, Unreadable, parse_submission, read_submission,
                          read_submission_bytes, student_extra_files, submission_link_problem)
 
-__all__ = ["MAX_COPIED_FILE_BYTES", "MAX_EXTRA_CELLS", "Plan", "PlanCell", "Unreadable",
-           "build_plan", "parse_submission", "read_submission", "read_submission_bytes",
-           "student_extra_files", "submission_link_problem", "with_metadata_restored"]
+__all__ = ["MAX_COPIED_FILE_BYTES", "MAX_EXTRA_CELLS", "HandIn", "Plan", "PlanCell",
+           "Unreadable", "build_plan", "parse_submission", "read_submission",
+           "read_submission_bytes", "refusal", "refused_result", "student_extra_files",
+           "submission_link_problem", "with_metadata_restored"]

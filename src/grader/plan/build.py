@@ -9,8 +9,11 @@ limits below.
 """
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from ..cells import cell_kind, nbgrader_meta, released_source, source_text
+import nbformat
+
+from ..cells import CellKind, cell_kind, nbgrader_meta, released_source, source_text
 from ..safe_text import shown_value
 from .submission import NOTES_KEY, normalised_cells
 
@@ -23,7 +26,7 @@ MAX_MARKDOWN_CHARS = 20_000  # characters of a student's text cell kept in the g
 class PlanCell:
     """One cell of the notebook as it will be run and written back."""
 
-    kind: str  # markdown | raw | setup | solution | test | extra (a cell the student added)
+    kind: CellKind
     source: str
     grade_id: str | None = None
     points: float = 0.0
@@ -33,15 +36,17 @@ class PlanCell:
 
 @dataclass
 class Plan:
-    cells: list
-    notes: list = field(default_factory=list)  # plain-words remarks for the report
+    """The cells to run and write back, in order, and plain-words remarks for the report."""
+
+    cells: list[PlanCell]
+    notes: list[str] = field(default_factory=list)
 
 
 def _normalised(source):
     return [line.rstrip() for line in source.strip().splitlines()]
 
 
-def build_plan(instructor: object, submission: dict | None) -> Plan:
+def build_plan(instructor: nbformat.NotebookNode, submission: dict[str, Any] | None) -> Plan:
     """The cells to run, in the student's order, with the instructor's own cells put back.
 
     `instructor` is an nbformat NotebookNode of the solutions notebook,
@@ -95,12 +100,12 @@ def _place_student_cells(instructor, student_cells, layout, by_id, notes):
     answered, anchor, added = set(), -1, 0
     for position, cell in enumerate(student_cells):
         index = layout.match(cell, answered)
-        if index is not None and layout.kinds[index] == "markdown":
+        if index is not None and layout.kinds[index] == CellKind.MARKDOWN:
             continue  # the instructor's text: shown in its place, never where code runs
-        if index is not None and layout.kinds[index] != "solution":
+        if index is not None and layout.kinds[index] != CellKind.SOLUTION:
             # a check moved above the answers before it is not where the student works
-            ahead = layout.kinds[index] == "test" and any(
-                layout.kinds[s] == "solution" and s not in answered for s in present if s < index)
+            ahead = layout.kinds[index] == CellKind.TEST and any(
+                layout.kinds[s] == CellKind.SOLUTION and s not in answered for s in present if s < index)
             if index > anchor and not ahead:
                 anchor = index
             elif by_id.get(layout.grade_ids[index], (position,))[0] == position:
@@ -117,7 +122,7 @@ def _place_student_cells(instructor, student_cells, layout, by_id, notes):
             if why:
                 notes.append(why)
             continue
-        if extra.kind == "extra":
+        if extra.kind == CellKind.EXTRA:
             added += 1
         placed.setdefault(anchor, []).append(extra)
     return placed, answered
@@ -130,26 +135,27 @@ def _merged(instructor, layout, placed, answered, by_id, submitted, notes):
     for index, cell in enumerate(instructor.cells):
         meta = nbgrader_meta(cell)
         kind = layout.kinds[index]
-        if kind != "markdown":
+        if kind != CellKind.MARKDOWN:
             plan.extend(waiting)
             waiting = []
         points = float(meta.get("points", 0) or 0) if meta.get("grade") else 0.0
-        if kind == "solution":
+        if kind == CellKind.SOLUTION:
             if index not in answered:
                 if submitted:
                     notes.append(f"answer cell '{layout.label(index)}' not found (deleted, or "
                                  "its id was changed); its checks ran on what the other cells "
                                  "define")
-                source = "" if cell.cell_type == "code" else cell.source
-                plan.append(PlanCell("solution" if cell.cell_type == "code" else "markdown",
-                                     source, layout.grade_ids[index], points, index))
+                code = cell.cell_type == "code"
+                plan.append(PlanCell(CellKind.SOLUTION if code else CellKind.MARKDOWN,
+                                     "" if code else cell.source, layout.grade_ids[index],
+                                     points, index))
             continue
         if cell.cell_type != "code":
-            plan.append(PlanCell("markdown" if cell.cell_type == "markdown" else "raw",
-                                 cell.source, layout.grade_ids[index], instructor_index=index))
+            text = CellKind.MARKDOWN if cell.cell_type == "markdown" else CellKind.RAW
+            plan.append(PlanCell(text, cell.source, layout.grade_ids[index], instructor_index=index))
         else:
             plan.append(PlanCell(kind, cell.source, layout.grade_ids[index], points, index))
-            if submitted and kind == "test":
+            if submitted and kind == CellKind.TEST:
                 notes.extend(_compare_test_cell(layout.grade_ids[index], cell, by_id, points))
         waiting.extend(placed.get(index, []))
     return plan + waiting
@@ -166,10 +172,10 @@ class _InstructorLayout:
             grade_id = meta.get("grade_id")
             self.grade_ids.append(grade_id)
             self.kinds.append(cell_kind(meta) if cell.cell_type == "code" or meta.get("solution")
-                              else "markdown")
+                              else CellKind.MARKDOWN)
             if grade_id:
                 self.by_grade_id.setdefault(grade_id, index)
-            if self.kinds[index] == "solution" and getattr(cell, "id", None):
+            if self.kinds[index] == CellKind.SOLUTION and getattr(cell, "id", None):
                 self.by_cell_id.setdefault(cell.id, index)
             if not meta and cell.cell_type == "code" and cell.source.strip():
                 self.by_source.setdefault(_key(cell.source), index)
@@ -182,7 +188,7 @@ class _InstructorLayout:
         grade_id = nbgrader_meta(cell).get("grade_id")
         index = self.by_grade_id.get(grade_id) if isinstance(grade_id, str) else None
         if index is not None:
-            if self.kinds[index] == "solution" and index in answered:
+            if self.kinds[index] == CellKind.SOLUTION and index in answered:
                 return None  # a second copy of an answer cell: the student's own code
             return index
         cell_id = cell.get("id")
@@ -203,7 +209,7 @@ def _answer_cell(instructor_cell, cell, layout, index, notes):
     if cell.pop("grader:found_by_cell_id", False):
         notes.append(f"answer cell '{grade_id}' was found by its cell id (its grade_id was changed)")
     if instructor_cell.cell_type != "code":  # a written answer: kept for the person who grades
-        return PlanCell("markdown", _capped_text(source, grade_id, notes), grade_id, points, index)
+        return PlanCell(CellKind.MARKDOWN, _capped_text(source, grade_id, notes), grade_id, points, index)
     if cell.get("cell_type") != "code":
         notes.append(f"answer cell '{grade_id}' was turned into {cell.get('cell_type')}; "
                      "its text was run as code")
@@ -211,7 +217,7 @@ def _answer_cell(instructor_cell, cell, layout, index, notes):
         notes.append(f"answer cell '{grade_id}' too large ({len(source):,} characters; at most "
                      f"{MAX_CELL_CHARS:,}); it was not run and earns nothing")
         source = ""
-    return PlanCell("solution", source, grade_id, points, index)
+    return PlanCell(CellKind.SOLUTION, source, grade_id, points, index)
 
 
 def _student_cell(cell, position, added):
@@ -220,7 +226,7 @@ def _student_cell(cell, position, added):
     source = source_text(cell.get("source"))
     where = f"cell {position + 1} (added by the student)"
     if kind == "markdown":
-        return PlanCell("markdown", _capped_text(source, where, [])), ""
+        return PlanCell(CellKind.MARKDOWN, _capped_text(source, where, [])), ""
     if kind != "code":
         return None, ""
     if not source.strip():
@@ -230,7 +236,7 @@ def _student_cell(cell, position, added):
                       f"{MAX_CELL_CHARS:,}); it was not run")
     if added >= MAX_EXTRA_CELLS:
         return None, f"{where} was not run (at most {MAX_EXTRA_CELLS} added code cells run)"
-    return PlanCell("extra", source, student_position=position), ""
+    return PlanCell(CellKind.EXTRA, source, student_position=position), ""
 
 
 def _capped_text(source, where, notes):

@@ -1,5 +1,7 @@
 """An assignment's due date, recorded in the gradebook (make release DUEDATE=...)."""
 
+from datetime import datetime
+
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
 
@@ -7,7 +9,7 @@ from ..settings import CourseError, Settings
 from .late_penalties import assign_late_penalties
 
 
-def parse_due_date(text: str) -> object:
+def parse_due_date(text: str) -> datetime:
     """A due date as nbgrader stores it (naive UTC), from text such as '2026-12-01 17:00 UTC'."""
     try:
         return parse_utc(text)

@@ -6,7 +6,11 @@ nbgrader's AssignLatePenalties would give (late_penalties.py), through a
 gradebook connection that the writer keeps for the run (`open_gradebook`).
 """
 
+from __future__ import annotations
+
 import os
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from nbgrader.api import Comment, Grade, Gradebook, Student, SubmittedAssignment, SubmittedNotebook
 from nbgrader.utils import parse_utc
@@ -14,8 +18,11 @@ from nbgrader.utils import parse_utc
 from ..results import NotebookStatus, StudentResult
 from .late_penalties import assign_late_penalties
 
+if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
+    from nbgrader.preprocessors import AssignLatePenalties
 
-def read_timestamp(submitted_dir: str) -> tuple:
+
+def read_timestamp(submitted_dir: str) -> tuple[datetime | None, str | None]:
     """The submission time from nbgrader's timestamp.txt, or (None, note) if unusable."""
     path = os.path.join(submitted_dir, "timestamp.txt")
     if not os.path.isfile(path) or os.path.islink(path):
@@ -34,8 +41,8 @@ def open_gradebook(db_url: str, course_id: str) -> Gradebook:
     return Gradebook(db_url, course_id)
 
 
-def record_in_gradebook(gb: Gradebook, result: StudentResult, timestamp: object,
-                        late_penalties: object = None) -> None:
+def record_in_gradebook(gb: Gradebook, result: StudentResult, timestamp: datetime | None,
+                        late_penalties: AssignLatePenalties | None = None) -> None:
     """Write one student's auto scores (a StudentResult) in one transaction of the open
     gradebook `gb`, as nbgrader's autograde would; rolled back if anything fails.
 

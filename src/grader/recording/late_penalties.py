@@ -9,9 +9,18 @@ an extension granted or removed, a due date set. The result is then the same
 whatever order the assignments were graded in.
 """
 
-from nbgrader.api import SubmittedAssignment, SubmittedNotebook
+from __future__ import annotations
 
-from ..late import Lateness, late_charges
+from typing import TYPE_CHECKING
+
+from nbgrader.api import SubmittedAssignment, SubmittedNotebook
+from nbgrader.plugins import LateSubmissionPlugin
+from sqlalchemy.orm import scoped_session
+
+from ..late import LateCharge, Lateness, late_charges
+
+if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
+    from nbgrader.preprocessors import AssignLatePenalties
 
 
 def lateness_of(submission: SubmittedAssignment) -> Lateness:
@@ -20,17 +29,19 @@ def lateness_of(submission: SubmittedAssignment) -> Lateness:
                     submission.extension, submission.timestamp)
 
 
-def student_submissions(db: object, student_id: str) -> list:
+def student_submissions(db: scoped_session, student_id: str) -> list[SubmittedAssignment]:
     """Every SubmittedAssignment of one student in the gradebook's session `db`."""
     return db.query(SubmittedAssignment).filter(SubmittedAssignment.student_id == student_id).all()
 
 
-def charges_of(db: object, student_id: str, plugin: object) -> dict:
+def charges_of(db: scoped_session, student_id: str,
+               plugin: LateSubmissionPlugin) -> dict[str, LateCharge]:
     """{assignment: grader.late.LateCharge} of one student under the course's plugin."""
     return late_charges(plugin, [lateness_of(s) for s in student_submissions(db, student_id)])
 
 
-def assign_late_penalties(db: object, student_id: str, late_penalties: object) -> None:
+def assign_late_penalties(db: scoped_session, student_id: str,
+                          late_penalties: AssignLatePenalties) -> None:
     """Sets late_submission_penalty on every submitted notebook of one student, as nbgrader's
     AssignLatePenalties does for one (`late_penalties` is one, its plugin initialised).
 

@@ -14,12 +14,13 @@ import os
 from ..files import StagedFiles, remove_left_over_files, write_atomically
 from ..results import StudentResult
 from ..safe_text import spreadsheet_safe, without_controls, writable_record
+from ..settings import Settings
 
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
                  "status", "message"]
 
 
-def report_rows(result: StudentResult) -> list:
+def report_rows(result: StudentResult) -> list[dict[str, object]]:
     """One row per student, notebook and test cell, plus rows for notes."""
     rows = []
     for note in result.notes:
@@ -56,7 +57,7 @@ def write_student_report(reports_root: str, assignment: str, result: StudentResu
         staged.write(target, text)
 
 
-def read_student_parts(reports_root: str, assignment: str) -> list:
+def read_student_parts(reports_root: str, assignment: str) -> list[StudentResult]:
     """Every student's part of an assignment's report (reports/<assignment>/*.json), by student,
     as StudentResult."""
     folder = os.path.join(reports_root, assignment)
@@ -69,7 +70,7 @@ def read_student_parts(reports_root: str, assignment: str) -> list:
     return sorted(records, key=lambda r: r.student)
 
 
-def rebuild_assignment_reports(settings: object, assignments: list) -> None:
+def rebuild_assignment_reports(settings: Settings, assignments: list[str]) -> None:
     """reports/<assignment>.csv and .json of each of `assignments` that has student parts,
     rebuilt: complete even if graders on several machines wrote the parts."""
     for name in assignments:
@@ -77,7 +78,7 @@ def rebuild_assignment_reports(settings: object, assignments: list) -> None:
             write_assignment_report(settings.reports, name)
 
 
-def write_assignment_report(reports_root: str, assignment: str) -> list:
+def write_assignment_report(reports_root: str, assignment: str) -> list[StudentResult]:
     """reports/<assignment>.csv and .json rebuilt from every student's part."""
     records = read_student_parts(reports_root, assignment)
     rows = [row for record in records for row in report_rows(record)]

@@ -12,17 +12,25 @@ still its own transaction): the database's statements are compiled once, not
 once per student.
 """
 
+from __future__ import annotations
+
 import os
 import sys
+from typing import TYPE_CHECKING
 
 import nbformat
+from nbgrader.api import Gradebook
 
 from ..files import StagedFiles
+from ..plan import HandIn
 from ..results import StudentResult, StudentStatus
 from ..safe_text import file_name, shown_id, student_id_problem, writable, writable_record
 from ..settings import Settings
 from .gradebook import open_gradebook, read_timestamp, record_in_gradebook
 from .report_parts import remove_assignment_leftovers, write_assignment_report, write_student_report
+
+if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
+    from nbgrader.preprocessors import AssignLatePenalties
 
 
 class Writer:
@@ -38,10 +46,10 @@ class Writer:
 
     def __init__(self, settings: Settings, assignment: str):
         self.settings, self.assignment = settings, assignment
-        self.failures = []
+        self.failures: list[tuple[str, bool]] = []
         self._gradebook = self._late_penalties = None
 
-    def _open(self) -> tuple:
+    def _open(self) -> tuple[Gradebook, AssignLatePenalties]:
         """The run's gradebook connection and late-penalty preprocessor, made on first use."""
         if self._gradebook is None:
             self._gradebook = open_gradebook(self.settings.db_url, self.settings.course_id)
@@ -63,11 +71,11 @@ class Writer:
         remove_assignment_leftovers(self.settings.reports, self.settings.autograded,
                                     self.assignment)
 
-    def finish(self) -> list:
+    def finish(self) -> list[StudentResult]:
         self.close()
         return write_assignment_report(self.settings.reports, self.assignment)
 
-    def record(self, hand_in: object, result: StudentResult) -> None:
+    def record(self, hand_in: HandIn, result: StudentResult) -> None:
         """Record one student's result: files staged, gradebook committed, files published.
 
         A grader killed between the commit and the publishing leaves the new
