@@ -36,7 +36,7 @@ def source_text(value: object) -> str:
     return ""
 
 
-def nbgrader_meta(cell: object) -> dict[str, Any]:
+def nbgrader_meta(cell: dict[str, Any]) -> dict[str, Any]:
     """The cell's nbgrader metadata as a dict, or {} if absent or garbled."""
     metadata = cell.get("metadata") if isinstance(cell, dict) else None
     meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None

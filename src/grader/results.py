@@ -22,6 +22,7 @@ JSON and CSV hold their values ("grader failed", "not run", ...).
 
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class StudentStatus(StrEnum):
@@ -58,15 +59,17 @@ class CheckResult:
 
 @dataclass
 class NotebookResult:
+    """What grading one notebook gave: its status, the notes on it and each check's result."""
+
     notebook: str
     status: NotebookStatus
     message: str = ""
-    notes: list = field(default_factory=list)
-    tests: list = field(default_factory=list)  # CheckResult, in the notebook's order
+    notes: list[str] = field(default_factory=list)
+    tests: list[CheckResult] = field(default_factory=list)  # in the notebook's order
     seconds: float = 0.0
-    autograded: dict | None = None  # the notebook to write to autograded/, as JSON
+    autograded: dict[str, Any] | None = None  # the notebook to write to autograded/, as JSON
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The report's part: everything but the autograded notebook."""
         return {"notebook": self.notebook, "status": str(self.status), "message": self.message,
                 "notes": list(self.notes),
@@ -76,11 +79,13 @@ class NotebookResult:
 
 @dataclass
 class StudentResult:
+    """What grading one student gave: the status, the notes and each notebook's result."""
+
     student: str
     assignment: str
     status: StudentStatus = StudentStatus.GRADED
-    notes: list = field(default_factory=list)
-    notebooks: list = field(default_factory=list)  # NotebookResult, sorted by name
+    notes: list[str] = field(default_factory=list)
+    notebooks: list[NotebookResult] = field(default_factory=list)  # sorted by name
     seconds: float = 0.0
     error: str = ""  # how the grader failed (GRADER_FAILED, NO_SANDBOX)
 
@@ -92,19 +97,19 @@ class StudentResult:
     def max_points(self) -> float:
         return sum(t.max_points for nb in self.notebooks for t in nb.tests)
 
-    def scores(self, notebook: str) -> dict:
+    def scores(self, notebook: str) -> dict[str, float]:
         """{grade_id: points} of one notebook; empty when it has no result."""
         return {t.grade_id: t.points for nb in self.notebooks if nb.notebook == notebook
                 for t in nb.tests}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The student's part of the grade report (reports/<assignment>/<student>.json)."""
         return {"student": self.student, "assignment": self.assignment,
                 "status": str(self.status),
                 "notes": list(self.notes), "notebooks": [nb.to_json() for nb in self.notebooks]}
 
     @classmethod
-    def from_json(cls, data: dict) -> "StudentResult":
+    def from_json(cls, data: dict[str, Any]) -> "StudentResult":
         notebooks = [NotebookResult(nb["notebook"], NotebookStatus(nb["status"]),
                                     nb.get("message", ""), list(nb.get("notes", [])),
                                     [CheckResult(**dict(t, status=CheckStatus(t["status"])))

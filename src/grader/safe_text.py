@@ -20,51 +20,54 @@ and paragraph separators.
 
 import os
 import re
+from typing import Any
 
 CONTROL_CHARACTERS = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"  # C0, DEL, C1, line/paragraph separators
 CONTROL = re.compile(CONTROL_CHARACTERS)
 CONTROL_BUT_LAYOUT = re.compile("(?![\t\n])" + CONTROL_CHARACTERS)  # newlines and tabs kept
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+CsvValue = str | int | float | None  # what a cell of a CSV file is written from
 
 
-def writable(text: object) -> str:
-    """`text` (made a string) that can always be written as UTF-8: lone surrogates
-    become \\udXXX escapes."""
+def writable(text: str) -> str:
+    """`text` (made a string if it is not one) that can always be written as UTF-8: lone
+    surrogates become \\udXXX escapes."""
     if not isinstance(text, str):
         text = str(text)
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def capped(text: object, cap: int) -> str:
+def capped(text: str, cap: int) -> str:
     """The first `cap` characters of `text`, writable as UTF-8."""
     return writable(str(text)[:cap])
 
 
-def without_controls(text: object) -> str:
+def without_controls(text: str) -> str:
     """`text`, writable, with control characters removed but newlines and tabs kept."""
     return CONTROL_BUT_LAYOUT.sub("", writable(text))
 
 
-def one_line(text: object) -> str:
+def one_line(text: str | None) -> str:
     """`text` as one line of plain text: every control character (tab, CR, newline,
     NUL, ...) removed; None is the empty string."""
     return CONTROL.sub("", "" if text is None else str(text))
 
 
-def spreadsheet_safe(value: object) -> object:
+def spreadsheet_safe(value: CsvValue) -> CsvValue:
     """A CSV cell that no spreadsheet reads as a formula: '=1+2' becomes \"'=1+2\"."""
     if isinstance(value, str) and value[:1] in FORMULA_STARTS:
         return "'" + value
     return value
 
 
-def spreadsheet_cell(text: object) -> object:
+def spreadsheet_cell(text: str | None) -> str:
     """`text` safe as a spreadsheet cell: one line, and never read as a formula."""
     return spreadsheet_safe(one_line(text))
 
 
-def writable_record(value: object) -> object:
-    """`value` with every string in it writable as UTF-8, recursively (lists, dicts)."""
+def writable_record(value: object) -> Any:
+    """`value` with every string in it writable as UTF-8, recursively (lists, dicts; a
+    tuple becomes a list): a JSON value of the same shape."""
     if isinstance(value, str):
         return writable(value)
     if isinstance(value, dict):

@@ -8,7 +8,7 @@ its other facts by checker.py's `TestCell`).
 import ast
 
 
-def answer_names(instructor_cells: list) -> set:
+def answer_names(instructor_cells: list[str]) -> set[str]:
     """Names bound at the top level of the instructor's solution cells (not inside functions)."""
     names = set()
     for source in instructor_cells:

@@ -32,7 +32,7 @@ import types
 from ..cells import STUDENT_ID_VARIABLE, reads_student_id
 from ..safe_text import capped
 # a test cell's own printing keeps as much as a cell's (OUTPUT_CAP)
-from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus
+from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus, Kernel
 from ..sandbox.runner import short
 from .answers import answer_names, without_magics
 from .values import ArgumentPickler, decode, mirror_changes
@@ -56,14 +56,14 @@ SIMPLE = (type(None), bool, int, float, str, bytes, type, types.ModuleType, type
 class Checker:
     """Runs one notebook's test cells in this process, asking the kernel for the answers."""
 
-    def __init__(self, setup_sources: list, solution_sources: list, package: str):
+    def __init__(self, setup_sources: list[str], solution_sources: list[str], package: str):
         self.package = package  # the course package: its own functions are not answers
         self.setup = {"__builtins__": builtins, "__name__": "__main__"}
         self.answers = answer_names(solution_sources)
         self.student_setup = [s for s in setup_sources if reads_student_id(s)]
         _run_setup([s for s in setup_sources if not reads_student_id(s)], self.setup)
         self.by_id = _names_by_id(self.setup)
-        self.tests = {}  # source -> TestCell: each test cell parsed and compiled once
+        self.tests: dict[str, TestCell] = {}  # each test cell parsed and compiled once
 
     def for_student(self, student: str) -> "Checker":
         """This Checker with the set-up cells that read the student's id run for `student`.
@@ -87,7 +87,8 @@ class Checker:
         own.by_id = _names_by_id(own.setup)
         return own
 
-    def check(self, code: str, kernel: object, deadline: float, limit: float) -> tuple:
+    def check(self, code: str, kernel: Kernel, deadline: float,
+              limit: float) -> tuple[CellStatus, str, str]:
         """(status, message, output) of one test cell; kernel may be killed on the way.
 
         Calls to the kernel must end by `deadline`; `limit` is the per-cell timeout the
@@ -113,7 +114,7 @@ class Checker:
                     if not isinstance(info, dict):
                         continue
                     if info.get("callable") is True:
-                        module = capped(info.get("module"), 200)
+                        module = capped(str(info.get("module")), 200)
                         if ((module == self.package or module.startswith(self.package + "."))
                                 and info.get("qualname") == name):
                             # refused only if the check calls it: a check may put a
@@ -165,7 +166,7 @@ class Checker:
             lost.append(problem)
             raise problem
         if "error" in reply:
-            raise RuntimeError(f"in {what}: {capped(reply['error'], MESSAGE_CAP)}")
+            raise RuntimeError(f"in {what}: {capped(str(reply['error']), MESSAGE_CAP)}")
         return reply
 
     def _decode(self, reply, name):
@@ -175,7 +176,7 @@ class Checker:
             return decode(reply["value"])
         except (ValueError, TypeError, RuntimeError, RecursionError, OverflowError,
                 MemoryError) as problem:
-            raise RuntimeError(f"in {name}: the answer could not be read ({capped(problem, 200)})")
+            raise RuntimeError(f"in {name}: the answer could not be read ({capped(str(problem), 200)})")
 
     def _refusal(self, name, refused):
         """Stands for the course package's own function: a call to it fails the check,
@@ -209,7 +210,7 @@ class Checker:
                 except (ValueError, TypeError, AttributeError, RuntimeError, RecursionError,
                         OverflowError, MemoryError) as problem:
                     raise RuntimeError(f"in {name}: what it changed in its arguments could not "
-                                       f"be read ({capped(problem, 200)})")
+                                       f"be read ({capped(str(problem), 200)})")
             if "exception" in reply:
                 raise _student_exception(reply, name)
             return checker._decode(reply, name)
@@ -224,8 +225,8 @@ class TestCell:
 
     def __init__(self, code: str):
         self.code, self.code_object = code, None
-        self.names = set()  # every name the cell reads or binds (none when it does not parse)
-        self.definitions = {}  # (name, first line) -> source of a def in the cell
+        self.names: set[str] = set()  # every name the cell reads or binds (none if unparsable)
+        self.definitions: dict[tuple[str, int], str] = {}  # (name, first line) -> a def's source
         try:
             tree = ast.parse(code)
         except SyntaxError:
@@ -263,7 +264,7 @@ class CallContext:
         self.called = False  # a call went to the kernel: its check must end there too
         self.definitions = definitions  # (name, first line) -> source of a def in the cell
 
-    def overrides(self, called: str) -> list:
+    def overrides(self, called: str) -> list[str]:
         found = []
         for name, proxy in self.proxies.items():
             current = self.namespace.get(name)
@@ -294,7 +295,7 @@ def _names_by_id(namespace):
 
 def _student_exception(reply, name):
     kind = getattr(builtins, str(reply.get("exception")), None)
-    message = f"in {name}: {capped(reply.get('message') or '', MESSAGE_CAP)}".rstrip(": ")
+    message = f"in {name}: {capped(str(reply.get('message') or ''), MESSAGE_CAP)}".rstrip(": ")
     if not (isinstance(kind, type) and issubclass(kind, Exception)):
         kind = RuntimeError
     try:

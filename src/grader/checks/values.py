@@ -10,8 +10,12 @@ in the check's own tensors and models comes back and is done to them here.
 
 import math
 import pickle
+from typing import Any
 
 from ..safe_text import capped
+
+# a value of the kernel's plain JSON, not yet checked: decode checks every part of it
+JsonValue = None | bool | int | float | str | list[Any] | dict[str, Any]
 
 
 def _dtypes():
@@ -30,7 +34,7 @@ def opaque_class(name: str) -> type:
                                  "__repr__": lambda self: f"<{name} object from the submission>"})
 
 
-def decode(data: object) -> object:
+def decode(data: JsonValue) -> Any:
     """A real Python or torch object from the kernel's plain JSON; ValueError if malformed."""
     if data is None or type(data) in (bool, int, float, str):
         return data
@@ -124,7 +128,7 @@ class ArgumentPickler(pickle.Pickler):
         super().__init__(stream, protocol=4)
         self.by_id = by_id
 
-    def persistent_id(self, obj: object) -> tuple | None:
+    def persistent_id(self, obj: object) -> tuple[str, ...] | tuple[str, str, bytes] | None:
         name = self.by_id.get(id(obj))
         if name is not None:
             return ("setup", name)
@@ -136,7 +140,7 @@ class ArgumentPickler(pickle.Pickler):
         return None
 
 
-def _storage_bytes(storage) -> tuple | None:
+def _storage_bytes(storage) -> tuple[str, str, bytes] | None:
     """("storage", dtype, bytes) for a tensor's storage in this process's memory, sent as
     its bytes (torch's own pickling writes each one as a small torch.save archive); None
     for others."""
@@ -149,7 +153,8 @@ def _storage_bytes(storage) -> tuple | None:
     return ("storage", str(storage.dtype), raw.numpy().tobytes())
 
 
-def mirror_changes(args: tuple, kwargs: dict, changes: object, skip: dict) -> None:
+def mirror_changes(args: tuple[Any, ...], kwargs: dict[str, Any], changes: JsonValue,
+                   skip: dict[int, str]) -> None:
     """Do to a call's arguments here what the call did to their copies in the kernel.
 
     `changes` is a call reply's "changed" list (runner.argument_changes): for a

@@ -11,6 +11,9 @@ where it is not, the notebook is not graded, for one reason (Unreadable).
 """
 
 import ast
+from typing import Any
+
+import nbformat
 
 from ..cells import nbgrader_meta, released_source, source_text
 from .submission import NOTES_KEY, Unreadable
@@ -19,7 +22,8 @@ METADATA_MATCHED = ("its nbgrader metadata was missing (an editor such as Colab 
                     "its cells were matched to the released notebook by their text")
 
 
-def with_metadata_restored(instructor: object, submission: dict) -> dict:
+def with_metadata_restored(instructor: nbformat.NotebookNode, submission: dict[str, Any]
+                           ) -> dict[str, Any]:
     """`submission` (from parse_submission) with lost nbgrader metadata put back by matching.
 
     `instructor` is the solutions notebook (an nbformat NotebookNode). A

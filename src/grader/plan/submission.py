@@ -9,6 +9,7 @@ repair described in its notes.
 import json
 import os
 import stat
+from typing import Any
 
 import nbformat
 
@@ -25,7 +26,7 @@ class Unreadable(Exception):
     """The submitted file is not a notebook we can take answers from."""
 
 
-def read_submission(path: str) -> dict:
+def read_submission(path: str) -> dict[str, Any]:
     """The submitted notebook as a JSON dict with a list of cells; raises Unreadable.
 
     The file is opened without following symbolic links and never written.
@@ -63,7 +64,7 @@ def too_large(size: int) -> str:
             f"{MAX_NOTEBOOK_BYTES >> 20} MiB): not graded")
 
 
-def parse_submission(data: bytes) -> dict:
+def parse_submission(data: bytes) -> dict[str, Any]:
     """The submitted notebook's bytes (from read_submission_bytes) as read_submission gives them.
 
     Raises Unreadable, with the same messages as read_submission.
@@ -107,7 +108,7 @@ def parse_submission(data: bytes) -> dict:
 NOTES_KEY = "grader:notes"  # where read_submission leaves its remarks for build_plan
 
 
-def normalised_cells(cells: list) -> tuple:
+def normalised_cells(cells: list[Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """(cells, notes): every cell a dict with a text cell_type, source and dict metadata.
 
     Whatever a submission's JSON holds in place of a cell, its metadata, its
@@ -156,7 +157,8 @@ def normalised_cells(cells: list) -> tuple:
     return clean, notes
 
 
-def student_extra_files(folder: str, expected_notebooks: set) -> tuple:
+def student_extra_files(folder: str, expected_notebooks: set[str]
+                        ) -> tuple[list[str], list[str]]:
     """(regular files to copy into the sandbox, notes) from a student's submitted folder.
 
     Symbolic links are never followed: one pointing at instructor files would

@@ -24,7 +24,7 @@ class SandboxCgroups:
         self.paths = []
 
     @staticmethod
-    def own_groups() -> dict:
+    def own_groups() -> dict[str, str]:
         """{controller: folder of this process's cgroup} for the usable controllers."""
         try:
             with open("/proc/self/cgroup", encoding="utf-8") as handle:
@@ -52,7 +52,7 @@ class SandboxCgroups:
         return found if ("memory" in found and "pids" in found) or "v2" in found else {}
 
     @classmethod
-    def available(cls) -> tuple:
+    def available(cls) -> tuple[bool, str]:
         """(True, 'cgroup v1 memory and pids') or (False, the reason) on this machine."""
         groups = cls.own_groups()
         if "v2" in groups:
@@ -121,7 +121,7 @@ class SandboxCgroups:
             time.sleep(0.005)
 
     @classmethod
-    def remove_stale(cls) -> list:
+    def remove_stale(cls) -> list[str]:
         """Remove the groups of graders that are no longer running; returns their folders."""
         removed = []
         for folder in set(cls.own_groups().values()):

@@ -14,6 +14,8 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..settings import Limits
+
 OUTPUT_CAP = 20_000  # bytes of stdout and of stderr kept per cell
 REQUEST_CAP = 16 << 20  # bytes of one request to the sandbox
 REPLY_CAP = 40 << 20  # bytes of one reply line; more is garbage
@@ -49,7 +51,7 @@ class CellOutcome:
     result: str | None = None
 
 
-def death_reason(code: int | None, limits: object) -> str:
+def death_reason(code: int | None, limits: Limits) -> str:
     """Plain words for how a kernel process ended."""
     # bwrap passes on the child's exit status; a signal shows as 128 + number
     if code is None:
@@ -81,7 +83,7 @@ def read_available(fd: int) -> bytes | None:
         return b""
 
 
-def drain(fd: int, buffer: bytearray, index: int, dropped: list) -> None:
+def drain(fd: int, buffer: bytearray, index: int, dropped: list[int]) -> None:
     """Read all `fd` has into `buffer`, keeping OUTPUT_CAP bytes; count the rest in dropped[index]."""
     while True:
         chunk = read_available(fd)

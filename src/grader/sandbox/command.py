@@ -142,8 +142,9 @@ def hide_other_processes(bwrap_pid: int) -> bool:
 
 
 def sandbox_command(workdir: str, request_fd: int, reply_fd: int, tmpfs_mib: int, package: str,
-                    python: str | None = None, files: tuple = (),
-                    package_copy: str | None = None, control_fd: int | None = None) -> list:
+                    python: str | None = None, files: tuple[tuple[int, str], ...] = (),
+                    package_copy: str | None = None, control_fd: int | None = None
+                    ) -> list[str]:
     """The bwrap command line that runs the runner in a copy of the student's folder.
 
     The runner reads requests from `request_fd` and answers on `reply_fd`,

@@ -13,6 +13,7 @@ import socket
 import stat
 import subprocess
 import time
+from typing import Any
 
 from ..files import owner_tag
 from ..safe_text import capped
@@ -164,7 +165,8 @@ class Kernel:
 
     next_id = 0
 
-    def request(self, message: dict, timeout: float) -> tuple:
+    def request(self, message: dict[str, Any], timeout: float
+                ) -> tuple[dict[str, Any] | None, CellOutcome]:
         """Send one request; (reply dict, CellOutcome with the output and status)."""
         if self.process is None:
             return None, CellOutcome(CellStatus.DIED, "the kernel was not running")
@@ -210,7 +212,7 @@ class Kernel:
                                outcome.stdout, outcome.stderr)
         result = reply.get("result")
         outcome.status = CellStatus(status)
-        outcome.message = capped(reply.get("error") or "", 2000)
+        outcome.message = capped(str(reply.get("error") or ""), 2000)
         outcome.result = capped(result, 2000) if isinstance(result, str) else None
         return outcome
 

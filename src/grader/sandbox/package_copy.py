@@ -9,7 +9,7 @@ from ..files import tagged_folder
 from .command import package_location
 
 
-def sandboxed_package(package: str, blocked: tuple, root: str | None = None) -> str:
+def sandboxed_package(package: str, blocked: tuple[str, ...], root: str | None = None) -> str:
     """A copy of the course package in which the functions in `blocked` are stubs.
 
     The functions an assignment asks students to write (and those that would

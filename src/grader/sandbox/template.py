@@ -11,6 +11,8 @@ import socket
 import struct
 import subprocess
 import time
+from collections.abc import Sequence
+from typing import Any
 
 from ..files import owner_tag, tagged_folder
 from ..settings import Limits, SandboxError
@@ -44,7 +46,7 @@ class Template:
     """
 
     def __init__(self, limits: Limits, package: str, package_copy: str | None = None,
-                 prelude: tuple = (), channels: int = 1):
+                 prelude: Sequence[tuple[str, str]] = (), channels: int = 1):
         self.limits, self.package, self.package_copy = limits, package, package_copy
         self.prelude = tuple(prelude)
         self.kernel = Kernel(tagged_folder("work"), limits, package, package_copy,
@@ -126,7 +128,7 @@ class Template:
         self.kernel.kill()
         shutil.rmtree(self.kernel.workdir, ignore_errors=True)
 
-    def receive(self, timeout: float) -> tuple:
+    def receive(self, timeout: float) -> tuple[dict[str, Any] | None, int | None]:
         """Read one message from the template or a fork: (message, sender's pid), or (None, None)."""
         if self.control is None or self.control.fileno() < 0:
             raise SandboxError("the template is gone")
@@ -150,7 +152,8 @@ class Template:
             self.exits[message["exited"]] = message["status"]
         return message, pid
 
-    def spawn(self, cpu_seconds: int | None, cgroups: SandboxCgroups | None = None) -> tuple:
+    def spawn(self, cpu_seconds: int | None, cgroups: SandboxCgroups | None = None
+              ) -> tuple[int, int, tuple[int, int, int, int]]:
         """(number, pid as this process sees it, driver ends of the four pipes) of a new fork,
         moved into `cgroups` before it runs anything."""
         self.count += 1

@@ -24,10 +24,10 @@ class Assignment:
     """What every worker needs to know of the assignment; picklable, no path of the course."""
 
     name: str
-    instructor_notebooks: dict  # notebook name -> the instructor's notebook, JSON text
+    instructor_notebooks: dict[str, str]  # notebook name -> the instructor's notebook, JSON text
     limits: Limits
     package: str  # the course package students import
-    blocked: tuple = ()  # its functions that are stubs in the sandbox
+    blocked: tuple[str, ...] = ()  # its functions that are stubs in the sandbox
 
     def package_copy(self) -> str | None:
         """The folder of the package with the blocked functions as stubs (made once per
@@ -49,7 +49,7 @@ def prepare_assignment(settings: Settings, name: str, limits: Limits) -> Assignm
                       blocked_functions(settings, paths))
 
 
-def read_instructor_notebooks(paths: dict) -> dict:
+def read_instructor_notebooks(paths: dict[str, str]) -> dict[str, str]:
     """{name: JSON text} of the instructor's notebooks {name: path}."""
     texts = {}
     for name, path in paths.items():
@@ -58,7 +58,7 @@ def read_instructor_notebooks(paths: dict) -> dict:
     return texts
 
 
-def blocked_functions(settings: Settings, notebooks: dict) -> tuple:
+def blocked_functions(settings: Settings, notebooks: dict[str, str]) -> tuple[str, ...]:
     """The course package's functions that student code may not use while graded.
 
     These are the package's functions that an assignment asks students to

@@ -5,13 +5,15 @@ import copy
 
 import nbformat
 
+from ..cells import CellKind
 from ..plan import Plan, PlanCell
 from ..safe_text import without_controls
 from ..sandbox import CellOutcome, CellStatus
 
 
-def autograded_notebook(instructor: object, plan: Plan, outcomes: dict,
-                        problem: str = "") -> object:
+def autograded_notebook(instructor: nbformat.NotebookNode, plan: Plan,
+                        outcomes: dict[int, CellOutcome], problem: str = ""
+                        ) -> nbformat.NotebookNode:
     """The instructor's notebook with the student's answers and the outputs the driver decided."""
     nb = copy.deepcopy(instructor)
     cells = []
@@ -22,13 +24,13 @@ def autograded_notebook(instructor: object, plan: Plan, outcomes: dict,
     for index, cell in enumerate(plan.cells):
         if cell.instructor_index is not None:
             new = copy.deepcopy(instructor.cells[cell.instructor_index])
-        elif cell.kind == "markdown":
+        elif cell.kind == CellKind.MARKDOWN:
             new = nbformat.v4.new_markdown_cell()
         else:
             new = nbformat.v4.new_code_cell()
         new.pop("id", None)
         if new.cell_type != "code":
-            if cell.kind == "markdown":
+            if cell.kind == CellKind.MARKDOWN:
                 new.source = cell.source
             cells.append(new)
             continue
@@ -49,8 +51,9 @@ def autograded_notebook(instructor: object, plan: Plan, outcomes: dict,
     return nbformat.from_dict(nb)
 
 
-def cell_outputs(cell: PlanCell, outcome: CellOutcome, count: int) -> list:
-    if cell.kind == "test":  # the checker's own printing and the short reason only
+def cell_outputs(cell: PlanCell, outcome: CellOutcome, count: int
+                 ) -> list[nbformat.NotebookNode]:
+    if cell.kind == CellKind.TEST:  # the checker's own printing and the short reason only
         outputs = []
         if outcome.stdout:
             outputs.append(nbformat.v4.new_output("stream", name="stdout",
@@ -72,7 +75,7 @@ def cell_outputs(cell: PlanCell, outcome: CellOutcome, count: int) -> list:
     return outputs
 
 
-def error_output(message: str) -> object:
+def error_output(message: str) -> nbformat.NotebookNode:
     message = without_controls(message)
     name, _, value = message.partition(": ")
     if not value or " " in name:

@@ -11,12 +11,14 @@ import os
 import shutil
 import time
 
-from ..cells import STUDENT_ID_VARIABLE, reads_student_id
+import nbformat
+
+from ..cells import STUDENT_ID_VARIABLE, CellKind, reads_student_id
 from ..checks import Checker
 from ..files import tagged_folder
 from ..plan import Plan, PlanCell
 from ..sandbox import (CellOutcome, CellStatus, ForkedKernel, GraderFault, Kernel, SandboxError,
-                       sandbox_uid)
+                       Template, sandbox_uid)
 from .caches import make_checker, warm_template
 from .job import Job
 
@@ -37,7 +39,8 @@ def failure_reason(outcome: CellOutcome, cell: PlanCell) -> str:
     return outcome.message or "failed"
 
 
-def execute_plan(plan: Plan, job: Job, instructor: object = None) -> tuple:
+def execute_plan(plan: Plan, job: Job, instructor: nbformat.NotebookNode | None = None
+                 ) -> tuple[dict[int, CellOutcome], list[str]]:
     """Run the plan: answer cells in sandboxed kernels, test cells in a Checker here.
 
     `instructor` is the instructor's notebook (an nbformat NotebookNode).
@@ -59,7 +62,7 @@ def execute_plan(plan: Plan, job: Job, instructor: object = None) -> tuple:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def copy_student_files(workdir: str, files: dict) -> None:
+def copy_student_files(workdir: str, files: dict[str, bytes]) -> None:
     """The student's other files {relative path: bytes}, written into `workdir`."""
     for relative, content in files.items():
         target = os.path.normpath(os.path.join(workdir, relative))
@@ -91,19 +94,26 @@ class NotebookExecution:
                                or self.timeout * (len(self.code_cells) + 2) + 60)
         self.budget = assignment.limits.notebook_seconds
         self.prelude = leading_setup(plan, self.code_cells)
-        self.package_copy = self.template = self.kernel = self.deadline = None
-        self.background = self.checker_made = self._checker = None
-        self.outcomes, self.completed, self.notes = {}, [], []
+        self.package_copy: str | None = None
+        self.template: Template | None = None
+        self.kernel: Kernel | None = None  # a ForkedKernel when there is a template
+        self.deadline: float | None = None
+        self.background: concurrent.futures.ThreadPoolExecutor | None = None
+        self.checker_made: concurrent.futures.Future[Checker] | None = None
+        self._checker: Checker | None = None
+        self.outcomes: dict[int, CellOutcome] = {}
+        self.completed: list[int] = []
+        self.notes: list[str] = []
         self.restarts, self.over_budget = 0, False
-        self.ran_last = None  # the cell whose request the kernel answered last
+        self.ran_last: int | None = None  # the cell whose request the kernel answered last
 
-    def start(self, instructor: object) -> None:
+    def start(self, instructor: nbformat.NotebookNode | None) -> None:
         """The checks' set-up, built in a thread of this worker while the warm template
         starts (or is found) and the student's first cells run: only the first check
         waits for it."""
         plan, assignment = self.plan, self.assignment
         self.package_copy = assignment.package_copy()
-        if any(plan.cells[i].kind == "test" for i in self.code_cells):
+        if any(plan.cells[i].kind == CellKind.TEST for i in self.code_cells):
             self.background = concurrent.futures.ThreadPoolExecutor(1, "checks' set-up")
             self.checker_made = self.background.submit(self._make_checker, instructor)
         # the template is started from this thread: a sandbox ends with the thread
@@ -129,7 +139,7 @@ class NotebookExecution:
                 self.notes.append(f"the notebook's time ran out ({self.budget:g} seconds in all, "
                                   "kernel restarts and the replays after them included); "
                                   f"the cells from {cell_label(cell, index)} on were not run")
-            if cell.kind == "test":
+            if cell.kind == CellKind.TEST:
                 self.outcomes[index] = CellOutcome(CellStatus.NOT_RUN,
                                                    f"the notebook's time ({self.budget:g} "
                                                    "seconds in all) ran out before this check")
@@ -139,7 +149,7 @@ class NotebookExecution:
         kernel, timeout = self.kernel, self.timeout
         before, self.ran_last, first = self.ran_last, index, kernel.next_id + 1
         left = min(timeout, self.deadline - time.monotonic())
-        if cell.kind == "test":
+        if cell.kind == CellKind.TEST:
             if not cell.source.strip():
                 outcome = CellOutcome(CellStatus.FAILED, "the test cell is empty")
             else:
@@ -159,13 +169,13 @@ class NotebookExecution:
             self.stop()
             return self.advance(index)  # in a new kernel, without the cell that forged it
         self.outcomes[index] = outcome
-        if outcome.status in (CellStatus.OK, CellStatus.ERROR) and cell.kind != "test":
+        if outcome.status in (CellStatus.OK, CellStatus.ERROR) and cell.kind != CellKind.TEST:
             self.completed.append(index)
         restart = (kernel.process is None or kernel.dirty
                    or outcome.status in (CellStatus.TIMEOUT, CellStatus.DIED, CellStatus.GARBLED))
         if restart:
             self.stop()
-        if cell.kind != "test" and outcome.status != CellStatus.OK:
+        if cell.kind != CellKind.TEST and outcome.status != CellStatus.OK:
             self.notes.append(f"{cell_label(cell, index)}: {failure_reason(outcome, cell)}"
                               + ("; the kernel was restarted for the cells after it"
                                  if restart else ""))
@@ -181,7 +191,7 @@ class NotebookExecution:
                 self.deadline += time.monotonic() - waited
         return self._checker
 
-    def _make_checker(self, instructor: object):
+    def _make_checker(self, instructor: nbformat.NotebookNode | None) -> Checker:
         import torch
 
         torch.set_num_threads(1)  # the thread's own setting: one core's work, as the worker's
@@ -205,8 +215,8 @@ class NotebookExecution:
                                      self.assignment.package, self.package_copy)
                 self.kernel.start(self.cpu_seconds)
             # whose notebook this is, where its set-up looks (the typed id is never used)
-            self.kernel.execute("setup", f"__import__('os').environ[{STUDENT_ID_VARIABLE!r}] = "
-                                         f"{self.job.student!r}", self.timeout)
+            whose = f"__import__('os').environ[{STUDENT_ID_VARIABLE!r}] = {self.job.student!r}"
+            self.kernel.execute(CellKind.SETUP, whose, self.timeout)
             if self.deadline is None:
                 self.deadline = time.monotonic() + self.budget
             self.restarts += 1
@@ -238,7 +248,7 @@ class NotebookExecution:
         nothing, is said to have done it and is not run again. False when that is no cell
         the student wrote."""
         if culprit is None or culprit == index or self.plan.cells[culprit].kind not in (
-                "solution", "extra"):
+                CellKind.SOLUTION, CellKind.EXTRA):
             return False
         cell = self.plan.cells[culprit]
         if culprit in self.completed:
@@ -248,7 +258,7 @@ class NotebookExecution:
                           "restarted and the cell is not run again")
         return True
 
-    def _forked_kernel(self):
+    def _forked_kernel(self) -> ForkedKernel:
         """A started fork of the template; tried FORK_TRIES times, since a busy machine or the
         last kernel's processes not yet reaped can refuse one for a moment."""
         for attempt in range(FORK_TRIES):
@@ -266,24 +276,28 @@ class NotebookExecution:
             self.kernel = None
 
 
-def code_cell_indices(plan: Plan) -> list:
+CODE_KINDS = (CellKind.SETUP, CellKind.SOLUTION, CellKind.EXTRA, CellKind.TEST)  # cells that run
+
+
+def code_cell_indices(plan: Plan) -> list[int]:
     """Indices of the plan's cells that run: set-up, answers, the student's added cells, tests."""
-    return [i for i, c in enumerate(plan.cells) if c.kind in ("setup", "solution", "extra", "test")]
+    return [i for i, c in enumerate(plan.cells) if c.kind in CODE_KINDS]
 
 
-def leading_setup(plan: Plan, code_cells: list) -> list:
+def leading_setup(plan: Plan, code_cells: list[int]) -> list[int]:
     """Indices of the instructor's set-up cells that come before any cell of the student's
     and before any that reads the student's id: the same for every student."""
     prelude = []
     for index in code_cells:
         cell = plan.cells[index]
-        if cell.kind != "setup" or cell.instructor_index is None or reads_student_id(cell.source):
+        if (cell.kind != CellKind.SETUP or cell.instructor_index is None
+                or reads_student_id(cell.source)):
             break
         prelude.append(index)
     return prelude
 
 
-def prelude_cells(plan: Plan, prelude: list) -> list:
+def prelude_cells(plan: Plan, prelude: list[int]) -> list[tuple[CellKind, str]]:
     """(kind, source) of the prelude's cells: what a warm template runs, and part of the
     key it is found by (worker/caches.py)."""
     return [(plan.cells[i].kind, plan.cells[i].source) for i in prelude]
@@ -302,11 +316,11 @@ def give_to_sandbox_user(folder: str) -> None:
 
 
 def cell_label(cell: PlanCell, index: int) -> str:
-    if cell.kind == "test":
+    if cell.kind == CellKind.TEST:
         return f"check '{cell.grade_id}'"
-    if cell.kind == "solution":
+    if cell.kind == CellKind.SOLUTION:
         return f"answer cell '{cell.grade_id}'"
-    if cell.kind == "setup":
+    if cell.kind == CellKind.SETUP:
         return f"set-up cell '{cell.grade_id}'" if cell.grade_id else f"set-up cell {index + 1}"
     if cell.student_position is not None:
         return f"cell {cell.student_position + 1} (added by the student)"

@@ -10,6 +10,7 @@ import time
 
 import nbformat
 
+from ..cells import CellKind
 from ..plan import Unreadable, build_plan, parse_submission, with_metadata_restored
 from ..results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult
 from ..sandbox import CellStatus, GraderFault
@@ -59,9 +60,9 @@ def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
             raise GraderFault(f"{name}.ipynb: {fault}") from None
     else:
         outcomes, execution_notes = {}, []
-    tests = []
+    tests: list[CheckResult] = []
     for index, cell in enumerate(plan.cells):
-        if cell.kind != "test":
+        if cell.kind != CellKind.TEST:
             continue
         outcome = outcomes.get(index)
         if status != NotebookStatus.GRADED:

@@ -20,10 +20,10 @@ class Job:
 
     student: str
     assignment: Assignment
-    submission: dict = field(default_factory=dict)  # notebook name -> the file's bytes
-    unreadable: dict = field(default_factory=dict)  # notebook name -> why it was not read
-    files: dict = field(default_factory=dict)  # relative path -> bytes, copied into the sandbox
-    folder_notes: list = field(default_factory=list)  # what reading the folder noticed
+    submission: dict[str, bytes] = field(default_factory=dict)  # by notebook name
+    unreadable: dict[str, str] = field(default_factory=dict)  # notebook name -> why not read
+    files: dict[str, bytes] = field(default_factory=dict)  # by relative path, for the sandbox
+    folder_notes: list[str] = field(default_factory=list)  # what reading the folder noticed
 
 
 def read_job(assignment: Assignment, student: str, submitted_dir: str) -> Job:
@@ -36,7 +36,8 @@ def read_job(assignment: Assignment, student: str, submitted_dir: str) -> Job:
     """
     expected = {name + ".ipynb" for name in assignment.instructor_notebooks}
     files, folder_notes = student_extra_files(submitted_dir, expected)
-    submission, unreadable = {}, {}
+    submission: dict[str, bytes] = {}
+    unreadable: dict[str, str] = {}
     for name in assignment.instructor_notebooks:
         try:
             submission[name] = read_submission_bytes(os.path.join(submitted_dir, name + ".ipynb"))
@@ -44,7 +45,7 @@ def read_job(assignment: Assignment, student: str, submitted_dir: str) -> Job:
             pass
         except Unreadable as problem:
             unreadable[name] = str(problem)
-    contents = {}
+    contents: dict[str, bytes] = {}
     for relative in files:
         fd = os.open(os.path.join(submitted_dir, relative),
                      os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 
 from ..files import remove_left_over_folders, tagged_folder
 from ..results import StudentResult, StudentStatus, grader_failed
@@ -22,7 +23,7 @@ from .job import Job
 
 
 @contextlib.contextmanager
-def private_work_root() -> object:
+def private_work_root() -> Iterator[str]:
     """A folder only this grader can enter, used for every temporary folder while grading.
 
     Its name holds the grader's owner tag (files.py), so that a later run can
@@ -41,7 +42,7 @@ def private_work_root() -> object:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def remove_left_overs(base: str | None = None) -> list:
+def remove_left_overs(base: str | None = None) -> list[str]:
     """Remove what graders that are gone left: their work roots and working folders in
     `base` (the temporary folder) and their sandboxes' cgroups; returns the paths."""
     return remove_left_over_folders(base) + SandboxCgroups.remove_stale()
