@@ -15,13 +15,13 @@ from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
 from .sandbox import SandboxCgroups, bwrap_available
 from .settings import CourseError, Limits, Settings
-from .worker import (close_templates, prepare_assignment, prepare_machine, private_work_root,
-                     read_job, remove_left_overs)
+from .worker import (Job, close_templates, prepare_assignment, prepare_machine,
+                     private_work_root, read_job, remove_left_overs)
 
 
 def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1,
               scheduler: str | None = None, wait: float | None = None,
-              students: list | None = None, shard: tuple | None = None) -> int:
+              students: list[str] | None = None, shard: tuple[int, int] | None = None) -> int:
     """Grade and record every submission of `assignment`; returns the exit status.
 
     0 when every submission was processed, 1 when the grader failed on some
@@ -40,7 +40,7 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
                        os.path.join(settings.submitted, student, assignment), notebooks)
                 for student in chosen]
 
-    def prepare(hand_in):
+    def prepare(hand_in: HandIn) -> Job:
         return read_job(prepared, hand_in.student, hand_in.submitted_dir)
 
     writer = Writer(settings, assignment)
@@ -80,8 +80,8 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
     return 0
 
 
-def chosen_students(settings: Settings, assignment: str, students: list | None = None,
-                    shard: tuple | None = None) -> list:
+def chosen_students(settings: Settings, assignment: str, students: list[str] | None = None,
+                    shard: tuple[int, int] | None = None) -> list[str]:
     """The students with a submission of `assignment`, sorted; only `students` if given,
     and of those only share K of N if `shard` is (K, N)."""
     chosen = settings.students(assignment)
@@ -97,7 +97,7 @@ def chosen_students(settings: Settings, assignment: str, students: list | None =
     return chosen
 
 
-def limits_in_force(limits: Limits, package: str, blocked: tuple) -> str:
+def limits_in_force(limits: Limits, package: str, blocked: tuple[str, ...]) -> str:
     """The sandbox's limits in words, printed when grading starts (README: how to check)."""
     whole, why = SandboxCgroups.available()
     sandbox = (f"{limits.memory_mib} MiB of memory and {limits.max_processes} processes per "

@@ -48,6 +48,7 @@ import argparse
 import dataclasses
 import os
 import sys
+from collections.abc import Callable, Iterable
 
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
@@ -57,11 +58,12 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
-from .settings import CourseError, SandboxGrader, load, stale_salts, write_release_lines
+from .settings import (CourseError, SandboxGrader, Settings, load, stale_salts,
+                       write_release_lines)
 from .similarity import write_similarity
 
 
-def parse_shard(text: str) -> tuple:
+def parse_shard(text: str) -> tuple[int, int]:
     try:
         k, n = (int(x) for x in text.split("/"))
     except ValueError:
@@ -163,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
@@ -191,7 +193,7 @@ def run_summary(args: argparse.Namespace) -> int:
     return 0
 
 
-def loaded_with_warnings(args: argparse.Namespace) -> object:
+def loaded_with_warnings(args: argparse.Namespace) -> Settings:
     """The course's settings, with the configuration's warnings printed."""
     settings = load(args.course)
     for warning in settings.warnings:
@@ -259,7 +261,10 @@ def run_grades(args: argparse.Namespace) -> int:
     return 0
 
 
-def lines_of_one_assignment(work: object) -> object:
+Command = Callable[[argparse.Namespace], int]  # one command: its arguments to its exit status
+
+
+def lines_of_one_assignment(work: Callable[[Settings, str], Iterable[str]]) -> Command:
     """The command that prints the lines `work(settings, assignment)` returns."""
     def run(args: argparse.Namespace) -> int:
         settings = loaded_with_warnings(args)

@@ -18,6 +18,7 @@ import socket
 import stat
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 
 STALE_SECONDS = 600  # a thing of another machine's process this old is left over
 
@@ -64,7 +65,8 @@ def is_left_over(tag: str, path: str) -> bool:
 
 # --- files written whole ------------------------------------------------------
 
-def csv_text(rows: list, fields: list | None = None) -> str:
+def csv_text(rows: Sequence[Mapping[str, object]] | Sequence[Sequence[object]],
+             fields: list[str] | None = None) -> str:
     """`rows` as CSV text: dicts under a header of `fields`, or lists as they are."""
     text = io.StringIO(newline="")
     if fields:
@@ -174,7 +176,7 @@ def tagged_folder(kind: str, base: str | None = None) -> str:
     return tempfile.mkdtemp(prefix=f"grader-{kind}-{owner_tag()}-", dir=base)
 
 
-def remove_left_over_folders(base: str | None = None) -> list:
+def remove_left_over_folders(base: str | None = None) -> list[str]:
     """Remove the grader's folders in `base` whose owners are gone; returns their paths.
 
     Only folders of this user (any, for root) named by tagged_folder are touched.

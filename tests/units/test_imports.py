@@ -151,3 +151,39 @@ def test_the_public_functions_say_what_they_return():
                 if not function.name.startswith("_") and function.returns is None:
                     unannotated.append(f"{module}.{function.name}")
     assert unannotated == []
+
+
+MAX_OBJECT_PARAMETERS = 8  # parameters meant to take any value at all (a repr, a pickler's hook)
+
+
+def _is_object(annotation):
+    return (isinstance(annotation, ast.Name) and annotation.id == "object"
+            or isinstance(annotation, ast.Constant) and annotation.value == "object")
+
+
+def _annotated_functions():
+    """(module, function node) of every function and method of the grader, nested ones too."""
+    for module, path in MODULES.items():
+        if module == INSIDE_SCRIPT:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield module, node
+
+
+def test_no_function_says_it_returns_just_an_object():
+    vague = [f"{module}, line {node.lineno}: {node.name}"
+             for module, node in _annotated_functions() if _is_object(node.returns)]
+    assert vague == []
+
+
+def test_only_a_few_parameters_take_any_object():
+    vague = []
+    for module, node in _annotated_functions():
+        arguments = node.args
+        for argument in (arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+                         + [a for a in (arguments.vararg, arguments.kwarg) if a]):
+            if _is_object(argument.annotation):
+                vague.append(f"{module}, line {node.lineno}: {node.name}({argument.arg})")
+    assert len(vague) <= MAX_OBJECT_PARAMETERS, "\n".join(vague)

@@ -19,7 +19,7 @@ from ..settings import CourseError, Settings
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's release reads
 
 
-def feedback_folders(settings: Settings, assignment: str) -> dict:
+def feedback_folders(settings: Settings, assignment: str) -> dict[str, str]:
     """{student: folder} of every student with a feedback page of `assignment`."""
     if not os.path.isdir(settings.feedback):
         return {}
@@ -35,7 +35,7 @@ def came_through_exchange(folder: str) -> bool:
     return all(os.path.isfile(os.path.join(folder, name)) for name in EXCHANGE_FILES)
 
 
-def release_feedback(settings: Settings, assignment: str) -> list:
+def release_feedback(settings: Settings, assignment: str) -> list[str]:
     """Releases the feedback of `assignment` to the exchange with nbgrader's own command, for
     every student who handed in through it; returns one line per student left out.
 

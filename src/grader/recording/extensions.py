@@ -78,7 +78,8 @@ def parse_new_due(text: str) -> datetime.datetime:
     return when.astimezone(tz.UTC).replace(tzinfo=None)
 
 
-def parse_extensions(text: str, source: str, students: set, due_dates: dict) -> list:
+def parse_extensions(text: str, source: str, students: set[str],
+                     due_dates: dict[str, datetime.datetime | None]) -> list[Extension]:
     """The `Extension` rows of an extensions file's `text`; CourseError listing every bad row.
 
     `students`: the known student ids; `due_dates`: {assignment: class due date
@@ -158,7 +159,7 @@ def _checked_row(values, line, students, due_dates, seen):
     return Extension(student, assignment, extension, line)
 
 
-def known_students(settings: Settings, gb: Gradebook) -> set:
+def known_students(settings: Settings, gb: Gradebook) -> set[str]:
     """Students of the gradebook (the roster imported, or graded) and of submitted/."""
     students = {s.id for s in gb.students}
     if os.path.isdir(settings.submitted):
@@ -179,7 +180,7 @@ def read_extensions_file(path: str) -> str:
         raise CourseError(f"{path} cannot be read: {error}") from None
 
 
-def apply_extensions(settings: Settings, path: str) -> list:
+def apply_extensions(settings: Settings, path: str) -> list[str]:
     """Applies the extensions file at `path` to the gradebook; returns one line per
     extension set, kept or removed."""
     text = read_extensions_file(path)

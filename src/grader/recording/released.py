@@ -10,7 +10,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from ..settings import CourseError, Settings
 
 
-def check_released(settings: Settings, assignment: str, notebooks: dict) -> None:
+def check_released(settings: Settings, assignment: str, notebooks: dict[str, str]) -> None:
     """The assignment must be in the gradebook with the same notebooks and checks as in
     solutions/ (nbgrader generate_assignment); CourseError says what to run otherwise."""
     try:
@@ -36,7 +36,8 @@ def check_released(settings: Settings, assignment: str, notebooks: dict) -> None
                           f"and the grader see the same checks")
 
 
-def unreleased_changes(settings: Settings, assignment: str, notebooks: dict) -> list:
+def unreleased_changes(settings: Settings, assignment: str, notebooks: dict[str, str]
+                       ) -> list[str]:
     """What differs between solutions/<assignment> and the gradebook's record of its release.
 
     `make release` (nbgrader generate_assignment) records every check's points and

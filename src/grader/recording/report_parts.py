@@ -13,14 +13,14 @@ import os
 
 from ..files import StagedFiles, remove_left_over_files, write_atomically
 from ..results import StudentResult
-from ..safe_text import spreadsheet_safe, without_controls, writable_record
+from ..safe_text import CsvValue, spreadsheet_safe, without_controls, writable_record
 from ..settings import Settings
 
 REPORT_FIELDS = ["student", "notebook", "notebook_status", "grade_id", "points", "max_points",
                  "status", "message"]
 
 
-def report_rows(result: StudentResult) -> list[dict[str, object]]:
+def report_rows(result: StudentResult) -> list[dict[str, CsvValue]]:
     """One row per student, notebook and test cell, plus rows for notes."""
     rows = []
     for note in result.notes:

@@ -17,12 +17,12 @@ class RehearsalError(Exception):
     pass
 
 
-def student_names(count: int) -> list:
+def student_names(count: int) -> list[str]:
     names = NAMES[:count]
     return names + [f"student{i + 1:02d}" for i in range(len(names), count)]
 
 
-def environment(home: str | None = None, user: str | None = None) -> dict:
+def environment(home: str | None = None, user: str | None = None) -> dict[str, str]:
     """The environment of one command: the course's .venv first on PATH (nbgrader runs
     alembic), the rehearsal's own gradebook, and for a student their own HOME."""
     env = {k: v for k, v in os.environ.items()
@@ -33,7 +33,8 @@ def environment(home: str | None = None, user: str | None = None) -> dict:
     return env
 
 
-def run_step(args: list, cwd: str, env: dict, what: str) -> object:
+def run_step(args: list[str], cwd: str, env: dict[str, str],
+             what: str) -> subprocess.CompletedProcess[str]:
     started = time.monotonic()
     result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
     if result.returncode != 0:
@@ -43,7 +44,7 @@ def run_step(args: list, cwd: str, env: dict, what: str) -> object:
     return result
 
 
-def answers(source_notebook: str, kind: str) -> dict:
+def answers(source_notebook: str, kind: str) -> dict[str, str]:
     """{grade_id: source} a student of `kind` writes into the answer cells."""
     with open(source_notebook, encoding="utf-8") as handle:
         cells = json.load(handle)["cells"]
@@ -60,7 +61,7 @@ def answers(source_notebook: str, kind: str) -> dict:
     return solutions
 
 
-def write_answers(path: str, given: dict) -> None:
+def write_answers(path: str, given: dict[str, str]) -> None:
     with open(path, encoding="utf-8") as handle:
         nb = json.load(handle)
     for cell in nb["cells"]:

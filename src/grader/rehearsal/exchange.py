@@ -21,6 +21,7 @@ import os
 import shutil
 import sys
 import time
+from typing import Any
 
 from ..recording import set_due_date
 from ..reports import write_grades
@@ -29,7 +30,8 @@ from .common import COURSE_FILES, KINDS, answers, environment, run_step, student
     write_answers
 
 
-def rehearse(repository: str, folder: str, count: int, assignments: list | None = None) -> dict:
+def rehearse(repository: str, folder: str, count: int,
+             assignments: list[str] | None = None) -> dict[str, Any]:
     """Runs the rehearsal; returns a dict of what happened and where it is."""
     # the rehearsal has a gradebook of its own, never the course's shared one
     os.environ.pop("GPTCOURSE_DB_URL", None)

@@ -26,6 +26,7 @@ import os
 import shutil
 import sys
 import zipfile
+from typing import Any
 
 from ..settings import load
 from .common import COURSE_FILES, answers, environment, run_step, write_answers
@@ -70,7 +71,7 @@ def as_colab_saves(path: str) -> None:
         json.dump(nb, handle, indent=2)
 
 
-def canvas_export(path: str, assignments: list) -> None:
+def canvas_export(path: str, assignments: list[str]) -> None:
     """Canvas's gradebook export of the class: a Points Possible row, the test student."""
     columns = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + [
         f"{a} ({900 + i})" for i, a in enumerate(assignments)] + ["Current Score"]
@@ -102,7 +103,8 @@ def canvas_download(path: str, course_dir: str, work: str, assignment: str) -> N
                     archive.writestr(info, handle.read())
 
 
-def rehearse_lms(repository: str, folder: str, assignments: list | None = None) -> dict:
+def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = None
+                 ) -> dict[str, Any]:
     """Runs the LMS rehearsal; returns a dict of what happened and where it is."""
     os.environ.pop("GPTCOURSE_DB_URL", None)  # a gradebook of its own
     folder = os.path.abspath(folder)

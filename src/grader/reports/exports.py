@@ -10,17 +10,18 @@ into place, so a failed export never leaves half a file.
 import os
 
 from ..files import csv_text, write_atomically
-from ..safe_text import spreadsheet_cell
+from ..safe_text import CsvValue, spreadsheet_cell
 from ..settings import Settings
-from .grades import number
-from .roster import PERSON_FIELDS
+from .grades import AssignmentGrades, number
+from .roster import PERSON_FIELDS, Person
 
 # nbgrader's own `nbgrader export` columns, in its order
 GRADES_FIELDS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
                  "email", "raw_score", "late_submission_penalty", "score", "max_score"]
 
 
-def grades_rows(people: dict, grades: list) -> list:
+def grades_rows(people: dict[str, Person], grades: list[AssignmentGrades]
+                ) -> list[dict[str, CsvValue]]:
     """nbgrader's export rows: every student of the gradebook for every assignment."""
     rows = []
     for assignment in grades:
@@ -44,7 +45,8 @@ def grades_rows(people: dict, grades: list) -> list:
     return rows
 
 
-def canvas_rows(people: dict, grades: list) -> list:
+def canvas_rows(people: dict[str, Person], grades: list[AssignmentGrades]
+                ) -> list[list[CsvValue]]:
     """Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one
     column per assignment, and a 'Points Possible' row first."""
     header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -60,7 +62,8 @@ def canvas_rows(people: dict, grades: list) -> list:
     return rows
 
 
-def roster_rows(people: dict, grades: list) -> list:
+def roster_rows(people: dict[str, Person], grades: list[AssignmentGrades]
+                ) -> list[list[CsvValue]]:
     """The roster's columns, then the score of each assignment and the total."""
     header = PERSON_FIELDS + [spreadsheet_cell(a.name) for a in grades] + ["total", "max_total"]
     rows = [header]
@@ -74,14 +77,15 @@ def roster_rows(people: dict, grades: list) -> list:
     return rows
 
 
-def export_paths(settings: Settings) -> dict:
+def export_paths(settings: Settings) -> dict[str, str]:
     data = settings.data
     return {"grades": os.path.join(data, "grades.csv"),
             "canvas": os.path.join(data, "exports", "canvas.csv"),
             "roster": os.path.join(data, "exports", "grades-by-student.csv")}
 
 
-def write_exports(settings: Settings, people: dict, grades: list) -> dict:
+def write_exports(settings: Settings, people: dict[str, Person],
+                  grades: list[AssignmentGrades]) -> dict[str, str]:
     """grades.csv, exports/canvas.csv and exports/grades-by-student.csv; returns their paths."""
     paths = export_paths(settings)
     write_atomically(paths["grades"], csv_text(grades_rows(people, grades), GRADES_FIELDS))

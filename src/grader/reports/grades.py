@@ -7,6 +7,7 @@ less the late penalty, never below zero).
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
@@ -16,13 +17,15 @@ from ..settings import CourseError, Settings
 from .roster import Person, read_roster, roster_path
 
 
-def number(value: object) -> str:
+def number(value: float | None) -> str:
     """A score as the reports show it: 6.5, 10 (no trailing .0)."""
     return f"{float(value or 0):g}"
 
 
 @dataclass
 class Check:
+    """One graded cell of an assignment (a check or a manually graded answer)."""
+
     notebook: str
     grade_id: str
     max_points: float
@@ -33,14 +36,15 @@ class SubmissionGrades:
     """One student's grades of one assignment, as the gradebook holds them."""
 
     student: str
-    timestamp: object
+    timestamp: datetime | None
     seconds_late: float
     raw_score: float
     penalty: float
     max_score: float
-    points: dict = field(default_factory=dict)  # (notebook, grade_id) -> points (manual wins)
-    notebook_scores: dict = field(default_factory=dict)  # notebook -> score less its penalty
-    extension: object = None  # the student's extension (a timedelta), None: none
+    # (notebook, grade_id) -> points (manual wins)
+    points: dict[tuple[str, str], float] = field(default_factory=dict)
+    notebook_scores: dict[str, float] = field(default_factory=dict)  # less its penalty
+    extension: timedelta | None = None  # the student's extension, None: none
     seconds_after_class_due: float = 0.0  # late by the class's due date, extension aside
     late_days_used: int = 0  # under a late-day budget (grader.late.LateDayBudget)
     late_days_left: int | None = None  # None: the course has no late-day budget
@@ -52,15 +56,17 @@ class SubmissionGrades:
 
 @dataclass
 class AssignmentGrades:
+    """One assignment's grades: its due date, its checks and each student's submission."""
+
     name: str
-    duedate: object
+    duedate: datetime | None
     max_score: float
-    checks: list  # Check, in notebook order
-    submissions: dict  # student id -> SubmissionGrades
-    extensions: dict = field(default_factory=dict)  # student id -> timedelta, handed in or not
+    checks: list[Check]  # in notebook order
+    submissions: dict[str, SubmissionGrades]  # by student id
+    extensions: dict[str, timedelta] = field(default_factory=dict)  # handed in or not
 
 
-def checks_in_order(settings: Settings, assignment: str) -> list:
+def checks_in_order(settings: Settings, assignment: str) -> list[Check]:
     """Every graded cell of an assignment (its checks and manually graded answers), in the
     order the notebooks show them."""
     checks = []
@@ -72,7 +78,8 @@ def checks_in_order(settings: Settings, assignment: str) -> list:
     return checks
 
 
-def read_grades(settings: Settings, assignments: list) -> tuple:
+def read_grades(settings: Settings, assignments: list[str]
+                ) -> tuple[dict[str, Person], list[AssignmentGrades]]:
     """({student id: Person}, [AssignmentGrades]) from the gradebook and the imported roster."""
     try:
         return _read_grades(settings, assignments)

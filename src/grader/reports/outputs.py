@@ -10,7 +10,7 @@ from .page import write_report_pages
 from .summary import write_summary
 
 
-def write_grades(settings: Settings, names: list) -> list:
+def write_grades(settings: Settings, names: list[str]) -> list[str]:
     """The assignments' reports rebuilt, then grades.csv, the LMS exports, summary.txt and
     the report pages written; returns lines saying where each file is."""
     rebuild_assignment_reports(settings, names)

@@ -12,10 +12,12 @@ import base64
 import html
 import io
 import os
+from typing import Any
 
 from ..files import write_atomically
 from ..settings import Settings
-from .grades import number
+from .grades import AssignmentGrades, number
+from .roster import Person
 from .summary import attention, check_statistics, deadlines, load_records
 
 
@@ -25,7 +27,7 @@ def _figure_data(figure):
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def histogram(scores: list, max_score: float) -> str:
+def histogram(scores: list[float], max_score: float) -> str:
     """PNG (base64) of how many students earned each score."""
     import matplotlib  # imports slowly: only when a page is drawn
 
@@ -47,7 +49,7 @@ def histogram(scores: list, max_score: float) -> str:
         plt.close(figure)
 
 
-def check_bars(stats: list) -> str:
+def check_bars(stats: list[dict[str, Any]]) -> str:
     """PNG (base64): per check, the share of students who passed and the mean points."""
     import matplotlib  # imports slowly: only when a page is drawn
 
@@ -106,7 +108,7 @@ img {{ max-width: 100%; height: auto; }}
 """
 
 
-def render(settings: Settings, people: dict, grades: object) -> str:
+def render(settings: Settings, people: dict[str, Person], grades: AssignmentGrades) -> str:
     """The page of one assignment (an AssignmentGrades) as HTML text."""
     records = load_records(settings, grades.name)
     students = sorted({r.student for r in records} | set(grades.submissions))
@@ -146,7 +148,8 @@ def render(settings: Settings, people: dict, grades: object) -> str:
                        attention=attention_html, deadlines=deadlines_html)
 
 
-def write_report_pages(settings: Settings, people: dict, grades: list) -> list:
+def write_report_pages(settings: Settings, people: dict[str, Person],
+                       grades: list[AssignmentGrades]) -> list[str]:
     """reports/<assignment>.html for each AssignmentGrades in `grades`; returns the paths."""
     paths = []
     for assignment in grades:

@@ -59,7 +59,7 @@ def roster_path(settings: Settings) -> str:
     return os.path.join(settings.data, "roster.csv")
 
 
-def parse_roster(path: str, notes: list | None = None) -> list:
+def parse_roster(path: str, notes: list[str] | None = None) -> list[Person]:
     """[Person] from the CSV at `path`, the course's roster or Canvas's gradebook export;
     CourseError with the line for anything wrong in it. The rows of a Canvas export that
     are not students are skipped, each with a line added to `notes`."""
@@ -105,7 +105,7 @@ def parse_roster(path: str, notes: list | None = None) -> list:
     return people
 
 
-def check_new_id(path: str, line: int, student: str, seen: dict) -> None:
+def check_new_id(path: str, line: int, student: str, seen: dict[str, int]) -> None:
     """CourseError unless `student` can be an id and is not listed before (in `seen`)."""
     problem = student_id_problem(student)
     if problem:
@@ -116,7 +116,7 @@ def check_new_id(path: str, line: int, student: str, seen: dict) -> None:
     seen[student] = line
 
 
-def parse_canvas_export(path: str, reader: csv.DictReader, notes: list) -> list:
+def parse_canvas_export(path: str, reader: csv.DictReader, notes: list[str]) -> list[Person]:
     """[Person] of the students of Canvas's gradebook export read by `reader`."""
     reader.fieldnames = [h.strip() for h in reader.fieldnames]
     people, seen = [], {}
@@ -147,14 +147,15 @@ def parse_canvas_export(path: str, reader: csv.DictReader, notes: list) -> list:
     return people
 
 
-def read_roster(path: str) -> list:
+def read_roster(path: str) -> list[Person]:
     """The imported roster ([Person]), or [] before any import."""
     if not os.path.exists(path):
         return []
     return parse_roster(path)
 
 
-def import_roster(settings: Settings, source: str, notes: list | None = None) -> list:
+def import_roster(settings: Settings, source: str, notes: list[str] | None = None
+                  ) -> list[Person]:
     """Every student of the CSV `source` into the gradebook and course-data/roster.csv
     (the rows of a Canvas export that are not students skipped, with lines in `notes`)."""
     people = parse_roster(source, notes)

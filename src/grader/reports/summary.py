@@ -11,21 +11,24 @@ lines that a spreadsheet does not read as formulas (safe_text.spreadsheet_cell).
 
 
 import os
+from datetime import datetime, timedelta
+from typing import Any
 
 from ..files import write_atomically
 from ..recording import hours_text, read_student_parts
-from ..results import NotebookStatus
+from ..results import NotebookResult, NotebookStatus, StudentResult
 from ..safe_text import one_line, spreadsheet_cell
 from ..settings import Settings
-from .grades import number, read_grades
+from .grades import AssignmentGrades, SubmissionGrades, number, read_grades
+from .roster import Person
 
 
-def load_records(settings: Settings, assignment: str) -> list:
+def load_records(settings: Settings, assignment: str) -> list[StudentResult]:
     """Every student's part of the assignment's grade report."""
     return read_student_parts(settings.reports, assignment)
 
 
-def notebook_state(result: object) -> str:
+def notebook_state(result: NotebookResult) -> str:
     """graded / missing / unreadable / failed (graded, but a cell crashed or timed out)."""
     if result.status != NotebookStatus.GRADED:
         return str(result.status)
@@ -50,7 +53,7 @@ def duration_text(seconds: float) -> str:
     return late_text(seconds)[:-len(" late")]
 
 
-def penalty_text(submission: object) -> str:
+def penalty_text(submission: SubmissionGrades) -> str:
     """'-2 points (20%)', 'no penalty'."""
     if not submission.penalty:
         return "no penalty"
@@ -59,7 +62,8 @@ def penalty_text(submission: object) -> str:
     return f"-{number(submission.penalty)} points{share}"
 
 
-def deadline_text(submission: object, extension: object = None, due: object = None) -> str:
+def deadline_text(submission: SubmissionGrades | None, extension: timedelta | None = None,
+                  due: datetime | None = None) -> str:
     """What the student's due date and hand-in time came to, in words: 'late 1 d 1 h:
     -2 points (20%)', '1 d 1 h after the class's due date, extension 48 h: on time',
     'late 1 d 1 h: 2 late days used, 3 left, no penalty'. `submission` may be None
@@ -85,7 +89,7 @@ def deadline_text(submission: object, extension: object = None, due: object = No
     return f"{words} {penalty_text(submission)}"
 
 
-def deadlines(grades: object) -> list:
+def deadlines(grades: AssignmentGrades) -> list[tuple[str, str]]:
     """[(student, deadline_text)] of one assignment: every student with an extension or who
     handed in late."""
     rows = []
@@ -98,7 +102,8 @@ def deadlines(grades: object) -> list:
     return rows
 
 
-def attention(people: dict, grades: object, records: list) -> list:
+def attention(people: dict[str, Person], grades: AssignmentGrades,
+              records: list[StudentResult]) -> list[tuple[str, str]]:
     """[(student, reason)] of one assignment: missing, unreadable, failed, late, not graded."""
     by_student = {r.student: r for r in records}
     needs = []
@@ -125,8 +130,8 @@ def attention(people: dict, grades: object, records: list) -> list:
     return [(s, one_line(r)) for s, r in needs]
 
 
-def summarise(settings: Settings, assignment: str, people: dict | None = None,
-              grades: object = None) -> str:
+def summarise(settings: Settings, assignment: str, people: dict[str, Person] | None = None,
+              grades: AssignmentGrades | None = None) -> str:
     """summary.txt's part for one assignment."""
     if grades is None:
         people, [grades] = read_grades(settings, [assignment])
@@ -177,7 +182,7 @@ def summarise(settings: Settings, assignment: str, people: dict | None = None,
     return "\n".join(lines) + "\n"
 
 
-def check_statistics(grades: object, students: list) -> list:
+def check_statistics(grades: AssignmentGrades, students: list[str]) -> list[dict[str, Any]]:
     """Per check, in notebook order: points, how many passed (full points) and the mean points,
     over `students` (a student without a gradebook entry counts 0)."""
     stats = []
@@ -192,16 +197,18 @@ def check_statistics(grades: object, students: list) -> list:
     return stats
 
 
-def summary_text(settings: Settings, assignments: list, people: dict | None = None,
-                 grades: list | None = None) -> str:
+def summary_text(settings: Settings, assignments: list[str],
+                 people: dict[str, Person] | None = None,
+                 grades: list[AssignmentGrades] | None = None) -> str:
     """summary.txt for `assignments` (write_summary writes it)."""
     if grades is None:
         people, grades = read_grades(settings, assignments)
     return "\n".join(summarise(settings, g.name, people, g) for g in grades)
 
 
-def write_summary(settings: Settings, assignments: list, people: dict | None = None,
-                  grades: list | None = None) -> str:
+def write_summary(settings: Settings, assignments: list[str],
+                  people: dict[str, Person] | None = None,
+                  grades: list[AssignmentGrades] | None = None) -> str:
     """reports/summary.txt for `assignments`; returns its text."""
     text = summary_text(settings, assignments, people, grades)
     write_atomically(os.path.join(settings.reports, "summary.txt"), text)

@@ -12,6 +12,7 @@ submission that cannot be read is listed with its reason, never fatal.
 import ast
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..cells import nbgrader_meta, source_text
 from ..plan import Unreadable, read_submission, submission_link_problem
@@ -38,13 +39,13 @@ class ClassAnswers:
     """An assignment's answers: each student's cells, the shared code, and who is missing."""
 
     assignment: str
-    students: dict = field(default_factory=dict)  # {student: [AnswerCell]}
-    shared: list = field(default_factory=list)  # sources of the instructor's code cells
-    required: set = field(default_factory=set)  # names the instructor's cells read
-    not_compared: dict = field(default_factory=dict)  # {student: reason}
+    students: dict[str, list[AnswerCell]] = field(default_factory=dict)
+    shared: list[str] = field(default_factory=list)  # sources of the instructor's code cells
+    required: set[str] = field(default_factory=set)  # names the instructor's cells read
+    not_compared: dict[str, str] = field(default_factory=dict)  # {student: reason}
 
 
-def compared_cell(cell: dict) -> str | None:
+def compared_cell(cell: dict[str, Any]) -> str | None:
     """What a submitted cell counts as ("solution" grade_id or "added cell"), or None when
     it is not compared (markdown, the instructor's set-up and test cells)."""
     if cell.get("cell_type") != "code":
@@ -57,7 +58,7 @@ def compared_cell(cell: dict) -> str | None:
     return "added cell"
 
 
-def read_names(sources: list) -> set:
+def read_names(sources: list[str]) -> set[str]:
     names = set()
     for source in sources:
         try:
@@ -68,7 +69,7 @@ def read_names(sources: list) -> set:
     return names
 
 
-def instructor_code(settings: Settings, assignment: str) -> tuple:
+def instructor_code(settings: Settings, assignment: str) -> tuple[list[str], list[str]]:
     """([every code cell's source], {notebook names}) of the assignment's instructor notebooks."""
     shared = [RELEASED_STUB]
     notebooks = settings.instructor_notebooks(assignment)
@@ -82,7 +83,8 @@ def instructor_code(settings: Settings, assignment: str) -> tuple:
     return shared, sorted(notebooks)
 
 
-def student_cells(settings: Settings, student: str, assignment: str, notebooks: list) -> list:
+def student_cells(settings: Settings, student: str, assignment: str,
+                  notebooks: list[str]) -> list[AnswerCell]:
     """[AnswerCell] of one student's submission; raises Unreadable with the reason."""
     problem = student_id_problem(student)
     if problem:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from .answers import ClassAnswers
-from .fingerprints import K, WINDOW, kgrams, names_of, winnowed
+from .fingerprints import K, WINDOW, Gram, Span, kgrams, names_of, winnowed
 
 MIN_FINGERPRINTS = 12  # a smaller set counts as this many: a few lines are no evidence
 MIN_COMMON = 5  # code that this many students share may still be copied
@@ -26,13 +26,15 @@ class Fingerprinted:
     """One student's k-grams and token spans (for the passages) and the fingerprints
     kept as evidence."""
 
-    grams: list
-    token_spans: list  # per cell, the (start, end) characters of each token
-    evidence: set = field(default_factory=set)
+    grams: list[Gram]
+    token_spans: list[list[Span]]  # per cell, the (start, end) characters of each token
+    evidence: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
 class Pair:
+    """Two students compared: how similar their evidence is, and how much they share."""
+
     student_a: str
     student_b: str
     similarity: float
@@ -45,9 +47,9 @@ class Comparison:
     """The outcome for one assignment: the pairs, most similar first, and what was left out."""
 
     answers: ClassAnswers
-    pairs: list
-    fingerprints: dict  # {student: Fingerprinted}
-    discounted: set  # hashes that are no evidence
+    pairs: list[Pair]
+    fingerprints: dict[str, Fingerprinted]  # by student
+    discounted: set[int]  # hashes that are no evidence
     threshold: float
     common_limit: int  # a fingerprint in more students than this is an idiom
     k: int = K  # tokens in a k-gram
@@ -60,7 +62,8 @@ def common_limit(students: int, fraction: float) -> int:
 
 
 def fingerprint_class(answers: ClassAnswers, common_fraction: float, k: int = K,
-                      window: int = WINDOW) -> tuple:
+                      window: int = WINDOW
+                      ) -> tuple[dict[str, Fingerprinted], set[int], int]:
     """({student: Fingerprinted}, discounted hashes, common limit)."""
     shared_names = names_of(answers.shared)
     shared_names.required = set(shared_names.bound)  # the instructor's code is never dead
@@ -81,7 +84,7 @@ def fingerprint_class(answers: ClassAnswers, common_fraction: float, k: int = K,
     return found, discounted, limit
 
 
-def similarity(a: set, b: set, shared: int | None = None) -> float:
+def similarity(a: set[int], b: set[int], shared: int | None = None) -> float:
     """The share of the two students' fingerprints that both have, 2|A & B| / (|A| + |B|)
     (Dice's coefficient), each set counted as at least MIN_FINGERPRINTS; `shared` is
     |A & B| when it is known."""
@@ -104,7 +107,7 @@ def compare_class(answers: ClassAnswers, threshold: float, common_fraction: floa
     return Comparison(answers, pairs, found, discounted, threshold, limit, k)
 
 
-def merged(spans: list, source: str) -> list:
+def merged(spans: list[Span], source: str) -> list[Span]:
     """(start, end) character spans of `source` joined where they overlap or only spaces
     on one line part them, in order."""
     result = []
@@ -116,13 +119,14 @@ def merged(spans: list, source: str) -> list:
     return result
 
 
-def token_spans(record: Fingerprinted, gram: object, k: int) -> list:
+def token_spans(record: Fingerprinted, gram: Gram, k: int) -> list[Span]:
     """The character spans of the k tokens of `gram` (none of the comments between them)."""
     return [span for span in record.token_spans[gram.cell][gram.first:gram.first + k]
             if span[1] > span[0]]
 
 
-def passages(comparison: Comparison, pair: Pair) -> list:
+def passages(comparison: Comparison, pair: Pair
+             ) -> list[tuple[int, list[Span], int, list[Span], int]]:
     """[(cell index of a, spans in a, cell index of b, spans in b, k-grams shared)]: the cell
     pairs that share evidence, most shared first, at most SHOWN_PASSAGES."""
     record_a = comparison.fingerprints[pair.student_a]

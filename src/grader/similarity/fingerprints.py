@@ -22,6 +22,7 @@ import io
 import keyword
 import re
 import tokenize
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 K = 8  # tokens in a k-gram
@@ -32,6 +33,8 @@ STRING_PARTS = {getattr(tokenize, name) for name in ("FSTRING_MIDDLE",) if hasat
 STRUCTURE = {";", "{", "}"}  # what line ends, indents and dedents become
 FSTRING_START = getattr(tokenize, "FSTRING_START", None)
 FSTRING_END = getattr(tokenize, "FSTRING_END", None)
+Position = tuple[int, int]  # (line, column) in a cell's source, as tokenize gives them
+Span = tuple[int, int]  # (start, end) characters of a cell's source
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,9 @@ class Names:
     checks use): code that defines one of them is never dead.
     """
 
-    bound: set = field(default_factory=set)
-    loaded: set = field(default_factory=set)
-    required: set = field(default_factory=set)
+    bound: set[str] = field(default_factory=set)
+    loaded: set[str] = field(default_factory=set)
+    required: set[str] = field(default_factory=set)
 
 
 def magics_blanked(source: str) -> str:
@@ -77,7 +80,7 @@ def parsed(source: str) -> ast.Module | None:
     return None
 
 
-def names_of(sources: list, required: set = frozenset()) -> Names:
+def names_of(sources: list[str], required: Set[str] = frozenset()) -> Names:
     """The names that the code of `sources` (one submission's cells) binds and reads."""
     names = Names(required=set(required))
     for source in sources:
@@ -111,7 +114,7 @@ def _unused(node: ast.stmt, names: Names) -> bool:
     return not any(t in names.loaded or t in names.required for t in targets)
 
 
-def dead_spans(tree: ast.Module, names: Names) -> list:
+def dead_spans(tree: ast.Module, names: Names) -> list[tuple[Position, Position]]:
     """[(start, end)] as (line, column) pairs of code that never runs or is never used:
     docstrings and other lone strings, bodies under a constant false test, statements
     after return/raise/break/continue, unused top-level definitions and assignments."""
@@ -139,7 +142,7 @@ def dead_spans(tree: ast.Module, names: Names) -> list:
     return spans
 
 
-def unit_starts(tree: ast.Module | None) -> list:
+def unit_starts(tree: ast.Module | None) -> list[int]:
     """First lines of the units of a cell: each top-level def or class starts one, and so
     does the first statement after one."""
     if tree is None:
@@ -154,7 +157,7 @@ def unit_starts(tree: ast.Module | None) -> list:
     return starts or [1]
 
 
-def raw_tokens(source: str) -> list:
+def raw_tokens(source: str) -> list[tokenize.TokenInfo]:
     """tokenize's tokens of `source`, as far as it can read (a broken cell keeps its start)."""
     found = []
     try:
@@ -165,7 +168,8 @@ def raw_tokens(source: str) -> list:
     return found
 
 
-def normalised_tokens(source: str, names: Names) -> list:
+def normalised_tokens(source: str, names: Names
+                      ) -> list[tuple[int, str, Position, Position]]:
     """[(unit, text, start, end)]: the cell's tokens as compared, with the unit each is in
     and its (line, column) span in `source`."""
     cleaned = magics_blanked(source)
@@ -223,7 +227,7 @@ def stable_hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
 
 
-def line_offsets(source: str) -> list:
+def line_offsets(source: str) -> list[int]:
     """The character offset where each line of `source` starts, line 1 first."""
     offsets, total = [0, 0], 0
     for line in source.splitlines(keepends=True):
@@ -232,7 +236,8 @@ def line_offsets(source: str) -> list:
     return offsets
 
 
-def kgrams(sources: list, names: Names, k: int = K) -> tuple:
+def kgrams(sources: list[str], names: Names, k: int = K
+           ) -> tuple[list[Gram], list[list[Span]]]:
     """([Gram], [[(start, end)]]): every k-gram of the cells `sources`, in order, none
     crossing a unit or a cell; and the character span of each token of each cell."""
     grams, spans = [], []
@@ -255,7 +260,7 @@ def kgrams(sources: list, names: Names, k: int = K) -> tuple:
     return grams, spans
 
 
-def winnowed(grams: list, window: int = WINDOW) -> set:
+def winnowed(grams: list[Gram], window: int = WINDOW) -> set[int]:
     """The hashes winnowing keeps: the smallest of every `window` consecutive k-grams of
     a unit (units apart, so that moving a function keeps its fingerprints)."""
     kept = set()

@@ -15,8 +15,9 @@ import os
 from ..files import csv_text, write_atomically
 from ..safe_text import spreadsheet_cell
 from ..settings import SandboxGrader, Settings
-from .answers import read_class
-from .comparison import Comparison, compare_class, passages
+from .answers import AnswerCell, read_class
+from .comparison import Comparison, Pair, compare_class, passages
+from .fingerprints import Span
 
 CSV_FIELDS = ["student_a", "student_b", "similarity", "above_threshold"]
 BELOW_SHOWN = 10  # the most similar pairs under the threshold, listed for a second look
@@ -60,7 +61,7 @@ comments, literals, spacing and the order of functions are set aside.</p>
 """
 
 
-def highlighted(source: str, spans: list) -> str:
+def highlighted(source: str, spans: list[Span]) -> str:
     """`source` as escaped HTML with each (start, end) character span in <mark>."""
     parts, at = [], 0
     for start, end in spans:
@@ -71,7 +72,7 @@ def highlighted(source: str, spans: list) -> str:
     return "".join(parts)
 
 
-def pair_table(comparison: Comparison, pairs: list, linked: bool) -> str:
+def pair_table(comparison: Comparison, pairs: list[Pair], linked: bool) -> str:
     if not pairs:
         return "<p>None.</p>"
     rows = []
@@ -87,11 +88,11 @@ def pair_table(comparison: Comparison, pairs: list, linked: bool) -> str:
             + "\n</table></div>")
 
 
-def cell_caption(student: str, cell: object) -> str:
+def cell_caption(student: str, cell: AnswerCell) -> str:
     return html.escape(f"{student}: {cell.notebook}.ipynb, cell {cell.number} ({cell.label})")
 
 
-def pair_details(comparison: Comparison, rank: int, pair: object) -> str:
+def pair_details(comparison: Comparison, rank: int, pair: Pair) -> str:
     cells_a = comparison.answers.students[pair.student_a]
     cells_b = comparison.answers.students[pair.student_b]
     parts = [f'<section aria-labelledby="pair-{rank}"><h2 id="pair-{rank}">{rank}. '
@@ -134,14 +135,15 @@ def render_similarity(comparison: Comparison) -> str:
                           for rank, pair in enumerate(above, 1)))
 
 
-def similarity_rows(comparison: Comparison) -> list:
+def similarity_rows(comparison: Comparison) -> list[dict[str, str]]:
     return [{"student_a": spreadsheet_cell(p.student_a), "student_b": spreadsheet_cell(p.student_b),
              "similarity": f"{p.similarity:.4f}",
              "above_threshold": "true" if p.above_threshold else "false"}
             for p in comparison.pairs]
 
 
-def write_similarity(settings: Settings, assignment: str, threshold: float | None = None) -> list:
+def write_similarity(settings: Settings, assignment: str, threshold: float | None = None
+                     ) -> list[str]:
     """reports/similarity-<assignment>.csv and .html written; returns their paths.
 
     `threshold` defaults to c.SandboxGrader.similarity_threshold.

@@ -14,6 +14,7 @@ import sys
 
 import nbformat
 
+from ..cells import CellKind
 from ..checks import Checker
 from ..plan import Plan, build_plan
 from ..sandbox import SandboxError, Template
@@ -85,9 +86,9 @@ def make_checker(plan: Plan, instructor: object, package: str) -> Checker:
     Its set-up namespace is only read by the instructor's tests (a submission gets
     copies of the objects it is passed), so one is reused for every student.
     """
-    setup = [c.source for c in plan.cells if c.kind == "setup"]
+    setup = [c.source for c in plan.cells if c.kind == CellKind.SETUP]
     solutions = [instructor.cells[c.instructor_index].source for c in plan.cells
-                 if c.kind == "solution" and c.instructor_index is not None and instructor]
+                 if c.kind == CellKind.SOLUTION and c.instructor_index is not None and instructor]
     key = (tuple(setup), tuple(solutions), package)
     if key not in _CHECKERS:
         if len(_CHECKERS) >= 4:
