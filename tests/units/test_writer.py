@@ -46,7 +46,7 @@ def _record(student):
 
 def test_a_failure_while_recording_one_student_is_reported_and_leaves_no_files(tmp_path,
                                                                            monkeypatch):
-    from grader.autograde import HandIn
+    from grader.plan import HandIn
 
     root = str(tmp_path)
     settings = type("S", (), {"autograded": os.path.join(root, "autograded"),

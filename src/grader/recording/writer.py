@@ -47,7 +47,8 @@ class Writer:
     def __init__(self, settings: Settings, assignment: str):
         self.settings, self.assignment = settings, assignment
         self.failures: list[tuple[str, bool]] = []
-        self._gradebook = self._late_penalties = None
+        self._gradebook: Gradebook | None = None
+        self._late_penalties: AssignLatePenalties | None = None
 
     def _open(self) -> tuple[Gradebook, AssignLatePenalties]:
         """The run's gradebook connection and late-penalty preprocessor, made on first use."""
