@@ -176,7 +176,8 @@ class Checker:
             return decode(reply["value"])
         except (ValueError, TypeError, RuntimeError, RecursionError, OverflowError,
                 MemoryError) as problem:
-            raise RuntimeError(f"in {name}: the answer could not be read ({capped(str(problem), 200)})")
+            raise RuntimeError(f"in {name}: the answer could not be read "
+                               f"({capped(str(problem), 200)})")
 
     def _refusal(self, name, refused):
         """Stands for the course package's own function: a call to it fails the check,

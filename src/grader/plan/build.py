@@ -105,7 +105,8 @@ def _place_student_cells(instructor, student_cells, layout, by_id, notes):
         if index is not None and layout.kinds[index] != CellKind.SOLUTION:
             # a check moved above the answers before it is not where the student works
             ahead = layout.kinds[index] == CellKind.TEST and any(
-                layout.kinds[s] == CellKind.SOLUTION and s not in answered for s in present if s < index)
+                layout.kinds[s] == CellKind.SOLUTION and s not in answered
+                for s in present if s < index)
             if index > anchor and not ahead:
                 anchor = index
             elif by_id.get(layout.grade_ids[index], (position,))[0] == position:
@@ -152,7 +153,8 @@ def _merged(instructor, layout, placed, answered, by_id, submitted, notes):
             continue
         if cell.cell_type != "code":
             text = CellKind.MARKDOWN if cell.cell_type == "markdown" else CellKind.RAW
-            plan.append(PlanCell(text, cell.source, layout.grade_ids[index], instructor_index=index))
+            plan.append(PlanCell(text, cell.source, layout.grade_ids[index],
+                                 instructor_index=index))
         else:
             plan.append(PlanCell(kind, cell.source, layout.grade_ids[index], points, index))
             if submitted and kind == CellKind.TEST:
@@ -209,7 +211,8 @@ def _answer_cell(instructor_cell, cell, layout, index, notes):
     if cell.pop("grader:found_by_cell_id", False):
         notes.append(f"answer cell '{grade_id}' was found by its cell id (its grade_id was changed)")
     if instructor_cell.cell_type != "code":  # a written answer: kept for the person who grades
-        return PlanCell(CellKind.MARKDOWN, _capped_text(source, grade_id, notes), grade_id, points, index)
+        return PlanCell(CellKind.MARKDOWN, _capped_text(source, grade_id, notes), grade_id, points,
+                        index)
     if cell.get("cell_type") != "code":
         notes.append(f"answer cell '{grade_id}' was turned into {cell.get('cell_type')}; "
                      "its text was run as code")
