@@ -59,7 +59,7 @@ def test_the_sandbox_gives_no_host_folder_to_write_and_sizes_every_tmpfs(tmp_pat
 def test_a_checks_child_that_answered_is_reaped_now_or_before_the_next_request():
     import types
 
-    from grader.sandbox.runner import Runner
+    from grader.sandbox.inside.shell import Runner
 
     kernel = types.SimpleNamespace(ending=[])
     gone = os.fork()
