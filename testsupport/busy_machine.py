@@ -1,12 +1,12 @@
 """A machine too busy to fork: sandboxes whose first forks for a check's calls are refused.
 
 A loaded machine refuses a fork for a moment (EAGAIN) when its process limit is
-held. The grader's tests make that happen on purpose without any hook in the
-grader: `refusing_check_forks` is another start for the inside of the sandbox
-(in place of ``grader.sandbox.command.START_INSIDE``), which replaces the
-inside's `check_forks.fork_for_check` before it serves. Each sandbox started
-with it, and each student's sandbox a warm template started with it forks,
-refuses its first `count` forks for a check's calls.
+held. The grader has no switch for that; the tests make it happen with
+`refusing_check_forks`, another start for the inside of the sandbox (put in
+place of ``grader.sandbox.command.START_INSIDE``), which replaces the inside's
+`check_forks.fork_for_check` before it serves. Each sandbox started with it, and
+each student's sandbox a warm template started with it forks, refuses its first
+`count` forks for a check's calls.
 """
 
 import os
