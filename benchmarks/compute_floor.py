@@ -5,7 +5,7 @@ one torch thread and the meta device's lazy imports done, as in a template)
 that has run the instructor's shared
 set-up cells once, as a template does (``--setup-each`` runs them in every
 notebook instead, as stock nbgrader must), its model moved where a fork does
-not copy it (runner.map_setup_tensors). For each submission it forks that
+not copy it (inside/setup_tensors.py). For each submission it forks that
 shell and runs, in the child, the cells the grader would run: the student's
 cells in the student's order with the instructor's set-up and test cells (the
 hidden tests included), each once, as nbgrader does, errors allowed. No sandbox,
@@ -63,7 +63,8 @@ def main():
     from IPython.core.interactiveshell import InteractiveShell
 
     import gptcourse  # noqa: F401 (warm: imported before the first notebook, as in a template)
-    from grader.sandbox.runner import map_setup_tensors, warm_up
+    from grader.sandbox.inside.setup_tensors import map_setup_tensors
+    from grader.sandbox.inside.template_server import warm_up
     from grader.worker.execution import leading_setup
 
     torch.set_num_threads(1)

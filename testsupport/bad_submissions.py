@@ -569,7 +569,7 @@ print('MODULES', sorted(m for m in sys.modules if m.startswith('double')))
 """
 
 
-# Replies in the runner's protocol (runner.py), written ahead on every descriptor
+# Replies in the kernel's protocol (sandbox/inside/protocol.py), written ahead on every descriptor
 # for every request id the grader is likely to use: a call's value equal to what
 # the visible check wants and a passing status. The grader must notice the lines
 # it did not ask for, so double (which returns 0) earns nothing.

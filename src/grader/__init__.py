@@ -41,8 +41,8 @@ The wings, from the top down:
   the `HandIn`, and why one is refused.
 - ``sandbox/``: where student code runs: the bubblewrap command line,
   cgroups, the stubbed package copy, the `Kernel` and its channel, the warm
-  `Template` and its forks, and ``runner.py``, the script inside the sandbox,
-  which imports nothing of the grader.
+  `Template` and its forks, and ``inside/``, the package inside the sandbox,
+  which imports nothing of the grader (the grader imports its ``shared.py``).
 - ``settings/``: the course's settings as nbgrader reads them
   (`CourseDirectory`), `SandboxGrader` with its defaults, `Limits`, the check
   of nbgrader_config.py, the variant salt written into the notebooks, and the

@@ -202,11 +202,25 @@ def graded_safely(tiny_course, tmp_path, student, nb):
     return grade_safely(read_job(assignment, student, str(folder)))
 
 
-def test_a_check_fork_the_system_refuses_for_a_moment_is_tried_again(tiny_course, tmp_path,
-                                                                      monkeypatch):
-    from grader.sandbox.template import FAILING_FORKS_VARIABLE
+@pytest.fixture
+def busy_machine(monkeypatch):
+    """Make the sandboxes started from now on refuse their first N forks for a check's calls
+    (`busy_machine(N)`); the warm templates started before and after are others."""
+    from testsupport.busy_machine import refusing_check_forks
+    from grader.sandbox import command
+    from grader.worker.caches import close_templates
 
-    monkeypatch.setenv(FAILING_FORKS_VARIABLE, "3")  # each check's first three forks fail
+    def refusing(count):
+        close_templates()
+        monkeypatch.setattr(command, "START_INSIDE", refusing_check_forks(count))
+
+    yield refusing
+    close_templates()
+
+
+def test_a_check_fork_the_system_refuses_for_a_moment_is_tried_again(tiny_course, tmp_path,
+                                                                      busy_machine):
+    busy_machine(3)  # each sandbox's first three check forks fail
     result = graded_safely(tiny_course, tmp_path, "busy-machine", fx.correct(fx.released(tiny_course)))
     assert result.status == "graded", result.error
     assert result.points == fx.MAX_SCORE, result.notebooks[0].tests
@@ -214,10 +228,8 @@ def test_a_check_fork_the_system_refuses_for_a_moment_is_tried_again(tiny_course
 
 
 def test_a_check_fork_the_system_keeps_refusing_is_grader_failed_not_zero(tiny_course, tmp_path,
-                                                                          monkeypatch):
-    from grader.sandbox.template import FAILING_FORKS_VARIABLE
-
-    monkeypatch.setenv(FAILING_FORKS_VARIABLE, "1000")
+                                                                          busy_machine):
+    busy_machine(1000)
     result = graded_safely(tiny_course, tmp_path, "overloaded", fx.correct(fx.released(tiny_course)))
     assert result.status == "grader failed"
     assert result.notebooks == []  # nothing is recorded: no zero for the student

@@ -11,7 +11,7 @@ def roundtrip(value):
     import json
 
     from grader.checks import decode
-    from grader.sandbox.runner import Encoder
+    from grader.sandbox.inside.encoding import Encoder
 
     return decode(json.loads(json.dumps(Encoder().encode(value))))
 
@@ -58,7 +58,7 @@ def test_lookalike_answers_come_back_as_opaque_objects():
 
 def test_malformed_or_huge_answers_are_refused():
     from grader.checks import decode
-    from grader.sandbox.runner import Encoder, TooLarge
+    from grader.sandbox.inside.encoding import Encoder, TooLarge
 
     for data in [{"$type": "torch.Tensor", "dtype": "torch.float32", "shape": [3], "data": [1, 2]},
                  {"$type": "torch.Tensor", "dtype": "os.system", "shape": [], "data": 1},
@@ -218,12 +218,12 @@ def test_set_up_objects_are_sent_by_name_and_test_objects_by_value():
         def persistent_load(self, ref):
             refs.append(ref)
             if ref[0] == "storage":  # the test's own tensor: its bytes, not a saved file
-                return _storage_from_bytes(ref[1], ref[2])
+                return storage_from_bytes(ref[1], ref[2])
             return ref
 
     import io
 
-    from grader.sandbox.runner import _storage_from_bytes
+    from grader.sandbox.inside.encoding import storage_from_bytes
 
     (args, _) = Loader(io.BytesIO(data)).load()
     assert refs[0] == ("setup", "model") and refs[-1] == ("setup", "tokenizer")
@@ -259,7 +259,7 @@ def called_in_kernel(answer, *args, skip=()):
     import copy
     import json
 
-    from grader.sandbox.runner import argument_changes, argument_marks
+    from grader.sandbox.inside.changes import argument_changes, argument_marks
 
     copies = copy.deepcopy(args)  # the kernel's copies, as the argument pickle makes them
     marks = argument_marks(copies, {}, {id(copies[i]) for i in skip})

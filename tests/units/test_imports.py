@@ -30,7 +30,8 @@ FLOORS = {
     "cli": 11,
     "__main__": 12,
 }
-INSIDE_SCRIPT = "grader.sandbox.runner"  # runs inside the sandbox: imports nothing of ours
+INSIDE = "grader.sandbox.inside"  # runs inside the sandbox: imports nothing of ours
+SHARED = INSIDE + ".shared"  # the one module of the inside the grader imports
 
 
 def module_name(path):
@@ -106,8 +107,30 @@ def test_the_imports_go_round_in_no_circle():
     assert circles == []
 
 
-def test_the_script_inside_the_sandbox_imports_nothing_of_the_grader():
-    assert own_imports(INSIDE_SCRIPT) == []
+def is_inside(module):
+    return module == INSIDE or module.startswith(INSIDE + ".")
+
+
+def test_the_inside_of_the_sandbox_imports_nothing_of_the_grader():
+    beyond = []  # an absolute import of the grader, or a relative one out of the folder
+    for module in filter(is_inside, MODULES):
+        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] if node.level == 0 else []
+                if node.level > 1:
+                    beyond.append(f"{module}, line {node.lineno}: from {'.' * node.level}")
+            else:
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            beyond += [f"{module}, line {node.lineno}: {name}" for name in names
+                       if name == "grader" or name.startswith("grader.")]
+    assert beyond == []
+
+
+def test_the_grader_imports_of_the_inside_only_the_shared_module():
+    assert own_imports(SHARED) == []
+    assert [f"{module}, line {line}: {imported}" for module in MODULES if not is_inside(module)
+            for imported, _, line, _ in own_imports(module)
+            if is_inside(imported) and imported != SHARED] == []
 
 
 def test_an_import_inside_a_function_says_why():
@@ -140,7 +163,7 @@ def test_no_two_classes_or_functions_of_the_grader_share_a_name():
 def test_the_public_functions_say_what_they_return():
     unannotated = []
     for module, path in MODULES.items():
-        if module == INSIDE_SCRIPT:
+        if is_inside(module):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:

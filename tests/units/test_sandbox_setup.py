@@ -56,10 +56,25 @@ def test_the_sandbox_gives_no_host_folder_to_write_and_sizes_every_tmpfs(tmp_pat
         str(fd), os.path.join(SANDBOX_WORK, "sub", "data.txt")]
 
 
+def test_the_inside_is_bound_read_only_and_started_with_nothing_of_the_grader_on_its_path():
+    from grader.sandbox import command
+
+    args = sandbox_command("/nowhere", 3, 4, tmpfs_mib=5, package="gptcourse")
+    bound = [args[i + 1:i + 3] for i, a in enumerate(args) if a == "--ro-bind"]
+    assert [str(command.INSIDE), command.SANDBOX_INSIDE] in bound
+    parent = os.path.dirname(command.SANDBOX_INSIDE)  # made empty, then holds only the inside
+    assert [b for b in bound if b[1].startswith(parent + "/")] == [
+        [str(command.INSIDE), command.SANDBOX_INSIDE]]
+    start = args.index("-c")
+    assert args[start - 3:start + 2] == ["-I", "-X", "utf8", "-c", command.START_INSIDE]
+    assert args[start + 2:] == ["3", "4", "gptcourse"]
+    assert command.START_INSIDE.startswith(f"import sys; sys.path.insert(0, {parent!r}); ")
+
+
 def test_a_checks_child_that_answered_is_reaped_now_or_before_the_next_request():
     import types
 
-    from grader.sandbox.runner import Runner
+    from grader.sandbox.inside.shell import Runner
 
     kernel = types.SimpleNamespace(ending=[])
     gone = os.fork()

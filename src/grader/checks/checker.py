@@ -1,6 +1,6 @@
 """The test cells, run in the grader's own process against what the student's kernel defined.
 
-The sandboxed kernel (``runner.py``) runs the set-up and answer cells and then
+The sandboxed kernel (``sandbox/inside/``) runs the set-up and answer cells and then
 only answers questions: which names exist, what a value is, what a function
 returns for given arguments. The checker runs the instructor's set-up cells
 in a namespace of its own (the same seeds build the same models), and for each
@@ -33,7 +33,7 @@ from ..cells import STUDENT_ID_VARIABLE, reads_student_id
 from ..safe_text import capped
 # a test cell's own printing keeps as much as a cell's (OUTPUT_CAP)
 from ..sandbox import MESSAGE_CAP, OUTPUT_CAP, CellStatus, Kernel
-from ..sandbox.runner import short
+from ..sandbox.inside.shared import short
 from .answers import answer_names, without_magics
 from .values import ArgumentPickler, decode, mirror_changes
 
@@ -306,7 +306,7 @@ def _student_exception(reply, name):
 
 
 def exception_text(exc: BaseException) -> str:
-    """'TypeError: message', as the kernel words it (runner.short), made safe for reports."""
+    """'TypeError: message', as the kernel words it (inside's short), made safe for reports."""
     return capped(short(exc), MESSAGE_CAP)
 
 

@@ -1,8 +1,8 @@
 """What crosses the channel to the checks: answers decoded from plain JSON, arguments pickled.
 
 Nothing the kernel sends is unpickled or evaluated: `decode` builds real
-Python, numpy and torch objects from the runner's plain JSON (see
-``sandbox/runner.py``'s Encoder), and anything else arrives as an opaque
+Python, numpy and torch objects from the kernel's plain JSON (see
+``sandbox/inside/encoding.py``'s Encoder), and anything else arrives as an opaque
 stand-in. A call's arguments go the other way as a pickle in which the
 set-up cells' objects and the tokenizer are sent by name; what a call changed
 in the check's own tensors and models comes back and is done to them here.
@@ -157,7 +157,7 @@ def mirror_changes(args: tuple[Any, ...], kwargs: dict[str, Any], changes: JsonV
                    skip: dict[int, str]) -> None:
     """Do to a call's arguments here what the call did to their copies in the kernel.
 
-    `changes` is a call reply's "changed" list (runner.argument_changes): for a
+    `changes` is a call reply's "changed" list (inside/changes.py): for a
     module, which of its parameters are one object now and their new values;
     for a tensor, its new value. Objects in `skip` (ids of the set-up cells'
     objects, sent by name) are never changed: a check's calls leave no trace

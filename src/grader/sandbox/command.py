@@ -1,10 +1,10 @@
 """The bubblewrap command line of one sandbox: what it sees, as whom it runs, what it may write.
 
-The driver never executes student code. It starts ``runner.py`` inside bubblewrap
-with no network, a private process, IPC and user namespace (uid 65534, no
-capabilities), a read-only view of the Python environment and of the course
-package only, and a writable working directory holding a copy of the student's
-own files.
+The driver never executes student code. It starts the inside (the package
+``inside/``, bound read-only) in bubblewrap with no network, a private process,
+IPC and user namespace (uid 65534, no capabilities), a read-only view of the
+Python environment and of the course package only, and a writable working
+directory holding a copy of the student's own files.
 """
 
 import importlib.util
@@ -15,10 +15,14 @@ import sys
 from pathlib import Path
 
 from ..settings import SandboxError
-from .runner import SANDBOX_HOME, SANDBOX_WORK  # one definition each, inside and out
+from .inside.shared import SANDBOX_HOME, SANDBOX_WORK  # one definition each, inside and out
 
-RUNNER = Path(__file__).with_name("runner.py")
-SANDBOX_RUNNER = "/opt/grader/runner.py"
+INSIDE = Path(__file__).with_name("inside")  # what runs inside the sandbox, a package
+SANDBOX_INSIDE = "/opt/grader/inside"  # where the sandbox sees it, read-only
+# how the sandbox starts it: only the folder's parent, which holds nothing else, goes on the
+# path, so that inside, the folder is the package `inside` and nothing of the grader imports
+START_INSIDE = (f"import sys; sys.path.insert(0, {os.path.dirname(SANDBOX_INSIDE)!r}); "
+                "from inside.main import main_inside_sandbox; main_inside_sandbox()")
 NOBODY = 65534  # the uid student code sees inside a user namespace
 
 
@@ -107,7 +111,7 @@ def privilege_mode() -> str:
     """How the sandbox drops privileges.
 
     As root (the usual grader account on a course server) bubblewrap needs no
-    user namespace: the runner is started through `setpriv` as the real,
+    user namespace: the inside is started through `setpriv` as the real,
     unprivileged uid 65534, so Linux also enforces the process limit. Any
     other user gets a user namespace in which it appears as uid 65534.
     """
@@ -145,9 +149,9 @@ def sandbox_command(workdir: str, request_fd: int, reply_fd: int, tmpfs_mib: int
                     python: str | None = None, files: tuple[tuple[int, str], ...] = (),
                     package_copy: str | None = None, control_fd: int | None = None
                     ) -> list[str]:
-    """The bwrap command line that runs the runner in a copy of the student's folder.
+    """The bwrap command line that runs the inside in a copy of the student's folder.
 
-    The runner reads requests from `request_fd` and answers on `reply_fd`,
+    The inside reads requests from `request_fd` and answers on `reply_fd`,
     two pipe ends the sandbox inherits. `files` are (file descriptor, path
     relative to the working folder) pairs, the student's files, which bwrap
     copies into the working folder. Every writable folder (the working folder,
@@ -155,8 +159,8 @@ def sandbox_command(workdir: str, request_fd: int, reply_fd: int, tmpfs_mib: int
     (the working folder also has room for the copied files), so nothing the
     student's code writes reaches the host's disk or outgrows its limit.
     `workdir` on the host is never visible inside the sandbox. `package` is
-    the course package, which the runner imports before any notebook code.
-    With `control_fd` the runner can become a warm template (see Template).
+    the course package, which the inside imports before any notebook code.
+    With `control_fd` the inside can become a warm template (see Template).
     """
     python = python or sys.executable
     mode = privilege_mode()
@@ -183,16 +187,17 @@ def sandbox_command(workdir: str, request_fd: int, reply_fd: int, tmpfs_mib: int
              "--perms", "0777", "--size", str(copied + (tmpfs_mib << 20)),
              "--tmpfs", SANDBOX_WORK]
     args += _student_file_args(files)
-    args += ["--perms", "0755", "--dir", os.path.dirname(SANDBOX_RUNNER),
-             "--ro-bind", str(RUNNER), SANDBOX_RUNNER, "--chdir", SANDBOX_WORK,
+    args += ["--perms", "0755", "--dir", os.path.dirname(SANDBOX_INSIDE),
+             "--ro-bind", str(INSIDE), SANDBOX_INSIDE, "--chdir", SANDBOX_WORK,
              "--remount-ro", "/"]
     if mode == "setpriv":
         uid = sandbox_uid()
         args += [shutil.which("setpriv"), f"--reuid={uid}", f"--regid={uid}",
                  "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
-    # -I: ignore PYTHON* variables, the user site and the script's folder, so a
-    # planted sitecustomize.py or usercustomize.py in the working folder is never imported
-    args += [python, "-I", "-X", "utf8", SANDBOX_RUNNER, str(request_fd), str(reply_fd), package]
+    # -I: ignore PYTHON* variables, the user site and the current folder, so a planted
+    # sitecustomize.py or usercustomize.py in the working folder is never imported
+    args += [python, "-I", "-X", "utf8", "-c", START_INSIDE, str(request_fd), str(reply_fd),
+             package]
     if control_fd is not None:
         args.append(str(control_fd))
     return args

@@ -1,4 +1,4 @@
-"""One sandboxed kernel: a runner process in bubblewrap, driven with numbered requests.
+"""One sandboxed kernel: the inside's process in bubblewrap, driven with numbered requests.
 
 Limits on address space, CPU seconds and file size are set before the sandbox
 starts; the wall-clock limit of each request is enforced here.
@@ -27,7 +27,7 @@ START_TIMEOUT = 60  # seconds for Python, torch and the course package to import
 
 
 class Kernel:
-    """One sandboxed runner process, driven with numbered requests (see ``runner.py``).
+    """One sandboxed kernel process, driven with numbered requests (see ``inside/``).
 
     `execute` sends a cell and decides what happened; `request` sends any
     request and waits, at most its timeout, for the matching reply.
@@ -37,7 +37,7 @@ class Kernel:
                  package_copy: str | None = None, control: bool = False):
         self.limits = limits
         self.workdir = workdir
-        self.package = package  # the course package the runner imports
+        self.package = package  # the course package the kernel imports
         self.package_copy = package_copy
         self.control = control  # a channel for a template's forks (see Template)
         self.control_socket = None
@@ -75,7 +75,7 @@ class Kernel:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
         if self.control:
-            # a template runs no student code: each fork sets these for itself (runner.py),
+            # a template runs no student code: each fork sets these for itself (inside/),
             # so that the set-up's tensors may go into a memory file, and so that one
             # student's processes never count against another worker's student
             return
@@ -237,7 +237,7 @@ class Kernel:
                 chunk = read_available(fd)
                 if chunk is None:
                     continue
-                if chunk == b"":  # the runner closed its reply pipe: it is gone
+                if chunk == b"":  # the kernel closed its reply pipe: it is gone
                     self._drain_all(streams, dropped)
                     reason = self._death_reason()
                     self.kill()

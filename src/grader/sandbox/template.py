@@ -1,5 +1,5 @@
 """The warm template: one sandbox that has started Python, torch and the course package, and
-forks a fresh sandbox for each student (see ``runner.py``)."""
+forks a fresh sandbox for each student (see ``inside/template_server.py``)."""
 
 import base64
 import json
@@ -21,12 +21,10 @@ from .channel import CellOutcome, CellStatus, death_reason
 from .kernel import START_TIMEOUT, Kernel
 
 FILE_CHUNK = 4 << 20  # bytes of a student's file per request to a fork
-# for the grader's own tests only: each fork's first N check forks fail as on a busy machine
-FAILING_FORKS_VARIABLE = "GRADER_TEST_FAILING_CHECK_FORKS"
 
 
 class Template:
-    """A warm sandbox that forks a fresh sandbox for each student (see ``runner.py``).
+    """A warm sandbox that forks a fresh sandbox for each student (see ``inside/``).
 
     It is a Kernel like any other that has imported torch and the course
     package and run the instructor's leading set-up cells (`prelude`, pairs of
@@ -169,8 +167,7 @@ class Template:
             socket.send_fds(self.control, [json.dumps(
                 {"spawn": number, "cpu_seconds": cpu_seconds or 0,
                  "tmpfs_mib": self.limits.tmpfs_mib, "file_mib": self.limits.file_mib,
-                 "max_processes": self.limits.max_processes,
-                 "failing_forks": int(os.environ.get(FAILING_FORKS_VARIABLE) or 0)}).encode()],
+                 "max_processes": self.limits.max_processes}).encode()],
                 list(theirs))
         except OSError as error:
             for fd in (*theirs, *ours, go_write):

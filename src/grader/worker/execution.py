@@ -23,7 +23,7 @@ from .caches import make_checker, warm_template
 from .job import Job
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
-FORK_TRIES = 3  # a template's fork for the student that fails to start is tried this often
+STUDENT_FORK_TRIES = 3  # tries of a template's fork for the student that fails to start
 FORGED_REPLY = "it wrote on the grader's channel a reply the grader did not ask for"
 
 
@@ -259,9 +259,9 @@ class NotebookExecution:
         return True
 
     def _forked_kernel(self) -> ForkedKernel:
-        """A started fork of the template; tried FORK_TRIES times, since a busy machine or the
-        last kernel's processes not yet reaped can refuse one for a moment."""
-        for attempt in range(FORK_TRIES):
+        """A started fork of the template; tried STUDENT_FORK_TRIES times, since a busy machine
+        or the last kernel's processes not yet reaped can refuse one for a moment."""
+        for attempt in range(STUDENT_FORK_TRIES):
             kernel = ForkedKernel(self.template, self.workdir, self.assignment.limits)
             try:
                 return kernel.start(self.cpu_seconds)
