@@ -22,6 +22,7 @@ import shutil
 import sys
 import time
 
+from ..lms import gradebooks
 from ..recording import set_due_date
 from ..reports import write_grades
 from ..settings import load
@@ -126,7 +127,9 @@ def rehearse(repository: str, folder: str, count: int, assignments: list | None 
     print("  course/course-data/reports/summary.txt   what happened to each student")
     for assignment in assignments:
         print(f"  course/course-data/reports/{assignment}.html  the grade report page")
-    print("  course/course-data/exports/              Canvas and roster CSVs; grades.csv beside")
+    imports = " and ".join(lms.title for lms, _ in gradebooks())
+    print(f"  course/course-data/exports/              {imports} and roster CSVs; grades.csv "
+          f"beside")
     print("  course/course-data/feedback/             every student's feedback pages")
     for student in students:
         pages = [p for a in assignments for p in feedback[(student, a)]]
