@@ -32,6 +32,7 @@ import collections
 import datetime
 import os
 import shutil
+from enum import StrEnum
 
 from nbgrader.api import Gradebook, MissingEntry
 
@@ -57,29 +58,38 @@ def due_date(settings: Settings, assignment: str) -> datetime.datetime | None:
             return None
 
 
+class Room(StrEnum):
+    """What becomes of a student's submission collected before, when the zip has one."""
+
+    FREE = "free"  # none collected before: the zip's is collected
+    REPLACED = "replaced"  # moved to lms/replaced/: the zip's, later, is collected
+    KEPT = "kept"  # kept: the zip's is not collected
+
+
 def make_room(settings: Settings, assignment: str, student: str,
-              moment: datetime.datetime) -> tuple[bool, str | None]:
-    """(whether the zip's submission of `student`, handed in at `moment`, is to be collected;
-    the line that says what became of one collected before, or None). One collected before is
-    kept unless the zip's is later; a replaced one is moved to lms/replaced/ first: then the
-    submission is collected and the line says so."""
+              moment: datetime.datetime) -> tuple[Room, str | None]:
+    """(what became of the submission of `student` collected before, to make room for the
+    zip's, handed in at `moment`; the line that says so, or None when there was none). One
+    collected before is kept unless the zip's is later; a replaced one is moved to
+    lms/replaced/ first."""
     folder = os.path.join(settings.submitted, student, assignment)
     if os.path.islink(folder) or (os.path.lexists(folder) and not os.path.isdir(folder)):
-        return False, f"kept {student}: {folder} is not a folder; left as it is"
+        return Room.KEPT, f"kept {student}: {folder} is not a folder; left as it is"
     if not os.path.isdir(folder):
-        return True, None
+        return Room.FREE, None
     before, _ = read_timestamp(folder)
     if before is None or before >= moment:
-        return False, (f"kept {student}'s {assignment} already collected ({shown_time(before)}): "
-                       f"the zip's, {shown_time(moment)}, is not later")
+        return Room.KEPT, (f"kept {student}'s {assignment} already collected "
+                           f"({shown_time(before)}): the zip's, {shown_time(moment)}, is not "
+                           f"later")
     backup = replaced_folder(settings, assignment, student, before)
     if os.path.lexists(backup):  # the same submission, replaced before and collected again
         shutil.rmtree(backup)
     os.makedirs(os.path.dirname(backup), exist_ok=True)
     shutil.move(folder, backup)
-    return True, (f"replaced {student}'s {assignment} collected before ({shown_time(before)}) "
-                  f"with the zip's, {shown_time(moment)}; the earlier one is kept in "
-                  f"{os.path.relpath(backup, settings.root)}")
+    return Room.REPLACED, (f"replaced {student}'s {assignment} collected before "
+                           f"({shown_time(before)}) with the zip's, {shown_time(moment)}; the "
+                           f"earlier one is kept in {os.path.relpath(backup, settings.root)}")
 
 
 def other_lms(lms: Platform, entries: list[ArchiveEntry], skipped: list[SkippedFile]
@@ -130,13 +140,13 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str,
         late[attempt.student_id] = late.get(attempt.student_id, False) or flagged
     chosen: list[Attempt] = []
     earlier: list[str] = []
-    replaced = kept = 0
+    rooms: list[Room] = []
     for student in sorted(times):
-        collect, line = make_room(settings, assignment, student, times[student])
+        room, line = make_room(settings, assignment, student, times[student])
         earlier += [line] if line else []
-        replaced += bool(collect and line)
-        kept += not collect
-        chosen += [a for a in latest if a.student_id == student] if collect else []
+        rooms.append(room)
+        if room is not Room.KEPT:
+            chosen += [a for a in latest if a.student_id == student]
     manifest = ""
     if chosen:
         transfer_with_nbgrader(settings, assignment, platform_of_zip.name, chosen, contents,
@@ -151,8 +161,9 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str,
     reasons = collections.Counter(s.reason for s in skipped + older)
     return CollectOutcome(
         assignment, zip_path, platform_of_zip, collected=len({a.student_id for a in chosen}),
-        replaced=replaced, kept=kept, not_notebooks=reasons[SkipReason.NOT_A_NOTEBOOK],
-        not_named=reasons[SkipReason.NOT_NAMED], not_on_roster=reasons[SkipReason.NO_STUDENT],
+        replaced=rooms.count(Room.REPLACED), kept=rooms.count(Room.KEPT),
+        not_notebooks=reasons[SkipReason.NOT_A_NOTEBOOK], not_named=reasons[SkipReason.NOT_NAMED],
+        not_on_roster=reasons[SkipReason.NO_STUDENT],
         not_of_assignment=reasons[SkipReason.OTHER_NOTEBOOK],
         older_attempts=reasons[SkipReason.OLDER_ATTEMPT], manifest=manifest,
         other_lms=other_lms(platform_of_zip, entries, skipped), lines=lines)

@@ -8,6 +8,7 @@ writes one (`GradebookCsv`). Collecting, feedback, the exports, the roster and
 the command line ask the platform; none of them names an LMS.
 """
 
+import abc
 import datetime
 import re
 from dataclasses import dataclass
@@ -53,9 +54,10 @@ class GradebookCsv:
         return [self.student, self.user_id, self.login_id]
 
 
-class Platform:
-    """One LMS. A subclass per LMS sets the class attributes and the methods that differ;
-    the registry (registry.py) lists the subclasses."""
+class Platform(abc.ABC):
+    """One LMS. A subclass per LMS sets the class attributes and the abstract methods, and
+    overrides the others where its LMS differs; the registry (registry.py) lists the
+    subclasses."""
 
     name: ClassVar[str]  # as --lms and the manifest's lms column write it
     title: ClassVar[str]  # as the messages write it
@@ -78,21 +80,21 @@ class Platform:
                            parts.get("attachment_id") or "", bool(parts.get("late")),
                            parts["file_name"])
 
+    @abc.abstractmethod
     def roster_key(self, person: RosterPerson) -> str:
         """What a file's name is matched with in the roster's row of `person`; "" for none."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def file_key(self, name: LmsFileName) -> str:
         """What of the file `name` is matched with `roster_key`."""
-        raise NotImplementedError
 
     def unmatchable(self, name: LmsFileName) -> str | None:
         """Why no student can be matched to the file `name` at all, or None."""
         return None
 
+    @abc.abstractmethod
     def who(self, name: LmsFileName) -> str:
         """The student of the file `name`, as the messages name them."""
-        raise NotImplementedError
 
     def handed_in_at(self, name: LmsFileName, moment: datetime.datetime,
                      due: datetime.datetime | None

@@ -13,8 +13,8 @@ from ..files import csv_text, write_atomically
 from ..lms import GradebookCsv, gradebooks
 from ..safe_text import spreadsheet_cell
 from ..settings import Settings
-from .grades import number
-from .roster import PERSON_FIELDS
+from .grades import AssignmentGrades, number
+from .roster import PERSON_FIELDS, Person
 
 # nbgrader's own `nbgrader export` columns, in its order
 GRADES_FIELDS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
@@ -45,8 +45,8 @@ def grades_rows(people: dict, grades: list) -> list:
     return rows
 
 
-def gradebook_import_rows(gradebook: GradebookCsv, people: dict, grades: list
-                          ) -> list[list[str]]:
+def gradebook_import_rows(gradebook: GradebookCsv, people: dict[str, Person],
+                          grades: list[AssignmentGrades]) -> list[list[str]]:
     """An LMS's gradebook import: the person's columns of `gradebook` (for Canvas: Student,
     ID, SIS User ID, SIS Login ID, Section), then one column per assignment, and the
     points-possible row first."""
@@ -87,7 +87,8 @@ def export_paths(settings: Settings) -> dict[str, str]:
             "roster": os.path.join(data, "exports", "grades-by-student.csv")}
 
 
-def write_exports(settings: Settings, people: dict, grades: list) -> dict[str, str]:
+def write_exports(settings: Settings, people: dict[str, Person], grades: list[AssignmentGrades]
+                  ) -> dict[str, str]:
     """grades.csv, exports/<lms>.csv for each LMS with a gradebook import, and
     exports/grades-by-student.csv; returns their paths (`export_paths`)."""
     paths = export_paths(settings)

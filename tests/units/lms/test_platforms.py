@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import pytest
 
 import grader
-from grader.lms import DEFAULT_PLATFORM, PLATFORMS, Platform, UnknownPlatform, platform
+from grader.cli import build_parser
+from grader.lms import (DEFAULT_PLATFORM, PLATFORMS, LmsFileName, Platform, UnknownPlatform,
+                        known_platforms, platform)
 
 DUE = datetime.datetime(2026, 1, 15, 12, 0, 0)
 BEFORE, AFTER = DUE - datetime.timedelta(hours=1), DUE + datetime.timedelta(hours=1)
@@ -37,6 +39,33 @@ def test_every_lms_is_a_platform_under_its_own_name_and_canvas_is_the_default():
     assert list(PLATFORMS) == ["canvas", "moodle"]
     assert all(isinstance(p, Platform) and PLATFORMS[p.name] is p for p in PLATFORMS.values())
     assert DEFAULT_PLATFORM == "canvas"
+
+
+class Blackboard(Platform):
+    """An LMS added for the test: one class."""
+
+    name, title = "blackboard", "Blackboard"
+    pattern = re.compile(r"^(?P<name>[^_/]+)_(?P<lms_user_id>[0-9]+)_(?P<file_name>[^/]+)$")
+    layout, matched_by = "{name}_{user id}_{file name}", "lms_user_id"
+    upload_page, upload_action = "the assignment", "Upload feedback"
+
+    def roster_key(self, person: Student) -> str:
+        return person.lms_user_id
+
+    def file_key(self, name: LmsFileName) -> str:
+        return name.lms_user_id
+
+    def who(self, name: LmsFileName) -> str:
+        return f"Blackboard user {name.lms_user_id}"
+
+
+def test_adding_an_lms_is_adding_its_class(monkeypatch):
+    monkeypatch.setitem(PLATFORMS, Blackboard.name, Blackboard())
+    assert known_platforms() == "canvas, moodle or blackboard"
+    args = build_parser().parse_args(["collect-zip", "tiny", "d.zip", "--lms", "blackboard"])
+    name = platform(args.lms).read_name("doe_7_parameters.ipynb")
+    assert (name.lms, name.lms_user_id, name.file_name) == ("blackboard", "7", "parameters.ipynb")
+    assert build_parser().parse_args(["collect-zip", "tiny", "d.zip"]).lms == DEFAULT_PLATFORM
 
 
 def test_an_unknown_lms_is_refused_naming_the_known_ones():
