@@ -19,10 +19,14 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
-- ``lms/``: submissions handed in through Canvas or Moodle: the names of their
-  download's files, the zip checked whole before anything is written, and
-  `collect_zip`, which puts each student's latest notebook in submitted/ through
-  nbgrader's zip_collect and records what came from the LMS.
+- ``handback/``: feedback back to every student: through nbgrader's exchange
+  for those who handed in through it, and one zip named as the LMS takes it back
+  for those collected from an LMS.
+- ``intake/``: an LMS's download taken in: the zip checked whole before anything
+  is written, each file matched to a student and a notebook as its LMS's class
+  says, and `collect_zip`, which puts each student's latest notebook in
+  submitted/ through nbgrader's zip_collect, records what came from the LMS and
+  returns a `CollectOutcome` with its counts.
 - ``reports/``: what the grades say. The roster, grades read from the gradebook,
   summary.txt, the report page, grades.csv and the LMS exports.
 - ``similarity/``: which students' answers look alike: code fingerprinted
@@ -61,4 +65,8 @@ The ground floor, used by every wing:
   hidden tests, and nbgrader's own autograde refused.
 - ``late.py``: the late policies nbgrader_config.py may name (a percentage per
   day, a late-day budget), and what each student's late assignments are charged.
+- ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
+  names of its download's files, how a file is matched to the roster, what its
+  late flag means, where feedback goes back, its gradebook CSV; `platform(name)`
+  and the default LMS. It needs nothing of the grader, so every wing may ask it.
 """

@@ -53,10 +53,11 @@ from collections.abc import Callable, Iterable
 from .autograde import autograde
 from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
-from .lms import collect_zip
+from .intake import collect_zip
+from .lms import DEFAULT_PLATFORM, PLATFORMS
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
-from .rehearsal import RehearsalError, rehearse, rehearse_lms
+from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import (CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
@@ -122,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   help="an LMS's download of one assignment into submitted/")
     collect.add_argument("assignment")
     collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
-    collect.add_argument("--lms", choices=["canvas", "moodle"], default="canvas",
-                         help="which LMS made the zip (default canvas)")
+    collect.add_argument("--lms", choices=list(PLATFORMS), default=DEFAULT_PLATFORM,
+                         help=f"which LMS made the zip (default {DEFAULT_PLATFORM})")
     extensions = commands.add_parser("extensions", help="apply the students' extensions file "
                                                         "to the gradebook")
     extensions.add_argument("csv", nargs="?", default="",
@@ -147,8 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
                                 "course-data/rehearsal)")
     rehearsal.add_argument("--assignment", action="append", default=[],
                            help="rehearse this assignment only (repeatable; default: all)")
-    lms_rehearsal = commands.add_parser("rehearse-lms", help="a whole fake class that hands "
-                                        "in through Canvas, without a hub")
+    lms_rehearsal = commands.add_parser("rehearse-lms", help=f"a whole fake class that hands "
+                                        f"in through {REHEARSAL_LMS.title}, without a hub")
     lms_rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal-lms"),
                                help="where the rehearsal runs (replaced; default "
                                     "course-data/rehearsal-lms)")
@@ -239,7 +240,7 @@ def run_roster(args: argparse.Namespace) -> int:
 
 def run_collect_zip(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    for line in collect_zip(settings, args.assignment, args.zip, args.lms):
+    for line in collect_zip(settings, args.assignment, args.zip, args.lms).report_lines():
         print(line)
     return 0
 

@@ -15,7 +15,7 @@ PACKAGE = pathlib.Path(grader.__file__).parent
 # the floor of each wing (a subpackage) and of each module outside a wing
 FLOORS = {
     "safe_text": 0, "files": 0, "results": 0, "cells": 0,
-    "feedback": 1, "nbgrader_guard": 1, "late": 1,
+    "feedback": 1, "nbgrader_guard": 1, "late": 1, "lms": 1,
     "settings": 2,
     "sandbox": 3,
     "plan": 4,
@@ -24,7 +24,7 @@ FLOORS = {
     "recording": 7,
     "reports": 8,
     "similarity": 8,
-    "engines": 9, "lms": 9,
+    "engines": 9, "intake": 9,
     "handback": 10,
     "autograde": 10, "rehearsal": 10,
     "cli": 11,

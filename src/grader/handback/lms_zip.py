@@ -1,17 +1,10 @@
 """The feedback pages of the students collected from an LMS, in one zip it takes back.
 
 `make collect-zip` records, in course-data/lms/<assignment>.csv, the name each
-notebook had in the LMS's download. Both LMSs find the student of an uploaded
+notebook had in the LMS's download. The LMS finds the student of an uploaded
 file from the front of that name, so each feedback page keeps it and ends with
-the notebook's name instead of the file's:
-
-- Canvas (the assignment's "Re-upload submissions", which attaches each file to
-  the student's submission as a comment): ``doejane_late_12345_67891_`` (name,
-  late flag, user id, attachment id) + ``parameters.html``;
-- Moodle (the assignment's "Upload multiple feedback files in a zip"):
-  ``Jane Doe_4242_assignsubmission_file_`` (full name, participant id, the
-  submission plugin) + ``parameters.html``, in the same folder where the download
-  had one folder per student.
+the notebook's name instead of the file's (`Platform.feedback_name`); where
+in the LMS the zip goes back is the platform's `upload_how`.
 """
 
 import io
@@ -19,31 +12,25 @@ import os
 import zipfile
 
 from ..files import write_atomically
-from ..lms import manifest_path, read_lms_name, read_manifest
+from ..intake import manifest_path, read_manifest
+from ..lms import PLATFORMS
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from .exchange import feedback_folders
 
-UPLOAD_HOW = {
-    "canvas": "Canvas: the assignment's page, Re-upload submissions",
-    "moodle": "Moodle: the assignment's View all submissions, Upload multiple feedback files "
-              "in a zip",
-}
 
-
-def feedback_name(row: dict) -> str:
+def feedback_name(row: dict[str, str]) -> str:
     """The name the LMS takes back the feedback page of one collected notebook under."""
-    name = read_lms_name(row.get("lms", ""), row.get("lms_file_name", "")) if row.get(
-        "lms") in UPLOAD_HOW else None
-    if name is None or not row.get("notebook", "").endswith(".ipynb"):
+    lms = PLATFORMS.get(row.get("lms", ""))
+    name = lms.read_name(row.get("lms_file_name", "")) if lms else None
+    if lms is None or name is None or not row.get("notebook", "").endswith(".ipynb"):
         raise CourseError(f"the row of {shown_id(row.get('student_id', '?'))} in the manifest "
                           f"does not hold an LMS file name and a notebook; run make "
                           f"collect-zip again")
-    front = name.entry[:len(name.entry) - len(name.file_name)]
-    return front + row["notebook"][:-len(".ipynb")] + ".html"
+    return lms.feedback_name(name, row["notebook"])
 
 
-def write_feedback_zip(settings: Settings, assignment: str) -> list:
+def write_feedback_zip(settings: Settings, assignment: str) -> list[str]:
     """Writes course-data/lms/feedback-<assignment>.zip; returns lines saying what it holds,
     who is left out and why, and where the plain feedback folders are."""
     rows = read_manifest(manifest_path(settings, assignment))
@@ -71,7 +58,7 @@ def write_feedback_zip(settings: Settings, assignment: str) -> list:
             archive.write(page, name)
     target = write_atomically(os.path.join(os.path.dirname(manifest_path(settings, assignment)),
                                            f"feedback-{assignment}.zip"), content.getvalue())
-    how = "; ".join(UPLOAD_HOW[k] for k in sorted({row["lms"] for row in rows}))
+    how = "; ".join(PLATFORMS[k].upload_how for k in sorted({row["lms"] for row in rows}))
     return lines + [f"{assignment}: {len(entries)} feedback page(s) for the LMS in "
                     f"{relative(target)} (upload it in {how})",
                     f"{assignment}: the same pages, one folder per student: "

@@ -1,19 +1,22 @@
-"""The LMS wing: submissions handed in through Canvas or Moodle, collected from their zip.
+"""The LMS wing: one class per LMS, asked by collecting, feedback, the exports and the roster.
 
-- ``names.py``: the file names of each LMS's download (`read_lms_name`), renamed copies
-  (`released_notebook`), and nbgrader's file-name collector with them
-  (`LmsFileNameCollector`).
-- ``archive.py``: the zip checked whole before anything is written (`checked_entries`),
-  its caps, and its entries read within their sizes.
-- ``collect.py``: `collect_zip`, what `make collect-zip` runs: students matched through
-  the roster, the latest attempt kept, nbgrader's zip_collect moving them into
-  submitted/, and the manifest lms/<assignment>.csv.
+- ``base.py``: `Platform`, what an LMS is to the grader (its download's file names,
+  how a file is matched to the roster, its late flag, how feedback goes back), and
+  `GradebookCsv`, the columns of an LMS's gradebook CSV.
+- ``canvas.py``, ``moodle.py``: `Canvas` and `Moodle`, one class each.
+- ``registry.py``: `PLATFORMS`, `platform(name)`, the default LMS.
+- ``names.py``: what every LMS's names share: `LmsFileName`, the released notebook a
+  renamed copy is (`released_notebook`).
 """
 
-from .archive import MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_TOTAL_BYTES, ArchiveError, checked_entries
-from .collect import MANIFEST_FIELDS, collect_zip, manifest_path, read_manifest
-from .names import LmsFileName, LmsFileNameCollector, read_lms_name, released_notebook
+from .base import GradebookCsv, Platform, RosterPerson
+from .canvas import Canvas
+from .moodle import Moodle
+from .names import LmsFileName, comparable_name, released_notebook, shown_time
+from .registry import (DEFAULT_PLATFORM, PLATFORMS, UnknownPlatform, gradebooks,
+                       known_platforms, platform)
 
-__all__ = ["ArchiveError", "LmsFileName", "LmsFileNameCollector", "MANIFEST_FIELDS",
-           "MAX_ENTRIES", "MAX_ENTRY_BYTES", "MAX_TOTAL_BYTES", "checked_entries",
-           "collect_zip", "manifest_path", "read_lms_name", "read_manifest", "released_notebook"]
+__all__ = ["Canvas", "DEFAULT_PLATFORM", "GradebookCsv", "LmsFileName", "Moodle", "PLATFORMS",
+           "Platform", "RosterPerson", "UnknownPlatform", "comparable_name",
+           "gradebooks", "known_platforms", "platform", "released_notebook",
+           "shown_time"]

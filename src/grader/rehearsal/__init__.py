@@ -9,6 +9,6 @@
 
 from .common import RehearsalError
 from .exchange import rehearse
-from .lms import rehearse_lms
+from .lms import REHEARSAL_LMS, rehearse_lms
 
-__all__ = ["RehearsalError", "rehearse", "rehearse_lms"]
+__all__ = ["REHEARSAL_LMS", "RehearsalError", "rehearse", "rehearse_lms"]

@@ -23,6 +23,7 @@ import sys
 import time
 from typing import Any
 
+from ..lms import gradebooks
 from ..recording import set_due_date
 from ..reports import write_grades
 from ..settings import load
@@ -128,7 +129,9 @@ def rehearse(repository: str, folder: str, count: int,
     print("  course/course-data/reports/summary.txt   what happened to each student")
     for assignment in assignments:
         print(f"  course/course-data/reports/{assignment}.html  the grade report page")
-    print("  course/course-data/exports/              Canvas and roster CSVs; grades.csv beside")
+    imports = " and ".join(lms.title for lms, _ in gradebooks())
+    print(f"  course/course-data/exports/              {imports} and roster CSVs; grades.csv "
+          f"beside")
     print("  course/course-data/feedback/             every student's feedback pages")
     for student in students:
         pages = [p for a in assignments for p in feedback[(student, a)]]

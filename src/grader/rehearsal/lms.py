@@ -28,9 +28,11 @@ import sys
 import zipfile
 from typing import Any
 
+from ..lms import Canvas
 from ..settings import load
 from .common import COURSE_FILES, answers, environment, run_step, write_answers
 
+REHEARSAL_LMS = Canvas()  # the class's LMS, whose download and gradebook export are made here
 DUE = datetime.datetime(2026, 3, 2, 17, 0, 0)  # the class's due date (UTC)
 # student id: (first, last, Canvas user id, what they hand in, hours after the due date)
 STUDENTS = {
@@ -46,11 +48,8 @@ EXTENSIONS = [("dave", 48, "illness, granted by the course office")]
 
 def canvas_file_name(first: str, last: str, user_id: int, attachment_id: int, file_name: str,
                      late: bool) -> str:
-    """The name Canvas's Download Submissions gives a file:
-    {name}_{late_}{user id}_{attachment id}_{file name}, the name being the sortable
-    name ("Diaz, Dave") in lower case, letters and digits only."""
-    name = "".join(c for c in f"{last}{first}".lower() if c.isalnum())
-    return f"{name}_{'late_' if late else ''}{user_id}_{attachment_id}_{file_name}"
+    """The name Canvas's Download Submissions gives a file (`Canvas.download_name`)."""
+    return REHEARSAL_LMS.download_name(first, last, user_id, attachment_id, file_name, late)
 
 
 def as_colab_saves(path: str) -> None:
@@ -73,14 +72,17 @@ def as_colab_saves(path: str) -> None:
 
 def canvas_export(path: str, assignments: list[str]) -> None:
     """Canvas's gradebook export of the class: a Points Possible row, the test student."""
-    columns = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"] + [
+    gradebook = REHEARSAL_LMS.gradebook
+    columns = gradebook.columns + [
         f"{a} ({900 + i})" for i, a in enumerate(assignments)] + ["Current Score"]
     rows = [",".join(columns),
-            "    Points Possible,,,,," + ",".join("10.00" for _ in assignments) + ",(read only)"]
+            f"    {gradebook.points_possible},,,,," + ",".join("10.00" for _ in assignments)
+            + ",(read only)"]
     for student, (first, last, user_id, _, _) in STUDENTS.items():
         rows.append(f'"{last}, {first}",{user_id},{user_id + 50000},{student},Section 1,'
                     + ",".join("" for _ in assignments) + ",")
-    rows.append('"Student, Test",99999,,,Section 1,' + ",".join("" for _ in assignments) + ",")
+    rows.append(f'"{gradebook.test_student}",99999,,,Section 1,'
+                + ",".join("" for _ in assignments) + ",")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("\n".join(rows) + "\n")
 
@@ -107,6 +109,7 @@ def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = N
                  ) -> dict[str, Any]:
     """Runs the LMS rehearsal; returns a dict of what happened and where it is."""
     os.environ.pop("GPTCOURSE_DB_URL", None)  # a gradebook of its own
+    lms = REHEARSAL_LMS
     folder = os.path.abspath(folder)
     if os.path.exists(folder):
         shutil.rmtree(folder)
@@ -129,16 +132,18 @@ def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = N
         return run_step(args, course_dir, env, what)
 
     print("the instructor imports the class and releases", flush=True)
-    export = os.path.join(folder, "canvas-gradebook-export.csv")
+    export_name = f"{lms.name}-gradebook-export.csv"
+    export = os.path.join(folder, export_name)
     canvas_export(export, assignments)
-    step(grader + ["roster", export], "make roster ROSTER=canvas-gradebook-export.csv")
+    step(grader + ["roster", export], f"make roster ROSTER={export_name}")
     due = f"{DUE:%Y-%m-%d %H:%M:%S} UTC"
     for assignment in assignments:
         step(nbgrader + ["generate_assignment", assignment, "--force"],
              f"make release ASSIGNMENT={assignment}")
         step(grader + ["due", assignment, due], f'  due date "{due}" (DUEDATE=...)')
 
-    print("the students answer, in Colab or on their laptops, and upload to Canvas", flush=True)
+    print(f"the students answer, in Colab or on their laptops, and upload to {lms.title}",
+          flush=True)
     downloads = {}
     for assignment in assignments:
         released = os.path.join(course_dir, "exercises", assignment)
@@ -153,8 +158,8 @@ def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = N
                     as_colab_saves(path)
         downloads[assignment] = os.path.join(folder, f"submissions-{assignment}.zip")
         canvas_download(downloads[assignment], course_dir, work, assignment)
-        print(f"  Canvas's Download Submissions: {os.path.relpath(downloads[assignment], folder)}",
-              flush=True)
+        print(f"  {lms.title}'s Download Submissions: "
+              f"{os.path.relpath(downloads[assignment], folder)}", flush=True)
 
     print("the instructor collects, grades and hands feedback back", flush=True)
     extensions = os.path.join(course_dir, "extensions.csv")
@@ -164,7 +169,7 @@ def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = N
     collected = {}
     for assignment in assignments:
         collected[assignment] = step(
-            grader + ["collect-zip", assignment, downloads[assignment], "--lms", "canvas"],
+            grader + ["collect-zip", assignment, downloads[assignment], "--lms", lms.name],
             f"make collect-zip ZIP=submissions-{assignment}.zip ASSIGNMENT={assignment}").stdout
     step(grader + ["extensions", extensions], "make extensions")
     for assignment in assignments:
@@ -179,9 +184,9 @@ def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = N
     print("  course/course-data/reports/summary.txt        what happened to each student")
     for assignment in assignments:
         print(f"  course/course-data/reports/{assignment}.html       the grade report page")
-        print(f"  course/course-data/lms/feedback-{assignment}.zip  upload to Canvas: "
-              f"Re-upload submissions")
-    print("  course/course-data/exports/                   the Canvas gradebook import CSV")
+        print(f"  course/course-data/lms/feedback-{assignment}.zip  upload to {lms.title}: "
+              f"{lms.upload_action}")
+    print(f"  course/course-data/exports/                   the {lms.title} gradebook import CSV")
     print("  course/course-data/feedback/<student>/        each student's feedback pages")
     return {"folder": folder, "course": course_dir, "assignments": assignments,
             "downloads": downloads, "collected": collected, "written": written}

@@ -1,4 +1,4 @@
-"""Grades out of the course: grades.csv, a Canvas gradebook CSV and a roster CSV with scores.
+"""Grades out of the course: grades.csv, each LMS's gradebook import and a roster CSV with scores.
 
 Student-controlled text (ids, names, e-mail addresses, sections) is written
 without control characters, and a cell a spreadsheet would read as a formula
@@ -10,6 +10,7 @@ into place, so a failed export never leaves half a file.
 import os
 
 from ..files import csv_text, write_atomically
+from ..lms import GradebookCsv, gradebooks
 from ..safe_text import CsvValue, spreadsheet_cell
 from ..settings import Settings
 from .grades import AssignmentGrades, number
@@ -45,13 +46,14 @@ def grades_rows(people: dict[str, Person], grades: list[AssignmentGrades]
     return rows
 
 
-def canvas_rows(people: dict[str, Person], grades: list[AssignmentGrades]
-                ) -> list[list[CsvValue]]:
-    """Canvas's gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one
-    column per assignment, and a 'Points Possible' row first."""
-    header = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-    header += [spreadsheet_cell(a.name) for a in grades]
-    rows = [header, ["Points Possible", "", "", "", ""] + [number(a.max_score) for a in grades]]
+def gradebook_import_rows(gradebook: GradebookCsv, people: dict[str, Person],
+                          grades: list[AssignmentGrades]) -> list[list[CsvValue]]:
+    """An LMS's gradebook import: the person's columns of `gradebook` (for Canvas: Student,
+    ID, SIS User ID, SIS Login ID, Section), then one column per assignment, and the
+    points-possible row first."""
+    header = gradebook.columns + [spreadsheet_cell(a.name) for a in grades]
+    rows = [header, [gradebook.points_possible, "", "", "", ""]
+            + [number(a.max_score) for a in grades]]
     for student in sorted(people, key=lambda s: (people[s].name.lower(), s)):
         person = people[student]
         scores = [number(a.submissions[student].score) if student in a.submissions else "0"
@@ -78,17 +80,23 @@ def roster_rows(people: dict[str, Person], grades: list[AssignmentGrades]
 
 
 def export_paths(settings: Settings) -> dict[str, str]:
+    """{what: path}: "grades", each LMS's gradebook import under the LMS's name
+    (exports/<lms>.csv), then "roster"."""
     data = settings.data
     return {"grades": os.path.join(data, "grades.csv"),
-            "canvas": os.path.join(data, "exports", "canvas.csv"),
+            **{lms.name: os.path.join(data, "exports", f"{lms.name}.csv")
+               for lms, _ in gradebooks()},
             "roster": os.path.join(data, "exports", "grades-by-student.csv")}
 
 
-def write_exports(settings: Settings, people: dict[str, Person],
-                  grades: list[AssignmentGrades]) -> dict[str, str]:
-    """grades.csv, exports/canvas.csv and exports/grades-by-student.csv; returns their paths."""
+def write_exports(settings: Settings, people: dict[str, Person], grades: list[AssignmentGrades]
+                  ) -> dict[str, str]:
+    """grades.csv, exports/<lms>.csv for each LMS with a gradebook import, and
+    exports/grades-by-student.csv; returns their paths (`export_paths`)."""
     paths = export_paths(settings)
     write_atomically(paths["grades"], csv_text(grades_rows(people, grades), GRADES_FIELDS))
-    write_atomically(paths["canvas"], csv_text(canvas_rows(people, grades)))
+    for lms, gradebook in gradebooks():
+        write_atomically(paths[lms.name],
+                         csv_text(gradebook_import_rows(gradebook, people, grades)))
     write_atomically(paths["roster"], csv_text(roster_rows(people, grades)))
     return paths

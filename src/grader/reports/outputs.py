@@ -2,6 +2,7 @@
 
 import os
 
+from ..lms import gradebooks
 from ..recording import rebuild_assignment_reports
 from ..settings import Settings
 from .exports import write_exports
@@ -23,8 +24,9 @@ def write_grades(settings: Settings, names: list[str]) -> list[str]:
     def relative(path):
         return os.path.relpath(path, settings.root)
 
-    return ([f"grades (nbgrader's columns): {relative(paths['grades'])}",
-             f"Canvas gradebook import:     {relative(paths['canvas'])}",
-             f"roster with scores:          {relative(paths['roster'])}",
-             f"summary:                     {relative(summary)}"]
+    return ([f"grades (nbgrader's columns): {relative(paths['grades'])}"]
+            + [f"{lms.title + ' gradebook import:':<29}{relative(paths[lms.name])}"
+               for lms, _ in gradebooks()]
+            + [f"roster with scores:          {relative(paths['roster'])}",
+               f"summary:                     {relative(summary)}"]
             + [f"report page:                 {relative(p)}" for p in pages])

@@ -10,13 +10,14 @@ numeric user id). Names and e-mail addresses go into nbgrader's gradebook
 included, is kept as ``course-data/roster.csv`` for the exports. Importing
 again updates the students it lists and keeps every grade.
 
-Canvas's own gradebook export (Grades, Export, "Export Entire Gradebook") is
-read as it comes: ``Student`` ("Last, First"), ``ID`` (Canvas's user id, the
-number in the names of its submission downloads: lms_user_id), ``SIS User
-ID``, ``SIS Login ID`` (the course's student id) and ``Section``; its other
-columns (scores, assignments) are left out, and the rows that are not students
-(the "Points Possible" row Canvas puts first, the posting-policy row, Canvas's
-test student "Student, Test") are skipped with a line saying so.
+An LMS's own gradebook export (for Canvas: Grades, Export, "Export Entire
+Gradebook") is read as it comes, with the columns its class names
+(`Platform.gradebook`, a `GradebookCsv`): the student's sortable name ("Last,
+First"), the LMS's user id (the number in the names of its submission
+downloads: lms_user_id), the institution's id, the course's student id and the
+section; its other columns (scores, assignments) are left out, and the rows
+that are not students (the points-possible row the LMS puts first, a row of
+its settings, its test student) are skipped with a line saying so.
 """
 
 import csv
@@ -26,13 +27,12 @@ from dataclasses import dataclass
 from nbgrader.api import Gradebook
 
 from ..files import csv_text, write_atomically
+from ..lms import GradebookCsv, Platform, gradebooks
 from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
 
 COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id"]
 PERSON_FIELDS = COLUMNS[:5]  # the roster's columns in the exports
-CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
-CANVAS_TEST_STUDENT = "Student, Test"
 
 
 @dataclass
@@ -60,24 +60,26 @@ def roster_path(settings: Settings) -> str:
 
 
 def parse_roster(path: str, notes: list[str] | None = None) -> list[Person]:
-    """[Person] from the CSV at `path`, the course's roster or Canvas's gradebook export;
-    CourseError with the line for anything wrong in it. The rows of a Canvas export that
+    """[Person] from the CSV at `path`, the course's roster or an LMS's gradebook export;
+    CourseError with the line for anything wrong in it. The rows of an LMS's export that
     are not students are skipped, each with a line added to `notes`."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
-            if set(CANVAS_COLUMNS[:2] + CANVAS_COLUMNS[3:4]) <= {
-                    h.strip() for h in (reader.fieldnames or [])}:
-                people = parse_canvas_export(path, reader, [] if notes is None else notes)
-                if not people:
-                    raise CourseError(f"{path}: no students in it")
-                return people
-            if "Student" in {h.strip() for h in (reader.fieldnames or [])}:
-                missing = [c for c in CANVAS_COLUMNS[:2] + CANVAS_COLUMNS[3:4]
-                           if c not in {h.strip() for h in reader.fieldnames}]
-                raise CourseError(f"{path}: a Canvas gradebook export needs the columns "
-                                  f"{', '.join(CANVAS_COLUMNS)}; {', '.join(missing)} missing "
-                                  f"(export the entire gradebook from Canvas again)")
+            headers = {h.strip() for h in (reader.fieldnames or [])}
+            for lms, gradebook in gradebooks():
+                if set(gradebook.identifying) <= headers:
+                    people = parse_gradebook_export(path, reader, lms, gradebook,
+                                                    [] if notes is None else notes)
+                    if not people:
+                        raise CourseError(f"{path}: no students in it")
+                    return people
+                if gradebook.student in headers:
+                    missing = [c for c in gradebook.identifying if c not in headers]
+                    raise CourseError(f"{path}: a {lms.title} gradebook export needs the columns "
+                                      f"{', '.join(gradebook.columns)}; {', '.join(missing)} "
+                                      f"missing (export the entire gradebook from {lms.title} "
+                                      f"again)")
             header = [h.strip().lower() for h in (reader.fieldnames or [])]
             if "id" not in header:
                 raise CourseError(f"{path}: the first row must name the columns, one of them "
@@ -116,34 +118,39 @@ def check_new_id(path: str, line: int, student: str, seen: dict[str, int]) -> No
     seen[student] = line
 
 
-def parse_canvas_export(path: str, reader: csv.DictReader, notes: list[str]) -> list[Person]:
-    """[Person] of the students of Canvas's gradebook export read by `reader`."""
-    reader.fieldnames = [h.strip() for h in reader.fieldnames]
-    people, seen = [], {}
+def parse_gradebook_export(path: str, reader: csv.DictReader, lms: Platform,
+                           gradebook: GradebookCsv, notes: list[str]) -> list[Person]:
+    """[Person] of the students of the gradebook export of `lms` read by `reader`."""
+    reader.fieldnames = [h.strip() for h in reader.fieldnames or []]
+    people: list[Person] = []
+    seen: dict[str, int] = {}
     for row in reader:
         line = reader.line_num
         if None in row:
             raise CourseError(f"{path}, line {line}: more cells than columns")
-        cell = {name: one_line(row.get(name) or "").strip() for name in CANVAS_COLUMNS}
-        if cell["Student"] == "Points Possible":
-            notes.append(f"{path}, line {line}: Canvas's Points Possible row, skipped")
-            continue
-        if not cell["Student"] and not cell["ID"]:
-            notes.append(f"{path}, line {line}: no student (a row of Canvas's settings), "
+        cell = {name: one_line(row.get(name) or "").strip() for name in gradebook.columns}
+        name, user_id = cell[gradebook.student], cell[gradebook.user_id]
+        if name == gradebook.points_possible:
+            notes.append(f"{path}, line {line}: {lms.title}'s {gradebook.points_possible} row, "
                          f"skipped")
             continue
-        if cell["Student"] == CANVAS_TEST_STUDENT:
-            notes.append(f"{path}, line {line}: Canvas's test student ({CANVAS_TEST_STUDENT}), "
+        if not name and not user_id:
+            notes.append(f"{path}, line {line}: no student (a row of {lms.title}'s settings), "
                          f"skipped")
             continue
-        student = cell["SIS Login ID"]
+        if name == gradebook.test_student:
+            notes.append(f"{path}, line {line}: {lms.title}'s test student "
+                         f"({gradebook.test_student}), skipped")
+            continue
+        student = cell[gradebook.login_id]
         if not student:
-            raise CourseError(f"{path}, line {line}: {cell['Student']!r} has no SIS Login ID, "
-                              f"the course's student id (Canvas ID {cell['ID'] or 'none'})")
+            raise CourseError(f"{path}, line {line}: {name!r} has no {gradebook.login_id}, "
+                              f"the course's student id ({lms.title} {gradebook.user_id} "
+                              f"{user_id or 'none'})")
         check_new_id(path, line, student, seen)
-        last, _, first = cell["Student"].partition(",")
+        last, _, first = name.partition(",")
         people.append(Person(student, first_name=first.strip(), last_name=last.strip(),
-                             section=cell["Section"], lms_user_id=cell["ID"]))
+                             section=cell[gradebook.section], lms_user_id=user_id))
     return people
 
 
@@ -157,7 +164,7 @@ def read_roster(path: str) -> list[Person]:
 def import_roster(settings: Settings, source: str, notes: list[str] | None = None
                   ) -> list[Person]:
     """Every student of the CSV `source` into the gradebook and course-data/roster.csv
-    (the rows of a Canvas export that are not students skipped, with lines in `notes`)."""
+    (the rows of an LMS's export that are not students skipped, with lines in `notes`)."""
     people = parse_roster(source, notes)
     with Gradebook(settings.db_url, settings.course_id) as gb:
         for person in people:

@@ -91,7 +91,7 @@ def open_archive(path: str) -> zipfile.ZipFile:
                            f"again from the LMS") from None
 
 
-def checked_entries(archive: zipfile.ZipFile, path: str) -> list:
+def checked_entries(archive: zipfile.ZipFile, path: str) -> list[ArchiveEntry]:
     """[ArchiveEntry] of every file of `archive` (folders left out), after checking every
     entry; ArchiveError naming the first unsafe entry."""
     infos = archive.infolist()
@@ -117,7 +117,7 @@ def checked_entries(archive: zipfile.ZipFile, path: str) -> list:
     return entries
 
 
-def read_entries(archive: zipfile.ZipFile, path: str, names: list) -> dict:
+def read_entries(archive: zipfile.ZipFile, path: str, names: list[str]) -> dict[str, bytes]:
     """{name: bytes} of the named entries, each read within its declared size; ArchiveError
     for an entry whose data is damaged (a wrong size or CRC)."""
     contents = {}

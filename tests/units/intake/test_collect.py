@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from grader.lms import ArchiveError, collect_zip
+from grader.intake import ArchiveError, collect_zip
 from grader.reports import import_roster, parse_roster
 from grader.settings import CourseError, load
 from testsupport.lms_download import (canvas_gradebook_export, canvas_name, moodle_name,
@@ -98,7 +98,12 @@ def test_a_canvas_download_puts_each_latest_notebook_in_place_and_lists_the_rest
                                                                                 tmp_path):
     zip_path = canvas_class(course, tmp_path)
     nb = released(course)
-    lines = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
+    outcome = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
+    lines = outcome.report_lines()
+    assert (outcome.collected, outcome.replaced, outcome.kept, outcome.skipped) == (2, 0, 0, 5)
+    assert (outcome.not_notebooks, outcome.not_named, outcome.not_on_roster,
+            outcome.not_of_assignment, outcome.older_attempts) == (1, 1, 1, 1, 1)
+    assert outcome.manifest == "course-data/lms/tiny.csv" and outcome.other_lms is None
     assert sorted(os.listdir(os.path.join(course, "course-data", "submitted"))) == [
         "alice", "bob"]
     for student in ("alice", "bob"):
@@ -142,14 +147,17 @@ def test_collecting_again_keeps_what_is_newer_and_replaces_only_with_a_line(cour
     settings = load(course)
     collect_zip(settings, ASSIGNMENT, canvas_class(course, tmp_path), "canvas")
     again = collect_zip(settings, ASSIGNMENT, canvas_class(course, tmp_path, "again.zip"))
+    assert (again.collected, again.kept, again.manifest) == (0, 2, "")
     assert "kept alice's tiny already collected (2026-01-15 11:00:00 UTC): the zip's, " \
-           "2026-01-15 11:00:00 UTC, is not later" in again
+           "2026-01-15 11:00:00 UTC, is not later" in again.lines
     before = manifest(course)
     nb = released(course)
     newer = write_zip(str(tmp_path / "newer.zip"), [
         (canvas_name("Alice", "Liddell", 101, 6001, "tiny-2.ipynb"),
          fill(nb, {"double_answer": "def double(x):\n    return x + x\n"}), at(5))])
-    lines = collect_zip(settings, ASSIGNMENT, newer)
+    replacing = collect_zip(settings, ASSIGNMENT, newer)
+    assert (replacing.collected, replacing.replaced, replacing.kept) == (1, 1, 0)
+    lines = replacing.report_lines()
     backup = os.path.join("course-data", "lms", "replaced", ASSIGNMENT, "alice 2026-01-15 110000")
     assert (f"replaced alice's tiny collected before (2026-01-15 11:00:00 UTC) with the zip's, "
             f"2026-01-15 17:00:00 UTC; the earlier one is kept in {backup}") in lines
@@ -169,7 +177,7 @@ def test_canvas_late_flag_decides_against_the_due_date(course, tmp_path):
     zip_path = write_zip(str(tmp_path / "c.zip"), [
         (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb", late=True), correct(nb), at(0)),
         (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), correct(nb), at(2))])
-    lines = collect_zip(settings, ASSIGNMENT, zip_path)
+    lines = collect_zip(settings, ASSIGNMENT, zip_path).lines
     assert submitted(course, "alice", "timestamp.txt") == "2026-01-15 12:30:01"
     assert submitted(course, "bob", "timestamp.txt") == "2026-01-15 12:30:00"
     assert ("'liddellalice_late_101_1_tiny.ipynb': Canvas flags it late but the zip dates it "
@@ -187,7 +195,9 @@ def test_a_moodle_download_is_matched_by_full_name_in_folders_or_not(course, tmp
         (moodle_name("Someone", "Else", 2041635, "tiny.ipynb"), correct(nb), at(-2)),
         ("Participant 2041636_2041636_assignsubmission_file_tiny.ipynb", correct(nb), at(-2)),
     ])
-    lines = collect_zip(settings, ASSIGNMENT, zip_path, "moodle")
+    outcome = collect_zip(settings, ASSIGNMENT, zip_path, "moodle")
+    lines = outcome.lines
+    assert (outcome.collected, outcome.not_on_roster, outcome.skipped) == (2, 2, 2)
     assert sorted(os.listdir(os.path.join(course, "course-data", "submitted"))) == [
         "José María", "alice"]
     rows = [(r["student_id"], r["lms_user_id"], r["lms_file_name"]) for r in manifest(course)]
@@ -208,7 +218,7 @@ def test_a_moodle_name_two_students_share_is_refused(course, tmp_path):
     import_roster(settings, str(twins))
     zip_path = write_zip(str(tmp_path / "moodle.zip"), [
         (moodle_name("Alice", "Liddell", 7, "tiny.ipynb"), correct(released(course)), at(-1))])
-    lines = collect_zip(settings, ASSIGNMENT, zip_path, "moodle")
+    lines = collect_zip(settings, ASSIGNMENT, zip_path, "moodle").lines
     assert ("skipped 'Alice Liddell_7_assignsubmission_file_tiny.ipynb': Moodle's 'Alice "
             "Liddell' matches 2 students of the roster (alice, alice2)") in lines
     assert not os.path.exists(os.path.join(course, "course-data", "submitted", "alice2"))
@@ -235,7 +245,23 @@ def test_a_zip_of_the_other_lms_is_named_as_such(course, tmp_path):
     zip_path = write_zip(str(tmp_path / "moodle.zip"), [
         (moodle_name("Alice", "Liddell", 7, "tiny.ipynb"), correct(released(course)), at(-1)),
         ("readme.txt", b"hello", at(-1))])
-    lines = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
+    outcome = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
+    assert (outcome.not_named, outcome.not_notebooks, outcome.other_lms.name) == (1, 1, "moodle")
+    lines = outcome.report_lines()
     assert lines[-2] == ("no notebook of the zip is named as Canvas names submissions: is it "
                          "Moodle's download (LMS=moodle)?")
     assert lines[-1].startswith("tiny: 0 student(s) collected")
+
+
+def test_an_unknown_lms_is_refused_naming_the_known_ones(course, tmp_path):
+    with pytest.raises(CourseError, match=r"LMS='blackboard': the LMS is canvas or moodle"):
+        collect_zip(load(course), ASSIGNMENT, str(tmp_path / "x.zip"), "blackboard")
+
+
+def test_a_notebook_named_as_the_lms_names_them_asks_about_no_other_lms(course, tmp_path):
+    zip_path = write_zip(str(tmp_path / "mixed.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), correct(released(course)), at(-1)),
+        ("tiny.ipynb", correct(released(course)), at(-1))])
+    outcome = collect_zip(load(course), ASSIGNMENT, zip_path)
+    assert (outcome.collected, outcome.not_named, outcome.other_lms) == (1, 1, None)
+    assert not any(line.startswith("no notebook of the zip") for line in outcome.report_lines())
