@@ -9,6 +9,8 @@
     tiny_course     the grader's tiny assignment (a course released once per process),
                     filled-in notebooks of it and the grader run on it
     bad_submissions hostile and broken submissions of the tiny assignment
+    assignments     the registry: one row per assignment (folder of solutions/) with the
+                    reference values every per-assignment test reads
     assignment_students  model students of the two real assignments and their scores
     honest_students honest notebooks of the real assignments in many ordinary styles
     grading         submissions of the real assignments built and graded as a batch

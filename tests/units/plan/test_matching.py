@@ -8,6 +8,7 @@ import nbformat
 import pytest
 
 from grader.plan import build_plan
+from testsupport.assignments import ASSIGNMENTS
 
 
 def run_order(plan):
@@ -60,7 +61,7 @@ def released_cells_of(nb):
             if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
 
 
-@pytest.mark.parametrize("assignment", ["parameters", "logits-to-text"])
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
 @pytest.mark.parametrize("editor", ["colab_saved", "vscode_saved"])
 def test_a_notebook_saved_without_nbgrader_metadata_is_matched_to_the_release(editor,
                                                                                assignment):
