@@ -103,7 +103,7 @@ class Style:
             change(nb)
         return nb
 
-    def hand_in(self):
+    def handed_in(self):
         """{file name: bytes} the student submits."""
         nb = self.notebook()
         if self.old_format:

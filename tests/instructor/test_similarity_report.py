@@ -11,7 +11,7 @@ import pytest
 from grader.files import write_atomically
 from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import ROOT, copy_course, make
-from testsupport.similar_students import COPIED, HONEST, hand_in, synthetic_class
+from testsupport.similar_students import COPIED, HONEST, hand_in_each, synthetic_class
 
 AXE = os.path.join(ROOT, ".book-deps", "node_modules", "axe-core", "axe.min.js")
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -24,7 +24,7 @@ def reported(tmp_path_factory):
     there, and `make similarity` run for every assignment."""
     course = copy_course(str(tmp_path_factory.mktemp("similarity") / "course"), for_make=True)
     students, planted = synthetic_class()
-    hand_in(course, students)
+    hand_in_each(course, students)
     feedback = os.path.join(course, "course-data", "feedback", "student-00", "parameters")
     os.makedirs(feedback)
     with open(os.path.join(feedback, "parameters.html"), "w") as handle:

@@ -16,7 +16,7 @@ from grader.similarity.report import CSV_FIELDS, highlighted, render_similarity,
 from grader.cli import main
 from grader.settings import SandboxGrader, load
 from testsupport.course import copy_course
-from testsupport.similar_students import HONEST, hand_in, synthetic_class
+from testsupport.similar_students import HONEST, hand_in_each, synthetic_class
 
 
 def code(text):
@@ -203,7 +203,7 @@ def synthetic(tmp_path_factory):
     """The synthetic class handed in to a course copy, with three broken submissions."""
     course = copy_course(str(tmp_path_factory.mktemp("similarity") / "course"))
     students, planted = synthetic_class()
-    hand_in(course, students)
+    hand_in_each(course, students)
     submitted = os.path.join(course, "course-data", "submitted")
     for name, text in (("broken-json", "{not json"), ("web-page", "<!DOCTYPE html><html>")):
         folder = os.path.join(submitted, name, "parameters")
