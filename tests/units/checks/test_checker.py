@@ -1,4 +1,6 @@
-"""How answers travel from the kernel to the checker, and how the checker runs a test.
+"""How the checker (grader.checks.checker) runs a test with the kernel's answers: the
+student's exceptions, timeouts, the package's own functions, what is sent by name and by
+value, and the set-up that reads the student's id.
 
 The kernel is a stand-in (FakeKernel): no sandbox is started.
 """

@@ -6,18 +6,26 @@ import os
 import nbformat
 
 
-def test_the_wait_for_the_checks_set_up_is_not_the_students_time():
+def test_the_wait_for_the_checks_set_up_is_not_the_students_time(tmp_path):
     import time
 
+    from grader.plan import build_plan
+    from grader.settings import Limits
+    from grader.worker import Assignment, Job
     from grader.worker.execution import NotebookExecution
+    from testsupport import tiny_course as fx
 
     class SetUpStillRunning:  # a future whose result takes 0.3 s more to come
         def result(self):
             time.sleep(0.3)
             return "the checker"
 
-    execution = NotebookExecution.__new__(NotebookExecution)
-    execution._checker, execution.checker_made = None, SetUpStillRunning()
+    instructor = fx.instructor_notebook()
+    assignment = Assignment(fx.ASSIGNMENT, {fx.NOTEBOOK: nbformat.writes(instructor)},
+                            Limits(timeout=60), "gptcourse")
+    execution = NotebookExecution(build_plan(instructor, None), Job("ada", assignment),
+                                  str(tmp_path))
+    execution.checker_made = SetUpStillRunning()  # what start() hands the checks' set-up to
     execution.deadline = before = time.monotonic() + 1
     started = time.monotonic()
     assert execution.checker() == "the checker"
