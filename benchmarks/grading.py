@@ -64,7 +64,7 @@ sys.path.insert(0, os.path.join(ROOT, "src"))
 from testsupport.course import nbgrader_env  # noqa: E402
 from testsupport.gradebook import gradebook_rows, sqlite_url  # noqa: E402
 from testsupport.postgres import TemporaryPostgres  # noqa: E402
-from testsupport.synthetic_batch import CLASS_KINDS, KINDS, make_course, student_ids, \
+from testsupport.synthetic_batch import CLASS_KINDS, KINDS, student_ids, write_batch_course, \
     write_batch  # noqa: E402
 
 PROJECTED_NOTEBOOKS = 1000
@@ -115,7 +115,7 @@ def run(command, course, db_url, **extra_env):
 
 def prepare(course, assignments, students, db_url, kinds):
     """A course folder with the batch handed in and the assignments released into db_url."""
-    make_course(ROOT, course, assignments[0], students, kinds=kinds)
+    write_batch_course(ROOT, course, assignments[0], students, kinds=kinds)
     for assignment in assignments[1:]:
         write_batch(course, assignment, students, kinds=kinds)
     for assignment in assignments:

@@ -46,7 +46,7 @@ def make_course(folder, styles):
     release_assignments(copy_course(folder))
     for name in styles:
         style = CASES[name]
-        hand_in(folder, name, style.assignment, style.hand_in(), timestamp=None)
+        hand_in(folder, name, style.assignment, style.handed_in(), timestamp=None)
 
 
 def environment(grader_src):

@@ -26,6 +26,7 @@ sys.path.insert(0, ROOT)  # testsupport
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
 from testsupport import tiny_course as fx  # noqa: E402
+from testsupport.hand_in import hand_in  # noqa: E402
 
 
 def hostile(released, timeout):
@@ -54,7 +55,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix="budget-bench-") as work:
             root = fx.make_course(os.path.join(work, "course"))
             for student, nb in hostile(fx.released(root), timeout).items():
-                fx.hand_in(root, student, {"tiny.ipynb": nb})
+                hand_in(root, student, fx.ASSIGNMENT, {"tiny.ipynb": nb})
             started = time.perf_counter()
             result = subprocess.run([sys.executable, "-m", "grader", "autograde", fx.ASSIGNMENT,
                                      "--timeout", f"{timeout:g}", "--jobs", "1"], cwd=root,

@@ -22,14 +22,14 @@ from grader.settings import SandboxGrader, load  # noqa: E402
 from grader.similarity import compare_class, read_class  # noqa: E402
 from grader.similarity.report import render_similarity, similarity_rows  # noqa: E402
 from testsupport.course import copy_course  # noqa: E402
-from testsupport.similar_students import COPIED, hand_in, synthetic_class  # noqa: E402
+from testsupport.similar_students import COPIED, hand_in_each, synthetic_class  # noqa: E402
 
 
 def main(students: int = 200) -> None:
     with tempfile.TemporaryDirectory() as base:
         course = copy_course(os.path.join(base, "course"))
         notebooks, planted = synthetic_class(honest=students - len(COPIED))
-        hand_in(course, notebooks)
+        hand_in_each(course, notebooks)
         settings = load(course)
         grader = SandboxGrader(config=settings.config)
         start = time.perf_counter()

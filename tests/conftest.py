@@ -3,7 +3,9 @@
 The tests mirror what they test, one folder each:
 
     package      the gptcourse package and its command line
-    units        the grader's pieces, with no notebook graded, sandbox, site or server
+    units        the grader's pieces, with no notebook graded, sandbox, site or server:
+                 a folder per wing of src/grader/ (ground/ for its top-level modules,
+                 commands/ for autograde, engines and cli), a file per module
     sandbox      sandboxes and kernels started for real
     submissions  graded batches of honest, broken and hostile submissions
     instructor   the instructor's loop: make targets, nbgrader's commands, grades out

@@ -3,12 +3,16 @@
     course          the repository's root, its assignments (the folders of solutions/),
                     the instructor's answers without their solution markers, copies of
                     the course (released once per process, or ready for `make`), `make`
-                    in a copy, and the environment nbgrader and the grader run in
+                    in a copy, the environment nbgrader and the grader run in, and the
+                    grader run on a course (run_grader)
     hand_in         a submission written where `nbgrader collect` puts it
     gradebook       what grading left in a gradebook, read back
-    tiny_course     the grader's tiny assignment (a course released once per process),
-                    filled-in notebooks of it and the grader run on it
+    tiny_course     the grader's tiny assignment (a course released once per process) and
+                    filled-in notebooks of it
+    network         a free TCP port on 127.0.0.1
     bad_submissions hostile and broken submissions of the tiny assignment
+    assignments     the registry: one row per assignment (folder of solutions/) with the
+                    reference values every per-assignment test reads
     assignment_students  model students of the two real assignments and their scores
     honest_students honest notebooks of the real assignments in many ordinary styles
     grading         submissions of the real assignments built and graded as a batch

@@ -474,12 +474,3 @@ LOGITS_STUDENTS = {
 LOGITS_HIDDEN_VALUES = {
     "next_token_ids_known_argmax": ["50256"],
 }
-
-
-# --- a class of the whole loop (tests/instructor/test_grader_loop.py, tests/hub/) ---------
-
-# a partial student answers these cells only, and earns PARTIAL_SCORE:
-# output_shape (0.5) and count_parameters (1.5 + 1.5); next_token_ids (1 + 1.5)
-PARTIAL = {"parameters": ["output_shape_answer", "count_parameters_answer"],
-           "logits-to-text": ["next_token_ids_answer"]}
-PARTIAL_SCORE = {"parameters": 3.5, "logits-to-text": 2.5}

@@ -134,6 +134,21 @@ def nbgrader_env(db_url=None, **overrides):
     return env
 
 
+def run_grader(course, assignment, *args, db_url=None, timeout=900, check=False):
+    """`python -m grader autograde <assignment> ...` in ``course`` (into the database
+    ``db_url`` if given); returns the CompletedProcess, its output as text. ``check``: the
+    test fails, with the end of the output, unless the grader exits 0."""
+    import subprocess
+
+    result = subprocess.run([sys.executable, "-m", "grader", "autograde", assignment, *args],
+                            cwd=course, env=nbgrader_env(db_url), capture_output=True,
+                            text=True, timeout=timeout)
+    if check:
+        assert result.returncode == 0, (f"grader exited with status {result.returncode}:\n"
+                                        f"{(result.stdout + result.stderr)[-4000:]}")
+    return result
+
+
 def release_assignments(course, names=None, db_url=None):
     """`nbgrader generate_assignment` in a course folder for each assignment (by default
     every folder of its solutions/): the assignments and their test cells go into the

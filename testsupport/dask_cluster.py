@@ -17,7 +17,8 @@ import tempfile
 import time
 
 from testsupport.course import ROOT
-from testsupport.hub import SITE_PACKAGES, free_port, readable_by_all, readable_environment
+from testsupport.hub import SITE_PACKAGES, readable_by_all, readable_environment
+from testsupport.network import free_port
 
 WORKER_ACCOUNT = "gptc-worker"
 ACCOUNT_MARK = "gptcourse Dask test worker"

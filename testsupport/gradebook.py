@@ -8,11 +8,15 @@ def sqlite_url(course):
     return "sqlite:///" + os.path.join(course, "course-data", "gradebook.db")
 
 
-def gradebook_scores(db_url, assignment, course_id=None):
+def gradebook_scores(gradebook, assignment, course_id=None):
     """{student: {grade_id: auto_score}} of every submission of ``assignment``
-    (of the course ``course_id`` where the gradebook names one)."""
+    (of the course ``course_id`` where the gradebook names one).
+
+    ``gradebook``: a database URL, or a course folder, whose own SQLite gradebook is read.
+    """
     from nbgrader.api import Gradebook
 
+    db_url = gradebook if "://" in gradebook else sqlite_url(gradebook)
     scores = {}
     with Gradebook(db_url, **({"course_id": course_id} if course_id else {})) as gb:
         for submission in gb.assignment_submissions(assignment):

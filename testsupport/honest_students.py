@@ -13,6 +13,7 @@ changes what that student would change.
 import json
 from dataclasses import dataclass, field
 
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import assignments, read_notebook, solution_answers
 
 
@@ -102,7 +103,7 @@ class Style:
             change(nb)
         return nb
 
-    def hand_in(self):
+    def handed_in(self):
         """{file name: bytes} the student submits."""
         nb = self.notebook()
         if self.old_format:
@@ -120,29 +121,29 @@ class Style:
 P, L = "parameters", "logits-to-text"
 
 STYLES = [
-    # ------------------------------------------------------------ both assignments
-    *[Style(f"{a}-as-written", a, []) for a in (P, L)],
+    # ------------------------------------------------------------ every assignment
+    *[Style(f"{a}-as-written", a, []) for a in ASSIGNMENTS],
     *[Style(f"{a}-imports-cell-at-top", a, [at_top(code(
         "import math\nimport numpy as np\nimport torch\nfrom gptcourse import GPTModel"))])
-      for a in (P, L)],
+      for a in ASSIGNMENTS],
     *[Style(f"{a}-imports-cell-after-setup", a, [insert_after("setup", code(
-        "import collections\nimport functools\nimport numpy as np"))]) for a in (P, L)],
+        "import collections\nimport functools\nimport numpy as np"))]) for a in ASSIGNMENTS],
     *[Style(f"{a}-autoreload-and-inline-plots", a, [at_top(code(
-        "%load_ext autoreload\n%autoreload 2\n%matplotlib inline"))]) for a in (P, L)],
+        "%load_ext autoreload\n%autoreload 2\n%matplotlib inline"))]) for a in ASSIGNMENTS],
     *[Style(f"{a}-notes-between-cells", a, [
         at_top(markdown("My notes: run the set-up cell first.")),
         insert_after("setup", markdown("*The model is untied here.*")),
         lambda nb: nb["cells"].append(markdown("Done! Questions for office hours: none."))])
-      for a in (P, L)],
+      for a in ASSIGNMENTS],
     *[Style(f"{a}-saved-with-outputs", a, [lambda nb: [
         cell.update(outputs=[{"output_type": "stream", "name": "stdout", "text": "ran\n"}],
                     execution_count=number)
         for number, cell in enumerate(nb["cells"], 1) if cell["cell_type"] == "code"]])
-      for a in (P, L)],
-    *[Style(f"{a}-old-notebook-format", a, [], old_format=True) for a in (P, L)],
+      for a in ASSIGNMENTS],
+    *[Style(f"{a}-old-notebook-format", a, [], old_format=True) for a in ASSIGNMENTS],
     *[Style(f"{a}-scratch-cells-after-the-checks", a, [lambda nb: nb["cells"].extend([
         code("print('all checks above ran')"), code("x = [i * i for i in range(10)]\nx[-1]"),
-        code("!echo done")])]) for a in (P, L)],
+        code("!echo done")])]) for a in ASSIGNMENTS],
     # markdown cells dragged up and down: the run and the score are the same
     Style("parameters-markdown-dragged-up-three-cells", P, [moved("size-intro", -3)]),
     Style("parameters-markdown-dragged-up-two-cells", P, [moved("tied-intro", -2)]),

@@ -16,7 +16,6 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -25,6 +24,7 @@ import time
 import urllib.request
 
 from testsupport.course import MAKE_FILES, ROOT, copy_course
+from testsupport.network import free_port
 
 DEPLOY = os.path.join(ROOT, "deploy")
 VENV_BIN = os.path.dirname(os.path.abspath(sys.executable))
@@ -49,12 +49,6 @@ def _run(*args, **kwargs):
         raise HubError(f"{' '.join(args)} failed ({result.returncode}):\n"
                        f"{result.stdout[-2000:]}{result.stderr[-2000:]}")
     return result
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def install_proxy():

@@ -20,10 +20,11 @@ import pwd
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
+
+from testsupport.network import free_port
 
 SERVER_GLOB = "/usr/lib/postgresql/*/bin/postgres"
 DEBIAN_PACKAGE = "postgresql"
@@ -83,13 +84,6 @@ def _default_account():
         return "postgres"
     except KeyError:
         return "nobody"
-
-
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class TemporaryPostgres:

@@ -39,8 +39,9 @@ def release(course, db_url=None):
 
 def batch_course(dest, released_gradebook=None, students=STUDENTS):
     """A course folder at ``dest`` with one generated submission per student of ASSIGNMENT
-    (testsupport.synthetic_batch.make_course). Returns (dest, kinds)."""
-    kinds = synthetic_batch.make_course(ROOT, dest, ASSIGNMENT, students, released_gradebook)
+    (testsupport.synthetic_batch.write_batch_course). Returns (dest, kinds)."""
+    kinds = synthetic_batch.write_batch_course(ROOT, dest, ASSIGNMENT, students,
+                                               released_gradebook)
     return dest, kinds
 
 
@@ -70,12 +71,6 @@ def finish(process, timeout=GRADER_TIMEOUT):
     output = process.log.read()
     process.log.close()
     return process.returncode, output
-
-
-def run_grader(course, *args, db_url=None):
-    code, output = finish(start_grader(course, *args, db_url=db_url))
-    assert code == 0, f"grader exited with status {code}:\n{output[-4000:]}"
-    return output
 
 
 def gradebook_rows(db_url):

@@ -12,15 +12,13 @@ name of their own, rewrites the comments and the spacing, puts the functions in
 one cell in another order, and (one of them) adds dead code.
 """
 
-import copy
 import io
-import json
-import os
 import re
 import tokenize
 from textwrap import dedent
 
 from testsupport.course import assignments, read_notebook
+from testsupport.hand_in import hand_in
 
 ASSIGNMENT = "parameters"
 DOC = {
@@ -598,12 +596,10 @@ def synthetic_class(honest=HONEST):
     return students, planted
 
 
-def hand_in(course, students, assignment=ASSIGNMENT):
-    """Each student's notebook written to course/course-data/submitted/<student>/<assignment>/."""
+def hand_in_each(course, students, assignment=ASSIGNMENT):
+    """Each student's notebook handed in (testsupport.hand_in) in ``course``: {student:
+    notebook JSON}, written to course-data/submitted/<student>/<assignment>/."""
     name = assignments(course)[assignment] + ".ipynb"
     for student, nb in students.items():
-        folder = os.path.join(course, "course-data", "submitted", student, assignment)
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
-            json.dump(copy.deepcopy(nb), handle, indent=1)
+        hand_in(course, student, assignment, {name: nb}, timestamp=None)
     return course

@@ -13,7 +13,7 @@ in a fixed order, so a batch of any size is the same every time:
 
 Files are written where ``nbgrader collect`` puts them (testsupport.hand_in):
 ``course-data/submitted/<student>/<assignment>/<notebook>.ipynb`` plus ``timestamp.txt``.
-``make_course`` sets up a course folder of its own for such a batch
+``write_batch_course`` sets up a course folder of its own for such a batch
 (``testsupport.gradebook.gradebook_rows`` reads back what grading left).
 """
 
@@ -111,8 +111,8 @@ def write_batch(course_root, assignment, students, notebooks=None, kinds=KINDS):
     return handed_in
 
 
-def make_course(source_root, dest, assignment, students, released_gradebook=None,
-                kinds=KINDS):
+def write_batch_course(source_root, dest, assignment, students, released_gradebook=None,
+                       kinds=KINDS):
     """A course folder at ``dest``: nbgrader_config.py, solutions/ and exercises/ copied
     from ``source_root``, one generated submission per student, and the SQLite gradebook
     file ``released_gradebook`` (one the assignment was released into) if given.

@@ -1,5 +1,5 @@
-"""A tiny nbgrader course for the grader's tests, and functions to hand in and grade
-submissions of it.
+"""A tiny nbgrader course for the grader's tests, and filled-in notebooks of it (hand them
+in with testsupport.hand_in, grade them with testsupport.course.run_grader).
 
 The assignment `tiny` has one notebook with a locked set-up cell, three answer
 cells and four test cells (6 points): `double` (visible test 1 point, hidden
@@ -16,8 +16,6 @@ import sys
 import nbformat
 
 from testsupport.course import nbgrader_env, released_once
-from testsupport.gradebook import gradebook_scores as read_scores, sqlite_url
-from testsupport.hand_in import TIMESTAMP, hand_in as hand_in_files
 
 ASSIGNMENT = "tiny"
 NOTEBOOK = "tiny"
@@ -157,11 +155,6 @@ def correct(nb, **overrides):
     return fill(nb, {**ANSWERS, **overrides})
 
 
-def hand_in(root, student, files, timestamp=TIMESTAMP):
-    """Write submitted/<student>/tiny/ with `files` {name: bytes | notebook dict}."""
-    return hand_in_files(root, student, ASSIGNMENT, files, timestamp)
-
-
 def tree_hashes(folder):
     """{relative path: sha256} of every file and link under `folder`."""
     hashes = {}
@@ -191,13 +184,6 @@ def grader(*args, cwd):
                           env=nbgrader_env(), capture_output=True, text=True, timeout=120)
 
 
-def run_grader(root, *args, timeout=900):
-    """`python -m grader autograde tiny ...` in the course; returns the CompletedProcess."""
-    return subprocess.run([sys.executable, "-m", "grader", "autograde", ASSIGNMENT, *args],
-                          cwd=root, env=nbgrader_env(), capture_output=True, text=True,
-                          timeout=timeout)
-
-
 def report(root):
     """{student: {grade_id or '': [rows]}} from reports/tiny.json."""
     with open(os.path.join(root, "course-data", "reports", ASSIGNMENT + ".json"),
@@ -207,8 +193,3 @@ def report(root):
     for row in rows:
         by_student.setdefault(row["student"], []).append(row)
     return by_student
-
-
-def gradebook_scores(root):
-    """{student: {grade_id: auto_score}} read back from the course's gradebook."""
-    return read_scores(sqlite_url(root), ASSIGNMENT)

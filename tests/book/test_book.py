@@ -18,6 +18,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import ROOT as COURSE_ROOT
 
 ROOT = Path(COURSE_ROOT).resolve()
@@ -150,10 +151,7 @@ WITHDRAWN_TEXT = [
     ("book/homework", "One mistake, one question"),
 ]
 
-ASSIGNMENTS = {
-    "parameters": "parameters.ipynb",
-    "logits-to-text": "logits_to_text.ipynb",
-}
+NOTEBOOKS = {name: row.file_name for name, row in ASSIGNMENTS.items()}
 
 
 def _page_html(site, page):
@@ -375,7 +373,7 @@ def test_no_page_references_a_script_style_or_font_elsewhere(site):
             assert not urlparse(address).netloc, f"{path.relative_to(site)} loads {address}"
 
 
-@pytest.mark.parametrize("assignment,notebook", ASSIGNMENTS.items())
+@pytest.mark.parametrize("assignment,notebook", NOTEBOOKS.items())
 def test_homework_links_the_student_notebook(site, assignment, notebook):
     """The homework page offers each student notebook from exercises/, byte for byte."""
     markup = _page_html(site, "book/homework")

@@ -18,7 +18,7 @@ import os
 
 import pytest
 
-from testsupport.assignment_students import PARTIAL, PARTIAL_SCORE
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import assignments, solution_answers
 from testsupport.hub import GRADER, PASSWORD, ROOT, STUDENTS, Hub
 
@@ -32,11 +32,11 @@ ALICE, BOB, CAROL, DAVE = STUDENTS
 WORK = {ALICE: "correct", BOB: "partial", CAROL: "correct", DAVE: "untouched"}
 # the points the checks give; carol's late work then loses them all (the course's
 # nbgrader_config.py: LateSubmissionPlugin.penalty_method = "zero")
-EXPECTED = {ALICE: {"parameters": 10.0, "logits-to-text": 10.0},
-            BOB: dict(PARTIAL_SCORE),
-            CAROL: {"parameters": 10.0, "logits-to-text": 10.0},
-            DAVE: {"parameters": 0.0, "logits-to-text": 0.0}}
-AFTER_PENALTY = {**EXPECTED, CAROL: {"parameters": 0.0, "logits-to-text": 0.0}}
+EXPECTED = {ALICE: {name: row.max_score for name, row in ASSIGNMENTS.items()},
+            BOB: {name: row.partial_score for name, row in ASSIGNMENTS.items()},
+            CAROL: {name: row.max_score for name, row in ASSIGNMENTS.items()},
+            DAVE: {name: 0.0 for name in ASSIGNMENTS}}
+AFTER_PENALTY = {**EXPECTED, CAROL: {name: 0.0 for name in ASSIGNMENTS}}
 # bounded waits for one step in the browser; a kernel run (Validate) builds the 124M model
 PAGE = 60_000
 LAB = 180_000
@@ -47,7 +47,7 @@ def answers_for(student, assignment):
     answers = solution_answers(assignment)
     kind = WORK[student]
     if kind == "partial":
-        return {k: answers[k] for k in PARTIAL[assignment]}
+        return {k: answers[k] for k in ASSIGNMENTS[assignment].partial}
     return answers if kind == "correct" else {}
 
 

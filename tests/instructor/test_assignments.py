@@ -16,14 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from testsupport.assignment_students import (
-    LOGITS_HIDDEN_VALUES,
-    LOGITS_POINTS,
-    LOGITS_STUDENTS,
-    PARAMETERS_HIDDEN_VALUES,
-    PARAMETERS_POINTS,
-    PARAMETERS_STUDENTS,
-)
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.grading import (
     NOTEBOOKS,
     REPO,
@@ -35,16 +28,6 @@ from testsupport.grading import (
 )
 from testsupport.course import copy_course, released_course
 
-ASSIGNMENTS = {
-    "parameters": (PARAMETERS_POINTS, PARAMETERS_STUDENTS, PARAMETERS_HIDDEN_VALUES),
-    "logits-to-text": (LOGITS_POINTS, LOGITS_STUDENTS, LOGITS_HIDDEN_VALUES),
-}
-# What each notebook may take from the package: never the functions students write.
-ALLOWED_IMPORTS = {
-    "parameters": {"GPT2_CONFIGS", "GPT_CONFIG_124M", "GPTModel", "get_tokenizer", "tie_weights",
-                   "larger_configs", "student_config"},
-    "logits-to-text": {"GPT_CONFIG_124M", "GPTModel", "get_tokenizer"},
-}
 HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 SOLUTION = ("### BEGIN SOLUTION", "### END SOLUTION")
 
@@ -81,7 +64,7 @@ def split_regions(source, markers):
 def test_points_of_each_test_cell_add_up_to_ten(assignment):
     points = {nbgrader_meta(cell)["grade_id"]: nbgrader_meta(cell)["points"]
               for cell in graded_cells(read("solutions", assignment))}
-    assert points == ASSIGNMENTS[assignment][0]
+    assert points == ASSIGNMENTS[assignment].points
     assert sum(points.values()) == 10
 
 
@@ -119,7 +102,7 @@ def test_notebooks_import_from_the_package_only_what_students_may_use(assignment
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gptcourse"):
                 assert node.module == "gptcourse", cell.id
                 imported |= {alias.name for alias in node.names}
-    assert imported == ALLOWED_IMPORTS[assignment]
+    assert imported == ASSIGNMENTS[assignment].allowed_imports
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -130,7 +113,7 @@ def test_student_notebooks_hold_no_solution_code_and_no_hidden_tests(assignment)
     text = (REPO / "exercises" / assignment / NOTEBOOKS[assignment]).read_text(encoding="utf-8")
     for marker in (*HIDDEN, *SOLUTION):
         assert marker not in text
-    for hidden_values in ASSIGNMENTS[assignment][2].values():
+    for hidden_values in ASSIGNMENTS[assignment].hidden_values.values():
         for value in hidden_values:
             assert value not in text, value
     for cell in exercises.cells:
@@ -165,7 +148,7 @@ def test_exercises_are_regenerated_byte_for_byte_from_solutions(tmp_path):
 
 
 def _submissions(assignment):
-    students = ASSIGNMENTS[assignment][1]
+    students = ASSIGNMENTS[assignment].students
     return {name: build_submission(assignment, student.answers, student.fill_solutions)
             for name, student in students.items()}
 
@@ -200,7 +183,8 @@ def stock_graded(tmp_path_factory):
 
 def _check_messages(assignment, student, messages):
     """Exactly the expected checks failed, each message with its words and no hidden value."""
-    _, students, hidden_values = ASSIGNMENTS[assignment]
+    row = ASSIGNMENTS[assignment]
+    students, hidden_values = row.students, row.hidden_values
     expected = students[student]
     assert set(messages) == set(expected.failures)
     for grade_id, words in expected.failures.items():
@@ -211,20 +195,20 @@ def _check_messages(assignment, student, messages):
 
 
 def _expected_scores(assignment, student):
-    points, students, _ = ASSIGNMENTS[assignment]
+    points, students = ASSIGNMENTS[assignment].points, ASSIGNMENTS[assignment].students
     failures = students[student].failures
     return {grade_id: 0.0 if grade_id in failures else float(value)
             for grade_id, value in points.items()}
 
 
-STUDENT_CASES = [(assignment, name) for assignment, (_, students, _) in ASSIGNMENTS.items() for name in students]
+STUDENT_CASES = [(assignment, name) for assignment, row in ASSIGNMENTS.items() for name in row.students]
 
 
 @pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
 def test_each_student_earns_exactly_the_points_of_the_checks_they_pass(graded, assignment, student):
     scores, _ = graded[assignment]
     assert scores[student] == _expected_scores(assignment, student)
-    assert sum(scores[student].values()) == ASSIGNMENTS[assignment][1][student].total
+    assert sum(scores[student].values()) == ASSIGNMENTS[assignment].students[student].total
 
 
 @pytest.mark.parametrize(("assignment", "student"), STUDENT_CASES, ids=[f"{a}-{s}" for a, s in STUDENT_CASES])
@@ -313,20 +297,10 @@ def test_no_assertion_of_a_check_sits_inside_a_try_or_with_block(assignment):
                 assert inner == [], f"{grade_id} line {inner[0].lineno} asserts inside a block"
 
 
-# Answers the course package also provides: each section asking for one says that
-# the package's version earns nothing.
-PACKAGE_ANSWERS = {
-    "parameters": ["count_parameters_answer", "count_tied_parameters_answer",
-                   "model_size_mib_answer", "count_on_meta_answer"],
-    "logits-to-text": ["text_to_token_ids_answer", "token_ids_to_text_answer",
-                       "generate_text_simple_answer"],
-}
-
-
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_section_asking_for_a_package_function_says_that_using_it_earns_nothing(assignment):
     cells = read("exercises", assignment).cells
-    for answer in PACKAGE_ANSWERS[assignment]:
+    for answer in ASSIGNMENTS[assignment].package_answers:
         index = next(i for i, cell in enumerate(cells) if nbgrader_meta(cell).get("grade_id") == answer)
         before = [cell.source for cell in cells[:index] if cell.cell_type == "markdown"]
         section = before[-1]

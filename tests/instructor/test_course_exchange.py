@@ -14,10 +14,9 @@ import zipfile
 
 import pytest
 
-from testsupport.course import ROOT, copy_course, nbgrader_env
+from testsupport.course import ROOT, copy_course, nbgrader_env, run_grader
 from testsupport.hand_in import hand_in
-from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released, \
-    run_grader
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
 
 READ_EXCHANGE = ("from nbgrader.apps.baseapp import NbGrader\n"
                  "app = NbGrader()\napp.load_config_file()\n"
@@ -142,7 +141,7 @@ def feedback_round_trip(tmp_path_factory):
         assert result.returncode == 0, result.stderr[-3000:]
     assert nbgrader("collect", ASSIGNMENT).returncode == 0
     hand_in(root, "cat", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(released(root))})
-    graded = run_grader(root)
+    graded = run_grader(root, ASSIGNMENT)
     assert graded.returncode == 0, graded.stderr[-3000:]
     assert nbgrader("generate_feedback", ASSIGNMENT, "--force").returncode == 0
     released_feedback = subprocess.run([sys.executable, "-m", "grader", "release-feedback",

@@ -5,6 +5,7 @@ import os
 import pytest
 
 from testsupport import tiny_course as fx
+from testsupport.gradebook import gradebook_scores
 
 
 def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(tiny_course):
@@ -23,15 +24,15 @@ def test_a_failure_while_recording_leaves_the_gradebook_as_it_was(tiny_course):
     try:
         with pytest.raises(ValueError):
             record_in_gradebook(gradebook, record, None)
-        assert "halfway" not in fx.gradebook_scores(tiny_course)
+        assert "halfway" not in gradebook_scores(tiny_course, fx.ASSIGNMENT)
         tests[-1].points = 1.0
         record_in_gradebook(gradebook, record, None)
-        assert fx.gradebook_scores(tiny_course)["halfway"] == fx.POINTS  # committed already
+        assert gradebook_scores(tiny_course, fx.ASSIGNMENT)["halfway"] == fx.POINTS  # committed already
         tests[0].points = 0.0
         record_in_gradebook(gradebook, record, None)  # again: overwritten, not doubled
     finally:
         gradebook.close()
-    assert fx.gradebook_scores(tiny_course)["halfway"] == dict(fx.POINTS, **{tests[0].grade_id: 0.0})
+    assert gradebook_scores(tiny_course, fx.ASSIGNMENT)["halfway"] == dict(fx.POINTS, **{tests[0].grade_id: 0.0})
     from nbgrader.api import Gradebook
 
     with Gradebook(url) as gb:

@@ -13,77 +13,11 @@ import sys
 
 import pytest
 
-from testsupport.assignment_students import PARTIAL, PARTIAL_SCORE
-from testsupport.bad_submissions import leak_by_exception
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import (assignments, hidden_test_lines as hidden_lines, nbgrader_env,
                                 released_course, solution_answers)
 
 NOTEBOOKS = assignments()
-TYPED = {
-    "parameters": {
-        "output_shape_answer": "output_shape = (2, 4, 50257)\n",
-        "count_parameters_answer": "def count_parameters(model):\n    return 163009536\n",
-        "values_answer": "total_params = 163009536\nout_head_params = 38597376\n"
-                         "tied_params = 124412160\n",
-        "count_tied_parameters_answer": "def count_tied_parameters(model):\n    return 124412160\n",
-        "model_size_mib_answer": "def model_size_mib(model):\n    return 621.83\n",
-        "gpt2_totals_answer": "gpt2_totals = {'gpt2-medium': 406212608, 'gpt2-large': 838220800,"
-                              " 'gpt2-xl': 1637792000}\n",
-    },
-    "logits-to-text": {
-        "next_token_ids_answer": "def next_token_ids(logits):\n"
-                                 "    return torch.tensor([[257]])\n",
-        "text_to_token_ids_answer": "def text_to_token_ids(text, tokenizer):\n"
-                                    "    return torch.tensor([[15496, 11, 314, 716]])\n",
-        "generated_text_answer": "generated_text = 'Hello, I am Featureiman Byeswickattribute argue'\n",
-    },
-}
-# grade cells that check functions on inputs a typed-in value cannot know
-FUNCTION_TESTS = {
-    "parameters": ["count_parameters_unseen_configs", "count_parameters_shared_once",
-                   "count_tied_parameters_unseen_configs", "count_tied_parameters_tied_models",
-                   "model_size_mib_any_model"],
-    "logits-to-text": ["next_token_ids_known_argmax", "text_to_token_ids_any_text",
-                       "generate_text_simple_batches", "generate_text_simple_greedy_values",
-                       "generate_text_simple_crops_context"],
-}
-# typed-in numbers earn only generated_text (1): the value questions of parameters are
-# about each student's own model, not the 124M model whose numbers these are
-TYPED_SCORE = {"parameters": 0.0, "logits-to-text": 1.0}
-# Answers written against a grader that ran the checks in the student's process:
-# reading the check's expected values from its frame, leaking the hidden check's
-# source through an exception, borrowing a helper function a hidden check defined.
-ORACLE = {
-    "parameters": {
-        "count_parameters_answer": (
-            "import sys\nimport torch\n\n"
-            "def count_parameters(model):\n"
-            "    frame = sys._getframe(1)\n"
-            "    while frame is not None:\n"
-            "        if frame.f_globals.get('unseen_cfg') == getattr(model, 'cfg', None):\n"
-            "            return frame.f_globals['unseen_count']\n"
-            "        frame = frame.f_back\n"
-            "    if isinstance(model, torch.nn.Sequential):\n"
-            "        return 38\n"
-            "    return 296 if model.out_head.weight is model.tok_emb.weight else 336\n"),
-        "count_tied_parameters_answer": leak_by_exception("count_tied_parameters"),
-    },
-    "logits-to-text": {
-        "generate_text_simple_answer": (
-            "def generate_text_simple(model, idx, max_new_tokens, context_size):\n"
-            "    helper = globals().get('greedy_reference')\n"
-            "    if helper is not None:\n"
-            "        return torch.tensor(helper(model, idx, max_new_tokens, context_size))\n"
-            "    zeros = torch.zeros(idx.shape[0], max_new_tokens, dtype=torch.long)\n"
-            "    return torch.cat([idx, zeros], dim=1)\n"),
-    },
-}
-# what the honest rest of those notebooks earns: parameters keeps output_shape and
-# out_head_params (0.5 each), and count_on_meta (1.5) and model_size_mib (1), whose
-# checks put the reference count_parameters in place of the oracle; logits-to-text
-# keeps next_token_ids (2.5), the two text functions (2), the shape check of
-# generate_text_simple (1) and generate_until (1.5)
-ORACLE_SCORE = {"parameters": 3.5, "logits-to-text": 7.0}
 
 
 def nbgrader(*args, cwd, env=None):
@@ -140,9 +74,9 @@ def loop(tmp_path_factory):
             work[assignment] = {
                 "notebook": NOTEBOOKS[assignment],
                 "answers": {"correct": answers, "untouched": {},
-                            "partial": {k: answers[k] for k in PARTIAL[assignment]},
-                            "typed": TYPED[assignment],
-                            "oracle": {**answers, **ORACLE[assignment]}}[kind]}
+                            "partial": {k: answers[k] for k in ASSIGNMENTS[assignment].partial},
+                            "typed": ASSIGNMENTS[assignment].typed,
+                            "oracle": {**answers, **ASSIGNMENTS[assignment].oracle}}[kind]}
         # the student's side, with nbgrader's own fetch and submit, in one process
         result = subprocess.run([sys.executable, "-c", STUDENT_SCRIPT, exchange, student,
                                  json.dumps(work)], cwd=home,
@@ -192,10 +126,11 @@ def test_fetched_notebooks_hold_no_solutions_or_hidden_tests(loop):
 def test_exported_grades_are_exact(loop):
     expected = {}
     for assignment in NOTEBOOKS:
-        expected.update({("alice", assignment): 10.0, ("bob", assignment): 0.0,
-                         ("carol", assignment): PARTIAL_SCORE[assignment],
-                         ("dave", assignment): TYPED_SCORE[assignment],
-                         ("eve", assignment): ORACLE_SCORE[assignment]})
+        expected.update({("alice", assignment): ASSIGNMENTS[assignment].max_score,
+                         ("bob", assignment): 0.0,
+                         ("carol", assignment): ASSIGNMENTS[assignment].partial_score,
+                         ("dave", assignment): ASSIGNMENTS[assignment].typed_score,
+                         ("eve", assignment): ASSIGNMENTS[assignment].oracle_score})
     assert grades(loop) == expected
 
 
@@ -213,7 +148,8 @@ def test_answers_written_against_the_grader_see_no_hidden_check(loop):
 
 
 def test_typed_in_numbers_earn_nothing_on_function_tests(loop):
-    for assignment, tests in FUNCTION_TESTS.items():
+    for assignment, row in ASSIGNMENTS.items():
+        tests = row.function_tests
         rows = {r["grade_id"]: r for r in report(loop, assignment) if r["student"] == "dave"}
         for grade_id in tests:
             assert rows[grade_id]["points"] == 0.0, rows[grade_id]

@@ -18,8 +18,9 @@ import sys
 import pytest
 
 from testsupport.course import ROOT, nbgrader_env
+from testsupport.hand_in import hand_in
 from testsupport.tiny_course import (ANSWERS, ASSIGNMENT, MAX_SCORE, NOTEBOOK, correct, fill,
-                                     hand_in, make_course, released)
+                                     make_course, released)
 
 DUE = "2026-01-15 12:30:00 UTC"
 LATE = "2026-01-15 13:00:00.000000 UTC"  # hand_in's own time stamp is 12:00, on time
@@ -36,12 +37,11 @@ def instructor(course, *args):
 
 
 def hand_in_class(course, nb, late_partial=False):
-    hand_in(course, "alice", {NOTEBOOK + ".ipynb": correct(nb)})
-    hand_in(course, "dave", {NOTEBOOK + ".ipynb": correct(nb)}, timestamp=LATE)
+    hand_in(course, "alice", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(nb)})
+    hand_in(course, "dave", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(nb)}, timestamp=LATE)
     if late_partial:
-        hand_in(course, "gina", {NOTEBOOK + ".ipynb": fill(nb, {"double_answer":
-                                                                 ANSWERS["double_answer"]})},
-                timestamp=LATE)
+        hand_in(course, "gina", ASSIGNMENT, {NOTEBOOK + ".ipynb": fill(nb, {
+            "double_answer": ANSWERS["double_answer"]})}, timestamp=LATE)
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +53,11 @@ def graded(tmp_path_factory):
     assert due.returncode == 0, due.stderr
     nb = released(course)
     hand_in_class(course, nb)
-    hand_in(course, "bob", {NOTEBOOK + ".ipynb": fill(nb, {k: ANSWERS[k] for k in
-                                                           ("double_answer", "answer_answer")})})
-    hand_in(course, "erin", {NOTEBOOK + ".ipynb": b"not a notebook"})
-    hand_in(course, "=1+2", {NOTEBOOK + ".ipynb": correct(nb)})
-    hand_in(course, "José María", {NOTEBOOK + ".ipynb": correct(nb)})
+    hand_in(course, "bob", ASSIGNMENT, {NOTEBOOK + ".ipynb": fill(nb, {
+        k: ANSWERS[k] for k in ("double_answer", "answer_answer")})})
+    hand_in(course, "erin", ASSIGNMENT, {NOTEBOOK + ".ipynb": b"not a notebook"})
+    hand_in(course, "=1+2", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(nb)})
+    hand_in(course, "José María", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(nb)})
     with open(os.path.join(course, "students.csv"), "w", encoding="utf-8", newline="") as handle:
         handle.write(ROSTER)
     roster = instructor(course, "roster", "students.csv")
@@ -247,7 +247,7 @@ def test_grading_refuses_while_solutions_differ_from_what_was_released(tmp_path)
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_value":
             cell.metadata.nbgrader["points"] = 6
     nbformat.write(nb, path)
-    hand_in(course, "alice", {NOTEBOOK + ".ipynb": correct(released(course))})
+    hand_in(course, "alice", ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(released(course))})
     run = subprocess.run([sys.executable, "-m", "grader", "autograde", ASSIGNMENT], cwd=course,
                          env=nbgrader_env(), capture_output=True, text=True)
     assert run.returncode == 2

@@ -196,12 +196,13 @@ def test_grading_installs_only_the_sandbox_and_the_tests_install_everything(tmp_
 
 
 def test_make_autograde_passes_student_ids_with_spaces_accents_and_dashes_intact(tmp_path):
-    from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, hand_in, make_course, released
+    from testsupport.hand_in import hand_in
+    from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
 
     course = ready_for_make(make_course(str(tmp_path / "course")))
     nb = released(course)
     for student in ("José María", "José", "María", "-x"):
-        hand_in(course, student, {NOTEBOOK + ".ipynb": correct(nb)})
+        hand_in(course, student, ASSIGNMENT, {NOTEBOOK + ".ipynb": correct(nb)})
     result = make(course, "autograde", f"ASSIGNMENT={ASSIGNMENT}", "JOBS=1",
                   "STUDENTS=José María,-x")
     assert "autograding tiny: 2 submission(s)" in result.stderr, result.stderr[-3000:]

@@ -23,8 +23,8 @@ import sqlite3
 import pytest
 
 from testsupport.course import make, ready_for_make
-from testsupport.hand_in import hand_in as hand_in_assignment
-from testsupport.tiny_course import ANSWERS, NOTEBOOK, correct, fill, hand_in, make_course
+from testsupport.hand_in import hand_in
+from testsupport.tiny_course import ANSWERS, NOTEBOOK, correct, fill, make_course
 from testsupport.tiny_course import released as tiny_released
 
 DUE = {"tiny": "2026-01-15 12:30:00 UTC", "tiny2": "2026-01-22 12:30:00 UTC"}
@@ -105,11 +105,7 @@ def handed_in(tmp_path_factory):
     for (student, assignment), timestamp in HANDED_IN.items():
         nb = (fill(released, {"double_answer": ANSWERS["double_answer"]})
               if (student, assignment) in RAW else correct(released))
-        if assignment == "tiny":
-            hand_in(course, student, {NOTEBOOK + ".ipynb": nb}, timestamp=timestamp)
-        else:
-            hand_in_assignment(course, student, assignment, {NOTEBOOK + ".ipynb": nb},
-                               timestamp)
+        hand_in(course, student, assignment, {NOTEBOOK + ".ipynb": nb}, timestamp)
     with open(os.path.join(course, "extensions.csv"), "w", encoding="utf-8") as handle:
         handle.write(EXTENSIONS)
     applied = succeeded(make(course, "extensions"))

@@ -9,8 +9,9 @@ import stat
 import pytest
 
 from grader.files import write_atomically
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import ROOT, copy_course, make
-from testsupport.similar_students import COPIED, HONEST, hand_in, synthetic_class
+from testsupport.similar_students import COPIED, HONEST, hand_in_each, synthetic_class
 
 AXE = os.path.join(ROOT, ".book-deps", "node_modules", "axe-core", "axe.min.js")
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -23,7 +24,7 @@ def reported(tmp_path_factory):
     there, and `make similarity` run for every assignment."""
     course = copy_course(str(tmp_path_factory.mktemp("similarity") / "course"), for_make=True)
     students, planted = synthetic_class()
-    hand_in(course, students)
+    hand_in_each(course, students)
     feedback = os.path.join(course, "course-data", "feedback", "student-00", "parameters")
     os.makedirs(feedback)
     with open(os.path.join(feedback, "parameters.html"), "w") as handle:
@@ -36,7 +37,7 @@ def reported(tmp_path_factory):
 def test_make_similarity_writes_the_csv_and_the_page_of_every_assignment(reported):
     result = reported["result"]
     assert result.returncode == 0, result.stdout + result.stderr
-    for assignment in ("logits-to-text", "parameters"):
+    for assignment in sorted(ASSIGNMENTS):
         for ending in ("csv", "html"):
             assert (f"similarity report: course-data/reports/similarity-{assignment}.{ending}"
                     in result.stdout)
@@ -64,7 +65,7 @@ def test_the_report_has_the_grade_reports_permissions_and_stays_out_of_feedback(
              for folder, _, names in os.walk(reported["course"])
              for name in names if "similarity" in name]
     assert sorted(found) == [f"course-data/reports/similarity-{a}.{e}"
-                             for a in ("logits-to-text", "parameters") for e in ("csv", "html")]
+                             for a in sorted(ASSIGNMENTS) for e in ("csv", "html")]
     feedback = os.path.join(reported["course"], "course-data", "feedback")
     texts = [open(os.path.join(folder, name)).read()
              for folder, _, names in os.walk(feedback) for name in names]

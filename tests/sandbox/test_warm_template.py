@@ -402,7 +402,7 @@ def _graded(tmp_path, warm):
             folder = tmp_path / name / assignment
             folder.mkdir(parents=True)
             if name in CASES:
-                files = CASES[name].hand_in()
+                files = CASES[name].handed_in()
             else:
                 nb = solved(assignment)
                 for cell in nb["cells"]:
@@ -446,7 +446,7 @@ def test_a_worker_grades_on_the_template_the_machine_started_for_it(tmp_path):
     case = CASES[name]
     folder = tmp_path / case.assignment
     folder.mkdir()
-    for file_name, data in case.hand_in().items():
+    for file_name, data in case.handed_in().items():
         (folder / file_name).write_bytes(data)
     notebooks = settings.instructor_notebooks(case.assignment)
     prepared = Assignment(case.assignment, read_instructor_notebooks(notebooks), LIMITS,

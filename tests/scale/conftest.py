@@ -16,8 +16,9 @@ import pytest
 
 from testsupport.gradebook import sqlite_url
 from testsupport.postgres import PostgresError, TemporaryPostgres
-from testsupport.scaling import (GradedRun, batch_course, gradebook_rows, output_files,
-                                 release, run_grader, sqlite_path)
+from testsupport.course import run_grader
+from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, GradedRun, batch_course,
+                                 gradebook_rows, output_files, release, sqlite_path)
 
 _database_numbers = itertools.count(1)
 
@@ -67,6 +68,6 @@ def released_postgres_database(postgres_server, released_postgres_template, requ
 def serial_sqlite_run(tmp_path_factory, released_sqlite_gradebook):
     """The batch graded by one worker into the default SQLite gradebook: the reference."""
     course, kinds = batch_course(str(tmp_path_factory.mktemp("serial")), released_sqlite_gradebook)
-    run_grader(course, "--jobs", "1")
+    run_grader(course, ASSIGNMENT, "--jobs", "1", timeout=GRADER_TIMEOUT, check=True)
     db_url = sqlite_url(course)
     return GradedRun(course, db_url, kinds, gradebook_rows(db_url), output_files(course))

@@ -17,9 +17,11 @@ import time
 
 import pytest
 
-from testsupport.dask_cluster import DaskCluster, free_port, worker_account
-from testsupport.scaling import (STUDENTS, batch_course, finish, gradebook_rows, output_files,
-                                 run_grader, start_grader)
+from testsupport.dask_cluster import DaskCluster, worker_account
+from testsupport.network import free_port
+from testsupport.course import run_grader
+from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
+                                 gradebook_rows, output_files, start_grader)
 from testsupport.gradebook import sqlite_url
 
 RECORDED_LINE = re.compile(r"^(\S+): [\d.]+/[\d.]+ \(", re.MULTILINE)
@@ -48,7 +50,9 @@ def cluster_run(cluster, released_sqlite_gradebook, tmp_path_factory):
     """The batch graded through the cluster: (course, grader output)."""
     course, _ = private_course(str(tmp_path_factory.mktemp("on-dask") / "course"),
                                released_sqlite_gradebook)
-    output = run_grader(course, "--scheduler", cluster.address)
+    done = run_grader(course, ASSIGNMENT, "--scheduler", cluster.address, timeout=GRADER_TIMEOUT,
+                      check=True)
+    output = done.stdout + done.stderr
     return course, output
 
 

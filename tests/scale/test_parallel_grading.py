@@ -11,8 +11,9 @@ import time
 import pytest
 
 from grader.files import owner_tag
-from testsupport.scaling import (ASSIGNMENT, STUDENTS, batch_course, finish, gradebook_rows,
-                                 output_files, run_grader, start_grader)
+from testsupport.course import run_grader
+from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
+                                 gradebook_rows, output_files, start_grader)
 from testsupport.gradebook import sqlite_url
 
 # logits-to-text, 10 points. partial fills answers 1, 3 and 5: next_token_ids (1 + 1.5)
@@ -50,7 +51,7 @@ def test_serial_run_grades_every_student_once_with_the_expected_totals(serial_sq
 def test_two_workers_give_the_same_grades_reports_and_autograded_files(
         serial_sqlite_run, released_sqlite_gradebook, tmp_path):
     course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
-    run_grader(course, "--jobs", "2")
+    run_grader(course, ASSIGNMENT, "--jobs", "2", timeout=GRADER_TIMEOUT, check=True)
     assert gradebook_rows(sqlite_url(course)) == serial_sqlite_run.rows
     files = output_files(course)
     assert sorted(files) == sorted(serial_sqlite_run.files)
@@ -97,7 +98,7 @@ def test_run_killed_part_way_then_run_again_ends_consistent(
     with open(left, "w") as handle:
         handle.write("{")
 
-    run_grader(course, "--jobs", "2")
+    run_grader(course, ASSIGNMENT, "--jobs", "2", timeout=GRADER_TIMEOUT, check=True)
     assert not os.path.exists(left)
     rows = gradebook_rows(db_url)
     assert rows["submissions"] == [(student, 1) for student in STUDENTS]

@@ -16,8 +16,9 @@ from traitlets.config import Config
 
 from nbgrader.api import Gradebook
 from testsupport.course import ROOT, nbgrader_env
-from testsupport.scaling import (STUDENTS, batch_course, finish, gradebook_rows, output_files,
-                                 run_grader, sqlite_path, start_grader)
+from testsupport.course import run_grader
+from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
+                                 gradebook_rows, output_files, sqlite_path, start_grader)
 
 
 @pytest.fixture
@@ -139,7 +140,8 @@ def test_nbgrader_writes_to_the_postgresql_gradebook_from_the_environment(
 def test_postgresql_gradebook_gets_the_same_grades_as_sqlite(
         serial_sqlite_run, released_postgres_database, tmp_path):
     course, _ = batch_course(str(tmp_path / "course"))
-    run_grader(course, "--jobs", "2", db_url=released_postgres_database)
+    run_grader(course, ASSIGNMENT, "--jobs", "2", db_url=released_postgres_database,
+               timeout=GRADER_TIMEOUT, check=True)
     assert gradebook_rows(released_postgres_database) == serial_sqlite_run.rows
     assert not os.path.exists(sqlite_path(course))
     assert output_files(course) == serial_sqlite_run.files

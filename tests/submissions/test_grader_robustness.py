@@ -19,6 +19,8 @@ import nbformat
 import pytest
 
 from testsupport import tiny_course as fx
+from testsupport.gradebook import gradebook_scores
+from testsupport.hand_in import hand_in
 from grader.files import owner_tag
 
 TMPFS_MIB = 8  # each writable folder of a sandbox in this batch
@@ -52,28 +54,28 @@ def _submissions(root):
     submitted = os.path.join(root, "course-data", "submitted")
     expected = {}
 
-    fx.hand_in(root, "honest", {"tiny.ipynb": fx.correct(released)})
+    hand_in(root, "honest", fx.ASSIGNMENT, {"tiny.ipynb": fx.correct(released)})
     expected["honest"] = fx.MAX_SCORE
 
     # a message holding a lone surrogate: the double tests fail, the rest pass
-    fx.hand_in(root, "surrogate-message", {"tiny.ipynb": fx.correct(
+    hand_in(root, "surrogate-message", fx.ASSIGNMENT, {"tiny.ipynb": fx.correct(
         released, double_answer="def double(x):\n    raise ValueError('bad ' + chr(0xD800))\n")})
     expected["surrogate-message"] = fx.MAX_SCORE - 3
 
     # a lone surrogate in the JSON itself (a comment of an answer)
     nb = fx.correct(released, answer_answer="answer = 42  # \ud800 odd\n")
-    fx.hand_in(root, "surrogate-source",
+    hand_in(root, "surrogate-source", fx.ASSIGNMENT,
                {"tiny.ipynb": json.dumps(nb, ensure_ascii=True).encode("ascii")})
     expected["surrogate-source"] = fx.MAX_SCORE
 
     # an extra notebook whose name is Latin-1 (from an unpacked zip)
-    folder = fx.hand_in(root, "latin1-name", {"tiny.ipynb": fx.correct(released)})
+    folder = hand_in(root, "latin1-name", fx.ASSIGNMENT, {"tiny.ipynb": fx.correct(released)})
     with open(os.path.join(os.fsencode(folder), b"Kopie von tiny \xe9.ipynb"), "wb") as handle:
         handle.write(json.dumps(fx.correct(released)).encode())
     expected["latin1-name"] = fx.MAX_SCORE
 
     # an added cell whose grade_id is a list (unhashable)
-    fx.hand_in(root, "grade-id-list", {"tiny.ipynb": _notebook_with(released, "double_answer", {
+    hand_in(root, "grade-id-list", fx.ASSIGNMENT, {"tiny.ipynb": _notebook_with(released, "double_answer", {
         "cell_type": "code", "id": "x1", "metadata": {"nbgrader": {"grade_id": ["oops"]}},
         "source": "print('extra')", "outputs": [], "execution_count": None})})
     expected["grade-id-list"] = fx.MAX_SCORE
@@ -84,7 +86,7 @@ def _submissions(root):
                     5, "not a cell", None, [1, 2],
                     {"cell_type": 7, "metadata": {"nbgrader": [1]}, "source": [1, None]},
                     {"cell_type": "code", "metadata": {"nbgrader": "x"}, "source": {"a": 1}}]
-    fx.hand_in(root, "wrong-shapes", {"tiny.ipynb": nb})
+    hand_in(root, "wrong-shapes", fx.ASSIGNMENT, {"tiny.ipynb": nb})
     expected["wrong-shapes"] = fx.MAX_SCORE
 
     # points with 400 digits on a test cell (too large for a float)
@@ -92,11 +94,11 @@ def _submissions(root):
     for cell in nb["cells"]:
         if fx.grade_id(cell) == "answer_value":
             cell["metadata"]["nbgrader"]["points"] = int("9" * 400)
-    fx.hand_in(root, "points-overflow", {"tiny.ipynb": nb})
+    hand_in(root, "points-overflow", fx.ASSIGNMENT, {"tiny.ipynb": nb})
     expected["points-overflow"] = fx.MAX_SCORE
 
     # cells that are not a list: nothing to grade
-    fx.hand_in(root, "cells-not-list", {"tiny.ipynb": {"cells": {"0": "x"}, "metadata": {},
+    hand_in(root, "cells-not-list", fx.ASSIGNMENT, {"tiny.ipynb": {"cells": {"0": "x"}, "metadata": {},
                                                        "nbformat": 4, "nbformat_minor": 5}})
     expected["cells-not-list"] = 0.0
 
@@ -118,7 +120,7 @@ def _submissions(root):
     expected["caf\\udce9"] = 0.0  # reported under the escaped name
 
     # a cell that writes to every writable folder until it is full
-    fx.hand_in(root, "disk-fill", {"tiny.ipynb": _notebook_with(released, "answer_answer", {
+    hand_in(root, "disk-fill", fx.ASSIGNMENT, {"tiny.ipynb": _notebook_with(released, "answer_answer", {
         "cell_type": "code", "metadata": {}, "source": FILL_CELL, "outputs": []})})
     expected["disk-fill"] = fx.MAX_SCORE
     return expected
@@ -144,14 +146,14 @@ def batch(tmp_path_factory):
                "--tmpfs-mib", str(TMPFS_MIB)]
     first = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
                            timeout=900)
-    first_scores = fx.gradebook_scores(root)
+    first_scores = gradebook_scores(root, fx.ASSIGNMENT)
     first_report = fx.report(root)
     again = subprocess.run(command + ["--students", "surrogate-message,honest"], cwd=root,
                            env=env, capture_output=True, text=True, timeout=300)
     return {"root": root, "expected": expected, "first": first, "again": again,
             "before": before, "after": fx.tree_hashes(submitted), "scores": first_scores,
             "report": first_report, "temp": temp, "stale": stale, "live": live,
-            "scores_again": fx.gradebook_scores(root)}
+            "scores_again": gradebook_scores(root, fx.ASSIGNMENT)}
 
 
 def _notes(rows):

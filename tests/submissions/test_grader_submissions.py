@@ -14,6 +14,9 @@ import pytest
 
 from testsupport import tiny_course as fx
 from testsupport.bad_submissions import ALL, NONE, RED_TEAM, cases, outside_targets
+from testsupport.course import run_grader
+from testsupport.gradebook import gradebook_scores
+from testsupport.hand_in import hand_in
 
 HONEST = {"honest-1": ALL, "honest-2": ALL, "untouched": NONE}
 # ids nbgrader and the reports cannot take: refused for that student alone
@@ -66,19 +69,20 @@ def batch(tmp_path_factory):
     listener = Listener()
     all_cases = cases(root, listener.port)
     for case in all_cases:
-        fx.hand_in(root, case.name, case.files(released))
-    fx.hand_in(root, "honest-1", {"tiny.ipynb": fx.correct(released)})
-    fx.hand_in(root, "honest-2", {"tiny.ipynb": fx.correct(released)})
-    fx.hand_in(root, "untouched", {"tiny.ipynb": released})
+        hand_in(root, case.name, fx.ASSIGNMENT, case.files(released))
+    hand_in(root, "honest-1", fx.ASSIGNMENT, {"tiny.ipynb": fx.correct(released)})
+    hand_in(root, "honest-2", fx.ASSIGNMENT, {"tiny.ipynb": fx.correct(released)})
+    hand_in(root, "untouched", fx.ASSIGNMENT, {"tiny.ipynb": released})
     for student in REFUSED_IDS:
-        fx.hand_in(root, student, {"tiny.ipynb": fx.correct(released)})
+        hand_in(root, student, fx.ASSIGNMENT, {"tiny.ipynb": fx.correct(released)})
     submitted = os.path.join(root, "course-data", "submitted")
     before, package_before = fx.tree_hashes(submitted), package_hashes()
-    result = fx.run_grader(root, "--jobs", "2", "--timeout", "3", "--memory-mib", "1536")
+    result = run_grader(root, fx.ASSIGNMENT, "--jobs", "2", "--timeout", "3", "--memory-mib",
+                        "1536")
     listener.close()
     yield {
         "root": root, "cases": {c.name: c for c in all_cases}, "result": result,
-        "scores": fx.gradebook_scores(root), "report": fx.report(root),
+        "scores": gradebook_scores(root, fx.ASSIGNMENT), "report": fx.report(root),
         "before": before, "after": fx.tree_hashes(submitted),
         "package_before": package_before, "package_after": package_hashes(),
         "connections": listener.connections,
@@ -210,10 +214,10 @@ def test_the_environment_does_not_reveal_the_grader(batch):
 
 
 def test_grading_again_gives_identical_scores_and_reports(batch):
-    result = fx.run_grader(batch["root"], "--jobs", "2", "--timeout", "3", "--memory-mib", "1536",
-                           "--students", ",".join(RERUN))
+    result = run_grader(batch["root"], fx.ASSIGNMENT, "--jobs", "2", "--timeout", "3",
+                        "--memory-mib", "1536", "--students", ",".join(RERUN))
     assert result.returncode == 0, result.stderr[-3000:]
-    scores, report = fx.gradebook_scores(batch["root"]), fx.report(batch["root"])
+    scores, report = gradebook_scores(batch["root"], fx.ASSIGNMENT), fx.report(batch["root"])
     assert scores == batch["scores"]
     for student in RERUN:
         assert report[student] == batch["report"][student], student

@@ -102,7 +102,7 @@ def grade_the_corpus(course_dir):
     course = released_course(course_dir)
     env = nbgrader_env()
     for name, style in CASES.items():
-        hand_in(course, name, style.assignment, style.hand_in(), TIMESTAMP)
+        hand_in(course, name, style.assignment, style.handed_in(), TIMESTAMP)
     for name, (answer_id, source) in WRAPPERS.items():
         hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
     for name, (answer_id, source, _, _) in ARGUMENT_CHANGERS.items():

@@ -1,7 +1,9 @@
-"""The install line of a released notebook (grader.settings.release_lines) and the first code
-cell, which uses it: installs nothing where the package is, says how it installs it where not."""
+"""The lines `make release` writes into the notebooks (grader.settings.release_lines): the
+variant salt, refused while stale, and the install line of the course package, with the first
+code cell, which uses it: installs nothing where the package is, says how it installs it where not."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -99,3 +101,36 @@ def test_where_the_package_is_missing_the_cell_says_how_it_installs_it(package, 
     else:
         assert result.returncode == 1
         assert "ModuleNotFoundError" in result.stderr
+
+
+def salt_lines(path):
+    with open(path, encoding="utf-8") as handle:
+        cells = json.load(handle)["cells"]
+    return [line for cell in cells for line in "".join(cell["source"]).splitlines()
+            if line.startswith("COURSE_SALT = ")]
+
+
+def test_a_new_terms_salt_is_written_into_the_notebook_and_refused_until_then(tmp_path):
+    from grader.settings import load, stale_salts, write_release_lines
+
+    course = copy_course(str(tmp_path / "course"))
+    config = os.path.join(course, "nbgrader_config.py")
+    notebook = os.path.join(course, "solutions", "parameters", "parameters.ipynb")
+    assert stale_salts(load(course)) == []
+    with open(notebook, "rb") as handle:
+        before = handle.read()
+    assert write_release_lines(load(course)) == []  # nothing to change: the file is kept byte for byte
+    with open(config, "a", encoding="utf-8") as handle:
+        handle.write('c.SandboxGrader.variant_salt = "2027-spring"\n')
+    stale = stale_salts(load(course))
+    assert stale == ['solutions/parameters/parameters.ipynb has COURSE_SALT = "2026-fall", but '
+                     'c.SandboxGrader.variant_salt is "2027-spring": run `make release`, which '
+                     'writes the salt into the notebooks']
+    assert write_release_lines(load(course)) == [(notebook, 'COURSE_SALT = "2027-spring"')]
+    assert stale_salts(load(course)) == []
+    [line] = salt_lines(notebook)
+    assert line.startswith('COURSE_SALT = "2027-spring"  # ')  # the comment is kept
+    with open(notebook, "rb") as handle:
+        after = handle.read()
+    assert len(after.splitlines()) == len(before.splitlines())  # one line changed, no reformatting
+    assert sum(a != b for a, b in zip(after.splitlines(), before.splitlines())) == 1

@@ -1,10 +1,12 @@
-"""What the summary and the report page say of a student's due date, extension and penalty."""
+"""The summary (grader.reports.summary): who needs attention, and why, and what the summary and
+the report page say of a student's due date, extension and penalty."""
 
 import datetime
 
 import pytest
 
 from grader.reports.grades import SubmissionGrades
+from grader.results import CheckResult, NotebookResult, StudentResult
 from grader.reports.summary import deadline_text
 
 HOUR = 3600.0
@@ -41,3 +43,18 @@ CASES = [
 @pytest.mark.parametrize("case, submission, extension, words", CASES, ids=[c[0] for c in CASES])
 def test_deadline_words(case, submission, extension, words):
     assert deadline_text(submission, extension, DUE) == words
+
+
+def test_a_refused_or_failed_student_needs_attention_once_with_the_reason():
+    from types import SimpleNamespace
+
+    from grader.results import StudentStatus
+    from grader.reports import attention
+
+    why = "submission folder is a symbolic link; not graded"
+    refused = StudentResult("eve", "a", StudentStatus.REFUSED, [why], [
+        NotebookResult("nb", "unreadable", why, tests=[CheckResult("c", 0.0, 1.0, "not run", why)])])
+    failed = StudentResult("fay", "a", StudentStatus.GRADER_FAILED, ["not graded: the grader failed (boom)"])
+    needs = attention(["eve", "fay"], SimpleNamespace(submissions={}), [refused, failed])
+    assert needs == [("eve", f"nb unreadable ({why})"),
+                     ("fay", "not graded: the grader failed (boom)")]

@@ -8,10 +8,12 @@ import pytest
 from grader.recording import parse_extensions
 from grader.recording.extensions import Extension
 from grader.settings import CourseError
+from testsupport.assignments import ASSIGNMENTS
 
 DUE = datetime.datetime(2026, 12, 7, 17, 0)  # naive UTC, as nbgrader stores it
 STUDENTS = {"alice", "bob", "carol"}
-DUE_DATES = {"parameters": DUE, "logits-to-text": None}
+# the course's assignments; only parameters has a due date
+DUE_DATES = {name: DUE if name == "parameters" else None for name in ASSIGNMENTS}
 HEADER = "student_id,assignment,extra_hours,new_due,note\n"
 
 
@@ -36,8 +38,8 @@ def test_a_file_without_a_note_or_new_due_column_is_read():
 BAD_ROWS = [
     ("dave,parameters,48,,", "unknown student 'dave'"),
     ("-rf,parameters,48,,", "student id '-rf' starts with '-'"),
-    ("alice,paramaters,48,,", "unknown assignment 'paramaters' (assignments: logits-to-text, "
-                              "parameters)"),
+    ("alice,paramaters,48,,", f"unknown assignment 'paramaters' (assignments: "
+                              f"{', '.join(sorted(ASSIGNMENTS))})"),
     ("alice,logits-to-text,48,,", "logits-to-text has no due date"),
     ("bob,parameters,48,2026-12-09 17:00 UTC,", "give either extra_hours or new_due, not both"),
     ("bob,parameters,,,a note only", "give either extra_hours or new_due"),

@@ -1,0 +1,97 @@
+"""The feedback zip an LMS takes back (grader.handback.lms_zip): each page named as the LMS
+named the collected notebook, and a line for each student left out."""
+
+import csv
+import os
+import zipfile
+
+import pytest
+
+from grader.handback import write_feedback_zip
+from grader.handback.lms_zip import feedback_name
+from grader.lms import MANIFEST_FIELDS, manifest_path
+from grader.settings import CourseError, Limits, Settings
+
+
+def course_settings(root):
+    data = os.path.join(root, "course-data")
+    return Settings(root, "course", os.path.join(root, "source"), os.path.join(data, "submitted"),
+                    os.path.join(data, "autograded"), os.path.join(data, "feedback"),
+                    os.path.join(data, "reports"), "sqlite://", Limits(timeout=60), "gptcourse")
+
+
+def row(student, lms, lms_file_name, notebook="parameters.ipynb"):
+    return {"student_id": student, "lms": lms, "lms_file_name": lms_file_name,
+            "notebook": notebook}
+
+
+@pytest.mark.parametrize("collected, name", [
+    (row("jane", "canvas", "doejane_late_12345_67891_parameters.ipynb"),
+     "doejane_late_12345_67891_parameters.html"),
+    (row("jane", "canvas", "doejane_12345_67891_parameters (1).ipynb"),
+     "doejane_12345_67891_parameters.html"),
+    (row("jane", "moodle", "Jane Doe_4242_assignsubmission_file_/parameters-1.ipynb"),
+     "Jane Doe_4242_assignsubmission_file_/parameters.html"),
+    (row("jane", "moodle", "Jane Doe_4242_assignsubmission_file_parameters.ipynb",
+         "logits_to_text.ipynb"),
+     "Jane Doe_4242_assignsubmission_file_logits_to_text.html"),
+], ids=["canvas late", "canvas renamed", "moodle folder", "moodle flat"])
+def test_a_page_keeps_the_front_of_the_lms_name_and_ends_with_the_notebooks(collected, name):
+    assert feedback_name(collected) == name
+
+
+@pytest.mark.parametrize("broken", [
+    row("jane", "blackboard", "doejane_12345_67891_parameters.ipynb"),
+    row("jane", "canvas", "parameters.ipynb"),
+    row("jane", "canvas", "doejane_12345_67891_parameters.ipynb", notebook="parameters.html"),
+], ids=["unknown lms", "not an lms name", "not a notebook"])
+def test_a_manifest_row_without_an_lms_name_and_a_notebook_is_the_instructors_error(broken):
+    with pytest.raises(CourseError, match="^the row of jane in the manifest does not hold an LMS "
+                                          "file name and a notebook; run make collect-zip again$"):
+        feedback_name(broken)
+
+
+def write_manifest(settings, assignment, rows):
+    path = manifest_path(settings, assignment)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, MANIFEST_FIELDS)
+        writer.writeheader()
+        writer.writerows({field: r.get(field, "") for field in MANIFEST_FIELDS} for r in rows)
+
+
+def feedback_page(settings, student, assignment, page):
+    folder = os.path.join(settings.feedback, student, assignment)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, page), "w") as handle:
+        handle.write(f"the page of {student}")
+
+
+def test_nothing_collected_from_an_lms_says_where_the_pages_are(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert write_feedback_zip(course_settings(str(tmp_path)), "hw") == [
+        "hw: nothing was collected from an LMS (make collect-zip records it); the feedback "
+        "pages are in course-data/feedback/<student>/hw/"]
+
+
+def test_the_zip_holds_each_collected_page_and_says_who_is_left_out(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = course_settings(str(tmp_path))
+    write_manifest(settings, "hw", [
+        row("ada", "canvas", "lovelaceada_10001_70000_parameters.ipynb"),
+        row("bob", "canvas", "brownbob_late_10002_70010_parameters.ipynb"),
+    ])
+    feedback_page(settings, "ada", "hw", "parameters.html")
+    feedback_page(settings, "cy", "hw", "parameters.html")  # handed in another way
+    lines = write_feedback_zip(settings, "hw")
+    assert lines == [
+        "hw: bob has no feedback page for parameters.ipynb yet (run make autograde and make "
+        "feedback)",
+        "hw: cy was not collected from the LMS: make release-feedback, or hand over "
+        "course-data/feedback/cy/hw/",
+        "hw: 1 feedback page(s) for the LMS in course-data/lms/feedback-hw.zip (upload it in "
+        "Canvas: the assignment's page, Re-upload submissions)",
+        "hw: the same pages, one folder per student: course-data/feedback/<student>/hw/"]
+    with zipfile.ZipFile(tmp_path / "course-data" / "lms" / "feedback-hw.zip") as archive:
+        assert archive.namelist() == ["lovelaceada_10001_70000_parameters.html"]
+        assert archive.read("lovelaceada_10001_70000_parameters.html") == b"the page of ada"

@@ -1,0 +1,110 @@
+"""Matching a submission's cells to the instructor's: a markdown cell moved anywhere changes
+nothing about the run, and a notebook saved without its nbgrader metadata is matched to the
+release or not graded, for one reason."""
+
+import json
+
+import nbformat
+import pytest
+
+from grader.plan import build_plan
+from testsupport.assignments import ASSIGNMENTS
+
+
+def run_order(plan):
+    """(kind, grade_id, source) of every code cell of a plan, in the order they run."""
+    return [(c.kind, c.grade_id, c.source) for c in plan.cells
+            if c.kind in ("setup", "solution", "extra", "test")]
+
+
+def moved(cells, grade_id, distance):
+    """`cells` with the cell `grade_id` moved `distance` places (up when negative)."""
+    cells = list(cells)
+    at = next(i for i, c in enumerate(cells)
+              if c["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+    cell = cells.pop(at)
+    cells.insert(max(0, at + distance), cell)
+    return cells
+
+
+@pytest.mark.parametrize("grade_id, distance", [
+    ("tied-intro", -3), ("tied-intro", -12), ("size-intro", -20), ("meta-task", -1),
+    ("count-parameters-intro", 4), ("output-shape-task", 9), ("values-intro", 15),
+    ("intro", 30), ("outro", -31)])
+def test_a_markdown_cell_moved_anywhere_changes_nothing_about_the_run(grade_id, distance):
+    from testsupport.honest_students import markdown, solved
+
+    instructor = nbformat.reads(json.dumps(fx_read("solutions")), as_version=4)
+    submission = solved("parameters")
+    submission["cells"].insert(7, markdown("My own notes, added by me."))
+    expected = run_order(build_plan(instructor, submission))
+    submission["cells"] = moved(submission["cells"], grade_id, distance)
+    plan = build_plan(instructor, submission)
+    assert run_order(plan) == expected
+    assert plan.notes == []
+    # the graded notebook shows every cell in the instructor's order, answers below their text
+    assert [c.grade_id for c in plan.cells if c.grade_id] == [
+        c.metadata["nbgrader"]["grade_id"] for c in instructor.cells]
+    texts = [c.source for c in plan.cells if c.kind == "markdown"]
+    assert "My own notes, added by me." in texts  # the student's own text is kept
+
+
+def fx_read(folder):
+    from testsupport.course import read_notebook
+
+    return read_notebook(folder, "parameters")
+
+
+def released_cells_of(nb):
+    """{grade_id: cell} of a notebook's cells that have nbgrader metadata."""
+    return {c["metadata"]["nbgrader"]["grade_id"]: c for c in nb["cells"]
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+
+
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+@pytest.mark.parametrize("editor", ["colab_saved", "vscode_saved"])
+def test_a_notebook_saved_without_nbgrader_metadata_is_matched_to_the_release(editor,
+                                                                               assignment):
+    from testsupport import editors
+    from testsupport.course import read_notebook
+    from testsupport.honest_students import code, solved
+    from grader.plan import parse_submission, with_metadata_restored
+    from grader.plan.matching import METADATA_MATCHED
+
+    instructor = nbformat.reads(json.dumps(read_notebook("solutions", assignment)),
+                                as_version=4)
+    nb = solved(assignment)
+    expected = run_order(build_plan(instructor, nb))
+    nb["cells"].insert(3, code("print('a scratch cell of my own')"))
+    submission = parse_submission(getattr(editors, editor)(nb))
+    assert not any(c["metadata"].get("nbgrader") for c in submission["cells"])
+    restored = with_metadata_restored(instructor, submission)
+    assert set(released_cells_of(restored)) == set(released_cells_of(nb))
+    plan = build_plan(instructor, restored)
+    order = [cell for cell in run_order(plan) if cell[0] != "extra"]
+    assert order == expected
+    assert plan.notes == [METADATA_MATCHED]
+    assert not any("earns nothing" in note for note in plan.notes)
+
+
+def test_a_notebook_without_metadata_that_cannot_be_matched_is_not_graded_for_one_reason():
+    from testsupport import editors
+    from testsupport.course import read_notebook
+    from testsupport.honest_students import code, position, solved
+    from grader.plan import Unreadable, parse_submission, with_metadata_restored
+
+    instructor = nbformat.reads(json.dumps(read_notebook("solutions", "parameters")),
+                                as_version=4)
+    nb = solved("parameters")
+    at = position(nb, "count_parameters_answer")
+    nb["cells"].insert(at, code("def count_parameters(model):\n    return 0  # a first try\n"))
+    with pytest.raises(Unreadable) as problem:
+        with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+    assert str(problem.value) == (
+        "not graded: its nbgrader metadata is gone (an editor such as Colab drops it) and "
+        f"cells {at + 1}, {at + 2} could each be the answer 'count_parameters_answer'; paste "
+        "your answers into the answer cells of the released notebook and hand that in")
+    stranger = {"cells": [code("print('my own notebook')")], "metadata": {}, "nbformat": 4,
+                "nbformat_minor": 5}
+    with pytest.raises(Unreadable, match="none of its cells is a cell of the released notebook"):
+        with_metadata_restored(instructor, parse_submission(json.dumps(stranger).encode()))
