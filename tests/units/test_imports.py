@@ -187,7 +187,7 @@ def _is_object(annotation):
 def _annotated_functions():
     """(module, function node) of every function and method of the grader, nested ones too."""
     for module, path in MODULES.items():
-        if module == INSIDE_SCRIPT:
+        if is_inside(module):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -9,7 +9,7 @@ import pytest
 
 from grader.handback import write_feedback_zip
 from grader.handback.lms_zip import feedback_name
-from grader.lms import MANIFEST_FIELDS, manifest_path
+from grader.intake import MANIFEST_FIELDS, manifest_path
 from grader.settings import CourseError, Limits, Settings
 
 
