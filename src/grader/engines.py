@@ -89,7 +89,8 @@ class HandInList(Generic[H]):
 
 
 class HandInQueue(Generic[H]):
-    """Hand-ins as they arrive: `put` each (from any thread), `close` when no more will come.
+    """Hand-ins as they arrive: `put` each (from any thread), `close` when no more will come;
+    one `graded` takes them.
 
     Unlike a batch's list, every hand-in is graded and gets its own result, a
     student's second as well as their first: a grading service takes each new
