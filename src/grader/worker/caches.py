@@ -5,13 +5,12 @@ the assignment as released (its instructor notebooks, the sandbox's limits, the
 course package and its stubs: `release_key`), a template per notebook and a
 `Checker` per notebook, each keyed on what makes it (limits, package copy and
 set-up cells for a template; set-up and solution sources for a checker, at most
-MAX_CHECKERS). When
-the same assignment comes back with another release (a notebook edited, other
-limits), the old one is dropped whole and its templates stopped. At most
-MAX_WARM_ASSIGNMENTS assignments are kept, the one graded least recently
-dropped first. A batch run grades one assignment and keeps its templates and
-checkers for the whole run; a process that grades for a term keeps those of
-the releases it is grading now.
+MAX_CHECKERS). When the same assignment comes back with another release (a
+notebook edited, other limits), the old one is dropped whole and its templates
+stopped. At most MAX_WARM_ASSIGNMENTS assignments are kept, the one graded
+least recently dropped first. A batch run grades one assignment and keeps its
+templates and checkers for the whole run; a process that grades for a term
+keeps those of the releases it is grading now.
 
 Whether this machine can fork templates at all is found out once per process
 (`templates_refused`).
@@ -54,7 +53,7 @@ class WarmAssignment:
 
 _WARM: dict[str, WarmAssignment] = {}  # by assignment name, the most recently graded last
 _WARM_LOCK = threading.Lock()  # a worker's checks' set-up is made in a thread of its own
-_refused: list[str] = []  # why this machine cannot fork sandboxes, once found out
+_REFUSED: list[str] = []  # why this machine cannot fork sandboxes, once found out
 
 
 def release_key(assignment: Assignment) -> tuple:
@@ -94,13 +93,13 @@ def warm_templates() -> list[Template]:
 def templates_refused() -> str | None:
     """Why this machine cannot fork a warm template's sandboxes, or None (not found out
     so far): then each student gets a kernel started from nothing."""
-    return _refused[0] if _refused else None
+    return _REFUSED[0] if _REFUSED else None
 
 
 def refuse_templates(reason: str | None) -> None:
     """From now on start no template, for `reason` (each student's kernel starts from
     nothing); None: try templates again."""
-    _refused[:] = [reason] if reason is not None else []
+    _REFUSED[:] = [reason] if reason is not None else []
 
 
 def warm_template(assignment: Assignment, package_copy: str | None, prelude: list,
@@ -113,7 +112,7 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     started before the workers (worker/machine.py) is found here too, by the
     same key; `channels` is how many processes it serves when started here.
     """
-    if _refused:
+    if _REFUSED:
         return None
     limits = assignment.limits
     made_by = dataclasses.replace(limits, notebook_budget=0.0)  # a budget makes no template
