@@ -10,7 +10,7 @@ student exactly once.
 import os
 import sys
 
-from .engines import engine, graded
+from .engines import engine
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
 from .sandbox import SandboxCgroups, bwrap_available
@@ -50,9 +50,9 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
             if not scheduler and hand_ins:
                 # the templates and the checks, once for the machine: the workers share them
                 prepare_machine(prepared, jobs)
-            with engine(jobs, scheduler, wait) as (executor, in_flight, where, grade):
-                print(f"autograding {assignment}: {len(hand_ins)} submission(s), {where}",
-                      file=sys.stderr)
+            with engine(jobs, scheduler, wait) as grading:
+                print(f"autograding {assignment}: {len(hand_ins)} submission(s), "
+                      f"{grading.where}", file=sys.stderr)
                 print(limits_in_force(limits, settings.package, prepared.blocked),
                       file=sys.stderr)
                 writer.start()
@@ -63,7 +63,7 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
                         writer.record(hand_in, refused_result(hand_in, reason))
                     else:
                         gradable.append(hand_in)
-                for hand_in, result in graded(gradable, prepare, executor, in_flight, grade):
+                for hand_in, result in grading.graded(gradable, prepare):
                     writer.record(hand_in, result)
         finally:
             writer.close()

@@ -1,9 +1,11 @@
 """Where students are graded: a pool of forked processes on this machine, or a Dask cluster.
 
 Both are `concurrent.futures` executors, and `graded` is the one path a run
-takes through either. It reads each submission into a Job just
-before handing it out, keeps a bounded number in flight, and yields results
-as they come back.
+takes through either. It takes each hand-in from a list (a batch run) or from
+a queue that is fed while it grades (`HandInQueue`, or any `HandInSource`),
+reads it into a Job just before handing it out, keeps a bounded number in
+flight, and yields results as they come back, also while it waits for the
+next hand-in. `engine` says where a run grades, as an `Engine`.
 
 - `--jobs N` (1 too): a `ProcessPoolExecutor` of N forked processes, while the
   single writer records in the grader's own process, on another core. Forking is cheap
@@ -13,36 +15,152 @@ as they come back.
   workers that import everything again, for no gain on one machine.
 - `--scheduler ADDRESS`: the workers of a Dask cluster (`dask worker ADDRESS
   --nthreads 1`). They get each job as data and need no course folder. A worker
-  lost mid-run is replaced by Dask, which runs its tasks again elsewhere; a
-  result that arrives twice is recorded once.
+  lost mid-run is replaced by Dask, which runs its tasks again elsewhere; each
+  hand-in's result is yielded once.
 """
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import multiprocessing
+import multiprocessing.queues
 import os
+import queue
 import signal
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from .results import grader_failed
+from .results import StudentResult, grader_failed
 from .settings import CourseError
-from .worker import adopt_templates, grade_on_worker, grade_safely
+from .worker import Job, adopt_templates, grade_on_worker, grade_safely
 
 JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
 CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
+RECHECK_SECONDS = 5.0  # longest wait for a result before the jobs in flight are counted again
+QUEUE_POLL_SECONDS = 0.2  # while a queue may bring a hand-in: wait this long for a result at most
+
+
+class HandedIn(Protocol):
+    """What `graded` reads of a hand-in itself: whose it is, of which assignment."""
+
+    student: str
+    assignment: str
+
+
+H = TypeVar("H", bound=HandedIn)
+
+
+@runtime_checkable
+class HandInSource(Protocol[H]):
+    """Where `graded` takes hand-ins from, one at a time, as they come."""
+
+    def take(self, timeout: float) -> H | None:
+        """The next hand-in, waiting for one up to `timeout` seconds (0: not at all);
+        None when none came."""
+
+    @property
+    def closed(self) -> bool:
+        """Whether every hand-in has been taken and no more will come."""
+
+
+class HandInList(Generic[H]):
+    """The hand-ins of a batch, taken in order, each student's first only: a run records
+    a student once, so one listed twice is graded once."""
+
+    def __init__(self, hand_ins: Iterable[H]):
+        self._left = iter(hand_ins)
+        self._taken: set[str] = set()
+        self._closed = False
+
+    def take(self, timeout: float = 0.0) -> H | None:
+        """The next hand-in of a student not taken yet (never waits); None at the end."""
+        for hand_in in self._left:
+            if hand_in.student not in self._taken:
+                self._taken.add(hand_in.student)
+                return hand_in
+        self._closed = True
+        return None
+
+    @property
+    def closed(self) -> bool:
+        """Whether the list is used up."""
+        return self._closed
+
+
+class HandInQueue(Generic[H]):
+    """Hand-ins as they arrive: `put` each (from any thread), `close` when no more will come;
+    one `graded` takes them.
+
+    Unlike a batch's list, every hand-in is graded and gets its own result, a
+    student's second as well as their first: a grading service takes each new
+    hand-in of a student, and the one recorded last is the one handed in last
+    (`graded` hands out a student's hand-ins one after another, in the order they
+    were put).
+    """
+
+    _CLOSE = object()  # put by close: every hand-in before it has been taken
+
+    def __init__(self, waiting: queue.Queue[H] | None = None):
+        self._queue = waiting if waiting is not None else queue.Queue()
+        self._closed = False
+
+    def put(self, hand_in: H) -> None:
+        """Hand in `hand_in` to be graded."""
+        self._queue.put(hand_in)
+
+    def close(self) -> None:
+        """No more hand-ins: `graded` ends once those put before are graded."""
+        self._queue.put(self._CLOSE)
+
+    def take(self, timeout: float) -> H | None:
+        """The next hand-in put, waiting for one up to `timeout` seconds; None when none
+        came (or the queue was closed)."""
+        if self._closed:
+            return None
+        try:
+            hand_in = self._queue.get(timeout=timeout) if timeout > 0 else self._queue.get_nowait()
+        except queue.Empty:
+            return None
+        if hand_in is self._CLOSE:
+            self._closed = True
+            return None
+        return hand_in
+
+    @property
+    def closed(self) -> bool:
+        """Whether the queue was closed and every hand-in put before has been taken."""
+        return self._closed
+
+
+@dataclasses.dataclass(frozen=True)
+class Engine:
+    """Where a run grades: the executor, how many jobs to hand out at once now (it may
+    change on a cluster), where that is in words, and the task that grades one Job."""
+
+    executor: concurrent.futures.Executor
+    in_flight: Callable[[], int]
+    where: str
+    grade: Callable[[Job], StudentResult]
+
+    def graded(self, hand_ins: Iterable[H] | HandInSource[H],
+               prepare: Callable[[H], Job]) -> Iterator[tuple[H, StudentResult]]:
+        """`graded` on this engine."""
+        return graded(hand_ins, prepare, self.executor, self.in_flight, self.grade)
 
 
 @contextlib.contextmanager
-def engine(jobs: int = 1, scheduler: str | None = None, wait: float | None = None) -> object:
-    """(executor, jobs to hand out at once, description, task) for --jobs N or --scheduler.
+def engine(jobs: int = 1, scheduler: str | None = None,
+           wait: float | None = None) -> Iterator[Engine]:
+    """The Engine of --jobs N or --scheduler ADDRESS, for as long as the run lasts.
 
     One student is read ahead per local worker, two per Dask worker slot (the
     transfer overlaps the grading); --jobs 1 grades each as soon as it is read.
     """
     if scheduler:
         with dask_cluster(scheduler, wait or CONNECT_SECONDS) as (executor, in_flight, slots):
-            yield (executor, in_flight, f"on the Dask cluster at {scheduler} "
-                   f"({slots()} worker slot(s) now)", grade_on_worker)
+            yield Engine(executor, in_flight, f"on the Dask cluster at {scheduler} "
+                         f"({slots()} worker slot(s) now)", grade_on_worker)
         return
     workers = max(1, jobs)
     context = multiprocessing.get_context("fork")
@@ -52,10 +170,10 @@ def engine(jobs: int = 1, scheduler: str | None = None, wait: float | None = Non
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
                                                 initializer=start_worker,
                                                 initargs=(os.getpid(), channels)) as pool:
-        yield pool, lambda: 2 * workers, f"{workers} at a time", grade_safely
+        yield Engine(pool, lambda: 2 * workers, f"{workers} at a time", grade_safely)
 
 
-def start_worker(grader_pid: int, channels: object) -> None:
+def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[int]) -> None:
     """Worker start-up: if the grader is killed, its workers (and their sandboxes) die too;
     the worker takes a control channel of its own of the templates the grader started."""
     import ctypes
@@ -67,53 +185,72 @@ def start_worker(grader_pid: int, channels: object) -> None:
     adopt_templates(channels.get())
 
 
-def graded(submissions: list, prepare: object, executor: object, in_flight: object,
-           grade: object = grade_safely) -> object:
-    """Yields (submission, result) for every submission, each student exactly once.
+def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
+           executor: concurrent.futures.Executor, in_flight: Callable[[], int],
+           grade: Callable[[Job], StudentResult] = grade_safely,
+           ) -> Iterator[tuple[H, StudentResult]]:
+    """Yields (hand-in, result) for every hand-in, as each result comes back.
 
-    `prepare(submission)` reads one submission into a Job, here; `in_flight()`
-    is how many jobs to hand out at once now (it may change on a cluster), so
-    that only those are held in memory.
-    A submission that cannot be read, or whose worker failed, gets an error
-    result for that student only.
+    `hand_ins` is a list (a batch: each student once, see HandInList) or a
+    HandInSource such as a HandInQueue, which may make it wait for the next
+    hand-in: while it waits, results that come back are yielded. A student's
+    hand-ins are handed out one after another, in the order they were taken.
+    `prepare(hand_in)` reads one hand-in into a Job, here; `in_flight()` is how
+    many jobs to hand out at once now (it may change on a cluster), so that only
+    those are held in memory. A hand-in that cannot be read, or whose worker
+    failed, gets an error result for that student only.
     """
-    pending = {}
-    remaining = iter(submissions)
-    exhausted = False
-    recorded = set()
+    source = hand_ins if isinstance(hand_ins, HandInSource) else HandInList(hand_ins)
+    pending: dict[concurrent.futures.Future[StudentResult], H] = {}
+    held: list[H] = []  # taken while the same student's last hand-in was still in flight
     while True:
-        while not exhausted and len(pending) < max(1, in_flight()):
-            submission = next(remaining, None)
-            if submission is None:
-                exhausted = True
+        room = max(1, in_flight())
+        while len(pending) < room:
+            hand_in = next_hand_in(source, held, {h.student for h in pending.values()},
+                                   0.0 if pending else RECHECK_SECONDS)
+            if hand_in is None:
                 break
             try:
-                job = prepare(submission)
-                pending[executor.submit(grade, job)] = submission
+                pending[executor.submit(grade, prepare(hand_in))] = hand_in
             except Exception as error:  # noqa: BLE001 (this student only; the run goes on)
-                if submission.student not in recorded:
-                    recorded.add(submission.student)
-                    yield submission, grader_failed(submission.student, submission.assignment,
-                                             repr(error))
+                yield hand_in, grader_failed(hand_in.student, hand_in.assignment, repr(error))
         if not pending:
-            return
-        done, _ = concurrent.futures.wait(pending, timeout=5,
-                                          return_when=concurrent.futures.FIRST_COMPLETED)
+            if source.closed and not held:
+                return
+            continue  # nothing in flight: the next take waits for a hand-in
+        more_may_come = not source.closed and len(pending) < room
+        done, _ = concurrent.futures.wait(
+            pending, timeout=QUEUE_POLL_SECONDS if more_may_come else RECHECK_SECONDS,
+            return_when=concurrent.futures.FIRST_COMPLETED)
         for future in done:
-            submission = pending.pop(future)
+            hand_in = pending.pop(future)
             try:
                 result = future.result()
             except Exception as error:  # noqa: BLE001 (a worker died: this student only)
-                result = grader_failed(submission.student, submission.assignment,
-                                f"the grading worker process failed ({error!r})")
-            if submission.student in recorded:  # the same student twice: recorded once
-                continue
-            recorded.add(submission.student)
-            yield submission, result
+                result = grader_failed(hand_in.student, hand_in.assignment,
+                                       f"the grading worker process failed ({error!r})")
+            yield hand_in, result
+
+
+def next_hand_in(source: HandInSource[H], held: list[H], busy: set[str],
+                 timeout: float) -> H | None:
+    """The next hand-in to hand out: the first of `held` whose student is not `busy` (has
+    none in flight), else one taken from `source` (waiting up to `timeout` seconds for
+    it); one of a busy student is added to `held`. None when there is none now."""
+    for index, hand_in in enumerate(held):
+        if hand_in.student not in busy:
+            return held.pop(index)
+    while True:
+        hand_in = source.take(timeout)
+        if hand_in is None or hand_in.student not in busy:
+            return hand_in
+        held.append(hand_in)
+        timeout = 0.0
 
 
 @contextlib.contextmanager
-def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> object:
+def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> Iterator[
+        tuple[concurrent.futures.Executor, Callable[[], int], Callable[[], int]]]:
     """(executor, in_flight, slots) on the Dask cluster whose scheduler is at `address`.
 
     Raises CourseError when the scheduler cannot be reached within `wait`
@@ -145,10 +282,10 @@ def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> object:
                   f"time each (start them with --nthreads 1): {', '.join(crowded)}",
                   file=sys.stderr)
 
-        def slots():
+        def slots() -> int:
             return sum(client.nthreads().values())
 
-        def in_flight():
+        def in_flight() -> int:
             return JOBS_IN_FLIGHT_PER_SLOT * slots()
 
         executor = client.get_executor(pure=False)

@@ -393,9 +393,9 @@ def _graded(tmp_path, warm):
     """{student: record without timings} for a few honest styles and one partial notebook."""
     settings = load(ROOT)
     results = {}
-    saved = list(caches._NO_TEMPLATE)
+    saved = caches.templates_refused()
     caches.close_templates()
-    caches._NO_TEMPLATE[:] = [] if warm else ["switched off for the comparison"]
+    caches.refuse_templates(None if warm else "switched off for the comparison")
     try:
         for name in STYLES + ["partial"]:
             assignment = CASES[name].assignment if name in CASES else "logits-to-text"
@@ -421,7 +421,7 @@ def _graded(tmp_path, warm):
             results[name] = record
     finally:
         caches.close_templates()
-        caches._NO_TEMPLATE[:] = saved
+        caches.refuse_templates(saved)
     return results
 
 
@@ -451,19 +451,19 @@ def test_a_worker_grades_on_the_template_the_machine_started_for_it(tmp_path):
     notebooks = settings.instructor_notebooks(case.assignment)
     prepared = Assignment(case.assignment, read_instructor_notebooks(notebooks), LIMITS,
                           settings.package, blocked_functions(settings, notebooks))
-    saved = list(caches._NO_TEMPLATE)
+    saved = caches.templates_refused()
     caches.close_templates()
-    caches._NO_TEMPLATE[:] = []
+    caches.refuse_templates(None)
     try:
         prepare_machine(prepared, 1)
-        started = list(caches._TEMPLATES.values())
+        started = caches.warm_templates()
         assert len(started) == len(notebooks) == 1
         record = grade_student(read_job(prepared, name, str(folder)))
-        assert list(caches._TEMPLATES.values()) == started and started[0].alive()
+        assert caches.warm_templates() == started and started[0].alive()
         assert record.points == record.max_points > 0
     finally:
         caches.close_templates()
-        caches._NO_TEMPLATE[:] = saved
+        caches.refuse_templates(saved)
 
 
 # ---------------------------------------------------------------- what a fork costs

@@ -1,8 +1,19 @@
-"""What a worker keeps between students: warm sandbox templates and the checks' set-up.
+"""What a process keeps warm between students: sandbox templates and the checks' set-up.
 
-Both are kept per worker process and reused for every student it grades; both
-are keyed on what makes them (limits, package copy and set-up cells for a
-template; set-up and solution sources for a checker).
+Their lifetime is one release of one assignment. A `WarmAssignment` holds, for
+the assignment as released (its instructor notebooks, the sandbox's limits, the
+course package and its stubs: `release_key`), a template per notebook and a
+`Checker` per notebook, each keyed on what makes it (limits, package copy and
+set-up cells for a template; set-up and solution sources for a checker, at most
+MAX_CHECKERS). When the same assignment comes back with another release (a
+notebook edited, other limits), the old one is dropped whole and its templates
+stopped. At most MAX_WARM_ASSIGNMENTS assignments are kept, the one graded
+least recently dropped first. A batch run grades one assignment and keeps its
+templates and checkers for the whole run; a process that grades for a term
+keeps those of the releases it is grading now.
+
+Whether this machine can fork templates at all is found out once per process
+(`templates_refused`).
 """
 
 import atexit
@@ -11,6 +22,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import sys
+import threading
 
 import nbformat
 
@@ -18,17 +30,82 @@ from ..cells import CellKind
 from ..checks import Checker
 from ..plan import Plan, build_plan
 from ..sandbox import SandboxError, Template
-from ..settings import Limits
 from .assignment import Assignment
 
-_TEMPLATES = {}  # warm templates of this worker, by limits, package copy and prelude
-_NO_TEMPLATE = []  # why this machine cannot fork sandboxes, once found out
-MAX_TEMPLATES = 2  # templates kept per worker (one per notebook of an assignment)
+MAX_WARM_ASSIGNMENTS = 2  # assignments whose templates and checkers a process keeps at once
+# checkers kept per release (one per notebook, and those made for a notebook whose answer
+# cell was turned into text); past it they are dropped and made again
+MAX_CHECKERS = 4
 
 
-def warm_template(limits: Limits, package: str, package_copy: str | None,
-                  prelude: list, channels: int = 1) -> Template | None:
-    """This worker's Template for the notebook (started on first use), or None.
+@dataclasses.dataclass
+class WarmAssignment:
+    """The templates and checkers of one release of one assignment, by what makes each."""
+
+    release: tuple  # release_key of the assignment they were made for
+    templates: dict[tuple, Template] = dataclasses.field(default_factory=dict)
+    checkers: dict[tuple, Checker] = dataclasses.field(default_factory=dict)
+
+    def close(self) -> None:
+        """Stop the templates this process started and let go of the others."""
+        while self.templates:
+            self.templates.popitem()[1].close()
+
+
+_WARM: dict[str, WarmAssignment] = {}  # by assignment name, the most recently graded last
+_WARM_LOCK = threading.Lock()  # a worker's checks' set-up is made in a thread of its own
+_REFUSED: list[str] = []  # why this machine cannot fork sandboxes, once found out
+
+
+def release_key(assignment: Assignment) -> tuple:
+    """What the templates and checkers of `assignment` are made from: the instructor's
+    notebooks, the limits (less the notebook budget, which makes no template), the
+    package and its stubs. Another key for the same assignment is another release."""
+    made_by = dataclasses.replace(assignment.limits, notebook_budget=0.0)
+    return (tuple(sorted(assignment.instructor_notebooks.items())),
+            dataclasses.astuple(made_by), assignment.package, assignment.blocked)
+
+
+def warm_assignment(assignment: Assignment) -> WarmAssignment:
+    """What this process keeps for `assignment` as released now (empty the first time);
+    an older release's, and the least recently graded assignment's past
+    MAX_WARM_ASSIGNMENTS, are dropped."""
+    release = release_key(assignment)
+    dropped = []
+    with _WARM_LOCK:
+        warm = _WARM.pop(assignment.name, None)
+        if warm is not None and warm.release != release:
+            dropped.append(warm)
+            warm = None
+        _WARM[assignment.name] = warm = warm or WarmAssignment(release)
+        while len(_WARM) > MAX_WARM_ASSIGNMENTS:
+            dropped.append(_WARM.pop(next(iter(_WARM))))
+    for old in dropped:
+        old.close()
+    return warm
+
+
+def warm_templates() -> list[Template]:
+    """The templates this process keeps now, of every assignment."""
+    with _WARM_LOCK:
+        return [t for warm in _WARM.values() for t in warm.templates.values()]
+
+
+def templates_refused() -> str | None:
+    """Why this machine cannot fork a warm template's sandboxes, or None (not found out
+    so far): then each student gets a kernel started from nothing."""
+    return _REFUSED[0] if _REFUSED else None
+
+
+def refuse_templates(reason: str | None) -> None:
+    """From now on start no template, for `reason` (each student's kernel starts from
+    nothing); None: try templates again."""
+    _REFUSED[:] = [reason] if reason is not None else []
+
+
+def warm_template(assignment: Assignment, package_copy: str | None, prelude: list,
+                  channels: int = 1) -> Template | None:
+    """This process's Template for a notebook of `assignment` (started on first use), or None.
 
     None where the machine does not allow a template's forks to make their own
     namespaces (no unprivileged user namespaces); then each student gets a
@@ -36,52 +113,54 @@ def warm_template(limits: Limits, package: str, package_copy: str | None,
     started before the workers (worker/machine.py) is found here too, by the
     same key; `channels` is how many processes it serves when started here.
     """
-    if _NO_TEMPLATE:
+    if _REFUSED:
         return None
+    limits = assignment.limits
     made_by = dataclasses.replace(limits, notebook_budget=0.0)  # a budget makes no template
-    key = (dataclasses.astuple(made_by), package, package_copy, tuple(prelude))
-    template = _TEMPLATES.get(key)
+    key = (dataclasses.astuple(made_by), assignment.package, package_copy, tuple(prelude))
+    templates = warm_assignment(assignment).templates
+    template = templates.get(key)
     if template is not None and template.alive() and (package_copy is None
                                                       or os.path.isdir(package_copy)):
         return template
     if template is not None:
-        _TEMPLATES.pop(key).close()
-    while len(_TEMPLATES) >= MAX_TEMPLATES:
-        _TEMPLATES.pop(next(iter(_TEMPLATES))).close()
-    if not _TEMPLATES and multiprocessing.parent_process() is not None:
+        templates.pop(key).close()
+    if not warm_templates() and multiprocessing.parent_process() is not None:
         # a pool's worker ends through multiprocessing, which skips atexit
         multiprocessing.util.Finalize(None, close_templates, exitpriority=10)
     try:
-        _TEMPLATES[key] = Template(limits, package, package_copy, prelude, channels)
+        templates[key] = Template(limits, assignment.package, package_copy, prelude, channels)
     except SandboxError as error:
-        _NO_TEMPLATE.append(str(error))
+        refuse_templates(str(error))
         print(f"note: each student's sandbox starts from nothing, a few seconds slower: this "
               f"machine cannot fork a warm template's sandboxes ({error})", file=sys.stderr)
         return None
-    return _TEMPLATES[key]
+    return templates[key]
 
 
 def close_templates() -> None:
     """Stop the templates this process started and let go of the others (at the end of
-    a run; also registered at exit)."""
-    while _TEMPLATES:
-        _TEMPLATES.popitem()[1].close()
+    a run; also registered at exit). The checkers are kept with their release."""
+    with _WARM_LOCK:
+        warm = list(_WARM.values())
+    for each in warm:
+        each.close()
 
 
 def adopt_templates(channel: int) -> None:
     """In a worker forked from the process that started the machine's templates: use
     control channel `channel` of each of them."""
-    for template in _TEMPLATES.values():
+    for template in warm_templates():
         template.adopt(channel)
 
 
 atexit.register(close_templates)
 
-_CHECKERS = {}  # one per instructor notebook in this worker: set-up cells run once
 
-
-def make_checker(plan: Plan, instructor: object, package: str) -> Checker:
-    """A Checker with the instructor's set-up cells run and the answer names known.
+def make_checker(assignment: Assignment, plan: Plan,
+                 instructor: nbformat.NotebookNode | None) -> Checker:
+    """A Checker with the instructor's set-up cells run and the answer names known, for the
+    notebook of `assignment` whose `plan` and instructor's notebook are given.
 
     Its set-up namespace is only read by the instructor's tests (a submission gets
     copies of the objects it is passed), so one is reused for every student.
@@ -89,12 +168,13 @@ def make_checker(plan: Plan, instructor: object, package: str) -> Checker:
     setup = [c.source for c in plan.cells if c.kind == CellKind.SETUP]
     solutions = [instructor.cells[c.instructor_index].source for c in plan.cells
                  if c.kind == CellKind.SOLUTION and c.instructor_index is not None and instructor]
-    key = (tuple(setup), tuple(solutions), package)
-    if key not in _CHECKERS:
-        if len(_CHECKERS) >= 4:
-            _CHECKERS.clear()
-        _CHECKERS[key] = Checker(setup, solutions, package)
-    return _CHECKERS[key]
+    key = (tuple(setup), tuple(solutions), assignment.package)
+    checkers = warm_assignment(assignment).checkers
+    if key not in checkers:
+        if len(checkers) >= MAX_CHECKERS:
+            checkers.clear()
+        checkers[key] = Checker(setup, solutions, assignment.package)
+    return checkers[key]
 
 
 def prepare_checkers(assignment: Assignment) -> None:
@@ -107,4 +187,4 @@ def prepare_checkers(assignment: Assignment) -> None:
     torch.set_num_threads(1)
     for text in assignment.instructor_notebooks.values():
         instructor = nbformat.reads(text, as_version=4)
-        make_checker(build_plan(instructor, None), instructor, assignment.package)
+        make_checker(assignment, build_plan(instructor, None), instructor)

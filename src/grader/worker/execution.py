@@ -118,7 +118,7 @@ class NotebookExecution:
             self.checker_made = self.background.submit(self._make_checker, instructor)
         # the template is started from this thread: a sandbox ends with the thread
         # that started it
-        self.template = warm_template(assignment.limits, assignment.package, self.package_copy,
+        self.template = warm_template(assignment, self.package_copy,
                                       prelude_cells(plan, self.prelude))
         if self.template is not None:  # the prelude has run in the template, once for everyone
             for index, outcome in zip(self.prelude, self.template.outcomes):
@@ -195,7 +195,7 @@ class NotebookExecution:
         import torch
 
         torch.set_num_threads(1)  # the thread's own setting: one core's work, as the worker's
-        return make_checker(self.plan, instructor, self.assignment.package).for_student(
+        return make_checker(self.assignment, self.plan, instructor).for_student(
             self.job.student)
 
     def finish(self) -> None:
