@@ -143,15 +143,15 @@ c.SandboxGrader.notebook_budget = 0
 #   - nbgrader's "none": late notebooks keep every point;
 #   - a percentage per day late, with a floor: with the lines below, 1 minute late
 #     scores 9, 25 hours late 8, six days late 5 (the floor: half the score is kept):
-#       c.AssignLatePenalties.plugin_class = "grader.late.PercentPerDay"
+#       c.AssignLatePenalties.plugin_class = "grader.plugins.late.PercentPerDay"
 #       c.PercentPerDay.percent = 10
 #       c.PercentPerDay.part_day_counts = True   # False: 25 hours is 1.04 days, 8.96
 #       c.PercentPerDay.floor_percent = 50
 #   - a late-day budget: 5 days per student for the whole course, spent in due-date
 #     order, whole days per assignment (25 hours spends 2); no penalty while days
 #     remain, then the `after` policy for the lateness they do not cover (here "zero";
-#     set it to grader.late.PercentPerDay for a percentage):
-#       c.AssignLatePenalties.plugin_class = "grader.late.LateDayBudget"
+#     set it to grader.plugins.late.PercentPerDay for a percentage):
+#       c.AssignLatePenalties.plugin_class = "grader.plugins.late.LateDayBudget"
 #       c.LateDayBudget.days = 5
 #       c.LateDayBudget.after = "nbgrader.plugins.LateSubmissionPlugin"
 # A late-day budget is charged from the whole gradebook: when an earlier assignment is
@@ -172,26 +172,26 @@ c.SandboxGrader.also_blocked = ["build_on_meta", "parameter_breakdown", "paramet
 # Each student's value questions are about a model of their own, derived from their student
 # id and this salt (docs/variants.md). Change it each term: `make release` writes it into the
 # notebooks, so last term's answers fit no one's model.
-c.SandboxGrader.variant_salt = "2026-fall"
+c.StudentVariants.salt = "2026-fall"
 # `make similarity` lists the pairs of students whose answers are at least this similar
 # (0 to 1), and counts no code that more than this share of the class wrote alike
 # (docs/similarity.md). The report is evidence for a person to read; it changes no grade.
-c.SandboxGrader.similarity_threshold = 0.6
-c.SandboxGrader.similarity_common_fraction = 0.2
+c.SimilarityReport.threshold = 0.6
+c.SimilarityReport.common_fraction = 0.2
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "grader.feedback.HideTestCode",
+    "grader.plugins.feedback.HideTestCode",
 ]
 # Each student's page is the course's own template (src/grader/templates/feedback/): a
 # summary of every check (what it checks, its points, why a missed one failed, a link to
 # its cell), the score, then the notebook; it loads nothing from the web and meets WCAG 2.1
 # AA (tests/instructor/test_feedback_page.py).
-c.GenerateFeedback.exporter_class = "grader.feedback.FeedbackPage"
+c.GenerateFeedback.exporter_class = "grader.plugins.feedback.FeedbackPage"
 
 # --- nbgrader's own autograde is refused ---------------------------------------
 # `nbgrader autograde` and formgrader's Autograde button would run student code
 # outside the sandbox and overwrite the sandboxed grades; they stop, before
 # touching any file or grade, with a message that says to run `make autograde`.
-c.Autograde.exporter_class = "grader.nbgrader_guard.SandboxedGradingOnly"
+c.Autograde.exporter_class = "grader.plugins.nbgrader_guard.SandboxedGradingOnly"

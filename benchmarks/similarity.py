@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from grader.settings import SandboxGrader, load  # noqa: E402
+from grader.settings import load  # noqa: E402
 from grader.similarity import compare_class, read_class  # noqa: E402
 from grader.similarity.report import render_similarity, similarity_rows  # noqa: E402
 from testsupport.course import copy_course  # noqa: E402
@@ -31,12 +31,11 @@ def main(students: int = 200) -> None:
         notebooks, planted = synthetic_class(honest=students - len(COPIED))
         hand_in_each(course, notebooks)
         settings = load(course)
-        grader = SandboxGrader(config=settings.config)
         start = time.perf_counter()
         answers = read_class(settings, "parameters")
         read = time.perf_counter()
-        comparison = compare_class(answers, grader.similarity_threshold,
-                                   grader.similarity_common_fraction)
+        comparison = compare_class(answers, settings.similarity_threshold,
+                                   settings.similarity_common_fraction)
         compared = time.perf_counter()
         similarity_rows(comparison)
         render_similarity(comparison)

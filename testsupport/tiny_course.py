@@ -43,9 +43,9 @@ c.Execute.timeout = 3
 c.SandboxGrader.memory_mib = 1536
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "grader.feedback.HideTestCode",
+    "grader.plugins.feedback.HideTestCode",
 ]
-c.GenerateFeedback.exporter_class = "grader.feedback.FeedbackPage"
+c.GenerateFeedback.exporter_class = "grader.plugins.feedback.FeedbackPage"
 '''
 
 

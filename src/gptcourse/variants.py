@@ -1,7 +1,7 @@
 """A GPT-2-shaped model of each student's own, for the homework's value questions.
 
 Every student counts the parameters of a configuration derived from their
-student id and the course's salt (``c.SandboxGrader.variant_salt`` in
+student id and the course's salt (``c.StudentVariants.salt`` in
 nbgrader_config.py, changed per term): the same id and salt always give the
 same configuration, on the hub, in Colab, on a laptop and in the grader. The
 configuration is given; counting it is the work. Nothing here counts.

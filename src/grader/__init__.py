@@ -48,9 +48,11 @@ The wings, from the top down:
   `Template` and its forks, and ``inside/``, the package inside the sandbox,
   which imports nothing of the grader (the grader imports its ``shared.py``).
 - ``settings/``: the course's settings as nbgrader reads them
-  (`CourseDirectory`), `SandboxGrader` with its defaults, `Limits`, the check
-  of nbgrader_config.py, the variant salt written into the notebooks, and the
-  two errors that are the instructor's to fix.
+  (`CourseDirectory`), `SandboxGrader` (the sandbox's) with its defaults,
+  `Limits`, the grader's other settings on their own classes (`Reports`,
+  `SimilarityReport`, `StudentVariants`; their old names still read, with a
+  warning), the check of nbgrader_config.py, the variant salt written into the
+  notebooks, and the two errors that are the instructor's to fix.
 
 The ground floor, used by every wing:
 
@@ -60,11 +62,13 @@ The ground floor, used by every wing:
 - ``results.py``: the typed result of one student, with its status enums.
 - ``cells.py``: one notebook cell's source, nbgrader metadata, role (`CellKind`) and docstring,
   and whether it reads the student's id (then it runs for each student).
-- ``feedback.py`` and ``nbgrader_guard.py``: the classes nbgrader_config.py
-  names: the feedback page (its template in ``templates/feedback/``) without
-  hidden tests, and nbgrader's own autograde refused.
-- ``late.py``: the late policies nbgrader_config.py may name (a percentage per
-  day, a late-day budget), and what each student's late assignments are charged.
+- ``plugins/``: the classes nbgrader_config.py names, which nbgrader loads by
+  name: the feedback page (its template in ``templates/feedback/``) without
+  hidden tests, nbgrader's own autograde refused, and the late policies (a
+  percentage per day, a late-day budget) with what each student's late
+  assignments are charged. ``feedback.py``, ``late.py`` and ``nbgrader_guard.py``
+  are their old, deprecated paths, kept for the nbgrader_config.py files that
+  name them.
 - ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
   names of its download's files, how a file is matched to the roster, what its
   late flag means, where feedback goes back, its gradebook CSV; `platform(name)`

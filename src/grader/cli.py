@@ -59,7 +59,7 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
-from .settings import (CourseError, SandboxGrader, Settings, load, stale_salts,
+from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
 from .similarity import write_similarity
 
@@ -75,10 +75,11 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def settings_help() -> str:
-    """The grader's settings in nbgrader_config.py, each with its default (from SandboxGrader)."""
+    """The grader's settings in nbgrader_config.py, each with its default (from its class)."""
     lines = ["settings in nbgrader_config.py (c.Execute.timeout is the limit per cell):"]
-    for name, trait in sorted(SandboxGrader.class_traits(config=True).items()):
-        lines.append(f"  c.SandboxGrader.{name} = {trait.default()!r}: {trait.help}")
+    for configurable in CONFIGURABLES:
+        for name, trait in sorted(configurable.class_traits(config=True).items()):
+            lines.append(f"  c.{configurable.__name__}.{name} = {trait.default()!r}: {trait.help}")
     return "\n".join(lines)
 
 
@@ -159,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     similar.add_argument("assignments", nargs="*", help="assignments (default: all)")
     similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
                          help="list pairs at or above this similarity, 0 to 1 (default: "
-                              "c.SandboxGrader.similarity_threshold)")
+                              "c.SimilarityReport.threshold)")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")

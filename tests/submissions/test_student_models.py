@@ -19,7 +19,7 @@ from testsupport.grading import build_submission, grade_batch
 
 pytestmark = pytest.mark.slow
 
-SALT = "2026-fall"  # nbgrader_config.py's c.SandboxGrader.variant_salt
+SALT = "2026-fall"  # nbgrader_config.py's c.StudentVariants.salt
 VALUE_CHECKS = {"output_shape", "total_params_value", "out_head_params_value",
                 "tied_params_value", "gpt2_totals_values"}
 ANOTHER = "these values are for another configuration than yours (student {})"

@@ -7,6 +7,7 @@ floor, never from a higher one, and the imports never go round in a circle.
 
 import ast
 import collections
+import functools
 import pathlib
 
 import grader
@@ -15,7 +16,8 @@ PACKAGE = pathlib.Path(grader.__file__).parent
 # the floor of each wing (a subpackage) and of each module outside a wing
 FLOORS = {
     "safe_text": 0, "files": 0, "results": 0, "cells": 0,
-    "feedback": 1, "nbgrader_guard": 1, "late": 1, "lms": 1,
+    "plugins": 1, "lms": 1,
+    "feedback": 2, "nbgrader_guard": 2, "late": 2,  # the plugins' old, deprecated paths
     "settings": 2,
     "sandbox": 3,
     "plan": 4,
@@ -131,6 +133,27 @@ def test_the_grader_imports_of_the_inside_only_the_shared_module():
     assert [f"{module}, line {line}: {imported}" for module in MODULES if not is_inside(module)
             for imported, _, line, _ in own_imports(module)
             if is_inside(imported) and imported != SHARED] == []
+
+
+MOST_FLOORS = 8  # __main__ down to the ground floor, in the longest chain of imports
+
+
+def test_the_longest_chain_of_imports_is_at_most_eight_floors():
+    """Each wing (or module outside a wing) is one floor of the chain; an import inside a
+    function counts as much as one at the top of a module."""
+    below = collections.defaultdict(set)
+    for module in MODULES:
+        for imported, _, _, _ in own_imports(module):
+            if wing(module) and wing(imported) and wing(imported) != wing(module):
+                below[wing(module)].add(wing(imported))
+
+    @functools.cache
+    def chain(unit):
+        return max(([unit] + chain(lower) for lower in below[unit]), key=len, default=[unit])
+
+    longest = max((chain(unit) for unit in FLOORS), key=len)
+    assert len(longest) <= MOST_FLOORS, " -> ".join(longest)
+
 
 
 def test_an_import_inside_a_function_says_why():

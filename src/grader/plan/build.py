@@ -18,7 +18,7 @@ from ..safe_text import shown_value
 from .submission import NOTES_KEY, normalised_cells
 
 MAX_EXTRA_CELLS = 100  # code cells a student added that are run, in the whole notebook
-MAX_CELL_CHARS = 200_000  # characters of one code cell the grader runs
+MAX_RUN_CELL_CHARS = 200_000  # characters of a code cell the grader runs; a longer one is not run
 MAX_MARKDOWN_CHARS = 20_000  # characters of a student's text cell kept in the graded notebook
 
 
@@ -216,9 +216,9 @@ def _answer_cell(instructor_cell, cell, layout, index, notes):
     if cell.get("cell_type") != "code":
         notes.append(f"answer cell '{grade_id}' was turned into {cell.get('cell_type')}; "
                      "its text was run as code")
-    if len(source) > MAX_CELL_CHARS:
+    if len(source) > MAX_RUN_CELL_CHARS:
         notes.append(f"answer cell '{grade_id}' too large ({len(source):,} characters; at most "
-                     f"{MAX_CELL_CHARS:,}); it was not run and earns nothing")
+                     f"{MAX_RUN_CELL_CHARS:,}); it was not run and earns nothing")
         source = ""
     return PlanCell(CellKind.SOLUTION, source, grade_id, points, index)
 
@@ -234,9 +234,9 @@ def _student_cell(cell, position, added):
         return None, ""
     if not source.strip():
         return None, ""
-    if len(source) > MAX_CELL_CHARS:
+    if len(source) > MAX_RUN_CELL_CHARS:
         return None, (f"{where} too large ({len(source):,} characters; at most "
-                      f"{MAX_CELL_CHARS:,}); it was not run")
+                      f"{MAX_RUN_CELL_CHARS:,}); it was not run")
     if added >= MAX_EXTRA_CELLS:
         return None, f"{where} was not run (at most {MAX_EXTRA_CELLS} added code cells run)"
     return PlanCell(CellKind.EXTRA, source, student_position=position), ""

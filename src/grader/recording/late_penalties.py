@@ -1,7 +1,7 @@
 """Late penalties in the gradebook: every notebook of one student charged as the course's policy says.
 
 nbgrader's AssignLatePenalties charges one notebook from its own submission's
-lateness. A late-day budget (grader.late.LateDayBudget) needs the student's
+lateness. A late-day budget (grader.plugins.late.LateDayBudget) needs the student's
 other assignments too, so `assign_late_penalties` charges all of a student's
 submissions at once, from what the gradebook holds (due dates, extensions,
 hand-in times). It runs whenever one of them changes: a submission recorded,
@@ -17,14 +17,14 @@ from nbgrader.api import SubmittedAssignment, SubmittedNotebook
 from nbgrader.plugins import LateSubmissionPlugin
 from sqlalchemy.orm import scoped_session
 
-from ..late import LateCharge, Lateness, late_charges
+from ..plugins.late import LateCharge, Lateness, late_charges
 
 if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
     from nbgrader.preprocessors import AssignLatePenalties
 
 
 def lateness_of(submission: SubmittedAssignment) -> Lateness:
-    """A submitted assignment's due dates and hand-in time, as grader.late reads them."""
+    """A submitted assignment's due dates and hand-in time, as grader.plugins.late reads them."""
     return Lateness(submission.assignment.name, submission.assignment.duedate,
                     submission.extension, submission.timestamp)
 
@@ -36,7 +36,7 @@ def student_submissions(db: scoped_session, student_id: str) -> list[SubmittedAs
 
 def charges_of(db: scoped_session, student_id: str,
                plugin: LateSubmissionPlugin) -> dict[str, LateCharge]:
-    """{assignment: grader.late.LateCharge} of one student under the course's plugin."""
+    """{assignment: grader.plugins.late.LateCharge} of one student under the course's plugin."""
     return late_charges(plugin, [lateness_of(s) for s in student_submissions(db, student_id)])
 
 

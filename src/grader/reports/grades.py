@@ -46,7 +46,7 @@ class SubmissionGrades:
     notebook_scores: dict[str, float] = field(default_factory=dict)  # less its penalty
     extension: timedelta | None = None  # the student's extension, None: none
     seconds_after_class_due: float = 0.0  # late by the class's due date, extension aside
-    late_days_used: int = 0  # under a late-day budget (grader.late.LateDayBudget)
+    late_days_used: int = 0  # under a late-day budget (grader.plugins.late.LateDayBudget)
     late_days_left: int | None = None  # None: the course has no late-day budget
 
     @property

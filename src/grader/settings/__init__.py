@@ -2,13 +2,20 @@
 
 - ``errors.py``: `CourseError` (the course set-up is wrong) and `SandboxError`
   (the sandbox cannot start on this machine).
-- ``limits.py``: `SandboxGrader`, the grader's own settings with their defaults,
+- ``limits.py``: `SandboxGrader`, the sandbox's settings with their defaults,
   and `Limits`, the numbers one sandbox runs under, built in `limits_from_config`.
+- ``sections.py``: the grader's other settings, each on the configurable of what
+  reads it: `Reports` (where reports go), `SimilarityReport` (which pairs it
+  lists), `StudentVariants` (the salt of each student's own model).
+- ``renamed.py``: their old names (``c.SandboxGrader.variant_salt``), still read,
+  with a warning that says the new one.
 - ``config_file.py``: nbgrader_config.py checked as nbgrader loads it.
 - ``course.py``: `Settings` of one course, read through nbgrader's `CourseDirectory`.
 - ``release_lines.py``: the lines `make release` writes into the instructor's
   notebooks (`write_release_lines`): the salt of each student's own model (checked
   there by `stale_salts`) and where the course package installs from off the hub.
+
+`CONFIGURABLES` are the classes of the grader's own settings (limits.py, sections.py).
 """
 
 from .config_file import check_config
@@ -16,6 +23,11 @@ from .course import Settings, load
 from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
 from .release_lines import stale_salts, write_release_lines
+from .sections import Reports, SimilarityReport, StudentVariants
 
-__all__ = ["CourseError", "Limits", "SandboxError", "SandboxGrader", "Settings", "check_config",
+# every class of the grader's own settings, as the command line's help lists them
+CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants)
+
+__all__ = ["CONFIGURABLES", "CourseError", "Limits", "Reports", "SandboxError", "SandboxGrader",
+           "Settings", "SimilarityReport", "StudentVariants", "check_config",
            "limits_from_config", "load", "stale_salts", "write_release_lines"]

@@ -2,18 +2,25 @@
 
 `load` checks nbgrader_config.py (config_file.check_config), then takes the
 folders, the course id and the gradebook's URL from nbgrader's own
-`CourseDirectory` and the grader's settings from `SandboxGrader`, so that both
-programs always agree on where everything is.
+`CourseDirectory` and the grader's settings from `SandboxGrader` and the
+configurables of sections.py, so that both programs always agree on where
+everything is. It is the one place they are read.
 """
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import nbformat
+from traitlets.config import Config
 
 from .config_file import check_config
 from .errors import CourseError
 from .limits import Limits, SandboxGrader, limits_from_config
+from .sections import Reports, SimilarityReport, StudentVariants
+
+if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: loaded when `late_penalties` runs
+    from nbgrader.preprocessors import AssignLatePenalties
 
 
 @dataclass
@@ -24,16 +31,18 @@ class Settings:
     submitted: str
     autograded: str
     feedback: str  # nbgrader's feedback folder (make feedback writes it)
-    reports: str
+    reports: str  # c.Reports.directory, or reports/ beside submitted/
     db_url: str
     limits: Limits  # c.Execute.timeout and c.SandboxGrader's limits
     package: str  # the course package students import
-    also_blocked: tuple = ()  # its functions that compute answers, besides the answers
-    variant_salt: str = ""  # the salt of each student's own model, written into the notebooks
-    config: object = field(default=None, repr=False)
-    warnings: list = field(default_factory=list, repr=False)
+    similarity_threshold: float  # c.SimilarityReport.threshold: the pairs the report lists
+    similarity_common_fraction: float  # c.SimilarityReport.common_fraction: code too common
+    also_blocked: tuple[str, ...] = ()  # its functions that compute answers, besides the answers
+    variant_salt: str = ""  # c.StudentVariants.salt, written into the notebooks
+    config: Config | None = field(default=None, repr=False)
+    warnings: list[str] = field(default_factory=list, repr=False)
 
-    def late_penalties(self) -> object:
+    def late_penalties(self) -> "AssignLatePenalties":
         """nbgrader's AssignLatePenalties with this course's settings (its plugin_class and
         c.LateSubmissionPlugin.penalty_method), as stock `nbgrader autograde` builds it."""
         from nbgrader.preprocessors import AssignLatePenalties  # imports slowly: when needed
@@ -48,13 +57,13 @@ class Settings:
         return os.path.dirname(self.submitted)
 
     @property
-    def assignments(self) -> list:
+    def assignments(self) -> list[str]:
         if not os.path.isdir(self.source):
             return []
         return sorted(d for d in os.listdir(self.source)
                       if os.path.isdir(os.path.join(self.source, d)) and not d.startswith("."))
 
-    def instructor_notebooks(self, assignment: str) -> dict:
+    def instructor_notebooks(self, assignment: str) -> dict[str, str]:
         """{notebook name: path} of an assignment's instructor notebooks."""
         folder = os.path.join(self.source, assignment)
         if not os.path.isdir(folder):
@@ -73,7 +82,7 @@ class Settings:
                 raise CourseError(f"instructor notebook {path} cannot be read: {error}") from None
         return names
 
-    def students(self, assignment: str) -> list:
+    def students(self, assignment: str) -> list[str]:
         """Students with a submitted/<student>/<assignment> entry, sorted.
 
         Symbolic links are listed too (the grader refuses and reports them),
@@ -84,7 +93,7 @@ class Settings:
         return sorted(s for s in os.listdir(self.submitted)
                       if os.path.lexists(os.path.join(self.submitted, s, assignment)))
 
-    def check_assignments(self, names: list) -> None:
+    def check_assignments(self, names: list[str]) -> None:
         """CourseError unless every name in `names` is an assignment folder of solutions/."""
         unknown = [n for n in names if n not in self.assignments]
         if unknown:
@@ -107,11 +116,12 @@ def load(course_dir: str = ".", db_url: str | None = None) -> Settings:
     given_root = config.get("CourseDirectory", {}).get("root")
     directory = CourseDirectory(config=config, **({} if given_root else {"root": course_dir}))
 
-    def folder(name):
+    def folder(name: str) -> str:
         return os.path.join(directory.root, name)
 
     submitted = folder(directory.submitted_directory)
     grader = SandboxGrader(config=config)
+    similarity = SimilarityReport(config=config)
     return Settings(
         root=directory.root,
         course_id=directory.course_id or "default_course",
@@ -119,12 +129,15 @@ def load(course_dir: str = ".", db_url: str | None = None) -> Settings:
         submitted=submitted,
         autograded=folder(directory.autograded_directory),
         feedback=folder(directory.feedback_directory),
-        reports=grader.reports_directory or os.path.join(os.path.dirname(submitted), "reports"),
+        reports=(Reports(config=config).directory
+                 or os.path.join(os.path.dirname(submitted), "reports")),
         db_url=db_url or directory.db_url,
         limits=limits_from_config(config),
         package=grader.course_package,
+        similarity_threshold=similarity.threshold,
+        similarity_common_fraction=similarity.common_fraction,
         also_blocked=tuple(grader.also_blocked),
-        variant_salt=grader.variant_salt,
+        variant_salt=StudentVariants(config=config).salt,
         config=config,
         warnings=warnings,
     )

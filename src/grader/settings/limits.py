@@ -1,4 +1,4 @@
-"""The grader's own settings (`SandboxGrader`) and the sandbox's limits built from them.
+"""The sandbox's settings (`SandboxGrader`) and the sandbox's limits built from them.
 
 `SandboxGrader` is a traitlets Configurable, as nbgrader's own settings are:
 each setting's default, help text and type check is one line, and
@@ -9,18 +9,21 @@ are built from a configuration (the limit per cell is nbgrader's own
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from traitlets import Float, Integer, List, Unicode
-from traitlets.config import Configurable
+from traitlets.config import Config, Configurable
 
 BUDGET_CELLS = 3  # a notebook's default budget: this many times the limit per cell
 
 
 class SandboxGrader(Configurable):
-    """The grader's own settings in nbgrader_config.py (``c.SandboxGrader.name = value``).
+    """The sandbox's settings in nbgrader_config.py (``c.SandboxGrader.name = value``): its
+    limits and the course package it stubs.
 
     The one home of their defaults: `Limits` and the command line's help read
-    them from here (`default`).
+    them from here (`default`). The grader's other settings are on the classes of
+    what reads them (sections.py).
     """
 
     memory_mib = Integer(3072, min=64,
@@ -38,23 +41,13 @@ class SandboxGrader(Configurable):
                             "and the replays after them included; the cells still waiting "
                             "when it runs out are not run (0: three times the limit per cell)"
                             ).tag(config=True)
-    reports_directory = Unicode("", help="where grade reports go (default: reports/ beside "
-                                "the submitted/ folder)").tag(config=True)
     course_package = Unicode("gptcourse", help="the course package students import"
                              ).tag(config=True)
     also_blocked = List(Unicode(), help="functions of the course package that compute answers, "
                         "stubs in the sandbox besides the answers").tag(config=True)
-    variant_salt = Unicode("", help="the salt of each student's own model (gptcourse.variants): "
-                           "change it each term, then make release").tag(config=True)
-    similarity_threshold = Float(0.6, min=0.0, max=1.0,
-                                 help="the similarity (0 to 1) at which the similarity report "
-                                 "lists a pair of students (make similarity)").tag(config=True)
-    similarity_common_fraction = Float(0.2, min=0.0, max=1.0,
-                                       help="code that more than this share of the class wrote "
-                                       "alike is no evidence of copying").tag(config=True)
 
     @classmethod
-    def default(cls, name: str) -> object:
+    def default(cls, name: str) -> Any:
         """The default of setting `name`."""
         return cls.class_traits()[name].default()
 
@@ -77,7 +70,7 @@ class Limits:
         return self.notebook_budget or BUDGET_CELLS * self.timeout
 
 
-def limits_from_config(config: object) -> Limits:
+def limits_from_config(config: Config) -> Limits:
     """The sandbox's Limits that the configuration `config` sets."""
     from nbgrader.preprocessors import Execute  # nbgrader's preprocessors import slowly
 

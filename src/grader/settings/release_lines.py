@@ -2,7 +2,7 @@
 copies carry what nbgrader_config.py and _config.yml say, on the hub and off it.
 
 - ``COURSE_SALT = "..."``: the course's salt for each student's own model
-  (gptcourse.variants), ``c.SandboxGrader.variant_salt``. A notebook must compute
+  (gptcourse.variants), ``c.StudentVariants.salt``. A notebook must compute
   that model the same way on the hub, in Colab and on a laptop, where
   nbgrader_config.py is not at hand. `stale_salts` finds a notebook that still
   holds another salt, which every other command refuses, since its students would
@@ -24,6 +24,7 @@ import json
 import os
 import re
 import tomllib
+from typing import Any
 
 import yaml
 
@@ -31,7 +32,7 @@ from .course import Settings
 from .errors import CourseError
 
 
-def line_pattern(name: str) -> re.Pattern:
+def line_pattern(name: str) -> re.Pattern[str]:
     """``NAME = value  # comment`` as a line of a cell: the value and the comment."""
     return re.compile(rf"^{name} = (?P<value>.*?)(?P<comment>[ \t]+#.*)?$", re.MULTILINE)
 
@@ -40,13 +41,13 @@ SALT_LINE = line_pattern("COURSE_SALT")
 PACKAGE_LINE = line_pattern("COURSE_PACKAGE")
 
 
-def code_cells(path: str) -> list:
+def code_cells(path: str) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as handle:
         return [cell for cell in json.load(handle).get("cells", [])
                 if cell.get("cell_type") == "code"]
 
 
-def notebook_values(path: str, pattern: re.Pattern) -> list:
+def notebook_values(path: str, pattern: re.Pattern[str]) -> list[str]:
     """The values of the lines `pattern` finds in the notebook at `path`, as written."""
     return [match.group("value") for cell in code_cells(path)
             for match in pattern.finditer("".join(cell.get("source", [])))]
@@ -72,14 +73,14 @@ def install_requirement(course_root: str) -> str | None:
                           f"pyproject.toml ({error})") from None
 
 
-def wanted_values(settings: Settings) -> dict:
+def wanted_values(settings: Settings) -> dict[re.Pattern[str], str]:
     """{pattern: the Python literal its line must hold} for this course."""
     requirement = install_requirement(settings.root)
     return {SALT_LINE: json.dumps(settings.variant_salt),
             PACKAGE_LINE: "None" if requirement is None else json.dumps(requirement)}
 
 
-def stale_salts(settings: Settings) -> list:
+def stale_salts(settings: Settings) -> list[str]:
     """One line for each instructor notebook whose COURSE_SALT is not the configured salt."""
     wanted = json.dumps(settings.variant_salt)
     stale = []
@@ -88,12 +89,12 @@ def stale_salts(settings: Settings) -> list:
             found = [value for value in notebook_values(path, SALT_LINE) if value != wanted]
             if found:
                 stale.append(f"{os.path.relpath(path, settings.root)} has COURSE_SALT = "
-                             f"{found[0]}, but c.SandboxGrader.variant_salt is {wanted}: run "
+                             f"{found[0]}, but c.StudentVariants.salt is {wanted}: run "
                              "`make release`, which writes the salt into the notebooks")
     return stale
 
 
-def write_release_lines(settings: Settings) -> list:
+def write_release_lines(settings: Settings) -> list[tuple[str, str]]:
     """Write the course's COURSE_SALT and COURSE_PACKAGE lines into every instructor
     notebook; returns (path, line) for each line changed. Other notebooks are left byte
     for byte."""

@@ -3,10 +3,11 @@
 A student's answers are the code cells of their submitted notebooks that
 nbgrader marks ``solution: true`` and the code cells they added (no nbgrader
 grade_id); the instructor's set-up and test cells are left out, whatever the
-student did to them. A cell counts up to MAX_CELL_CHARS characters, and a
-student up to MAX_CELLS cells. The shared code is every code cell of the instructor's
-notebooks: the released code, and the solutions, which the site teaches. A
-submission that cannot be read is listed with its reason, never fatal.
+student did to them. A cell counts up to its first COMPARED_CELL_CHARS characters
+(a longer one is cut, not dropped), and a student up to MAX_CELLS cells. The
+shared code is every code cell of the instructor's notebooks: the released code,
+and the solutions, which the site teaches. A submission that cannot be read is
+listed with its reason, never fatal.
 """
 
 import ast
@@ -20,7 +21,8 @@ from ..safe_text import shown_id, student_id_problem, without_controls
 from ..settings import CourseError, Settings
 
 RELEASED_STUB = "raise NotImplementedError()\n"
-MAX_CELL_CHARS = 100_000  # of one cell, compared (a pasted data dump is not an answer)
+# the characters of one cell compared, its first; the rest is cut (a pasted data dump is no answer)
+COMPARED_CELL_CHARS = 100_000
 MAX_CELLS = 300  # of one student, compared
 
 
@@ -108,7 +110,7 @@ def student_cells(settings: Settings, student: str, assignment: str,
             label = compared_cell(cell)
             if label and len(cells) < MAX_CELLS:
                 cells.append(AnswerCell(name, number, without_controls(label),
-                                        without_controls(cell["source"][:MAX_CELL_CHARS])))
+                                        without_controls(cell["source"][:COMPARED_CELL_CHARS])))
     if missing and len(missing) == len(notebooks):
         raise Unreadable("no notebook handed in (" + ", ".join(missing) + ")")
     return cells

@@ -14,7 +14,7 @@ import os
 
 from ..files import csv_text, write_atomically
 from ..safe_text import spreadsheet_cell
-from ..settings import SandboxGrader, Settings
+from ..settings import Settings
 from .answers import AnswerCell, read_class
 from .comparison import Comparison, Pair, compare_class, passages
 from .fingerprints import Span
@@ -117,7 +117,7 @@ def render_similarity(comparison: Comparison) -> str:
     below = [p for p in comparison.pairs if not p.above_threshold][:BELOW_SHOWN]
     overview = (f"{len(answers.students)} submission(s) compared in "
                 f"{len(comparison.pairs)} pair(s); threshold {comparison.threshold:.0%} "
-                f"(c.SandboxGrader.similarity_threshold); {len(above)} pair(s) at or above it.")
+                f"(c.SimilarityReport.threshold); {len(above)} pair(s) at or above it.")
     if answers.not_compared:
         rows = "\n".join(f"<tr><td>{html.escape(s)}</td><td>{html.escape(reason)}</td></tr>"
                          for s, reason in sorted(answers.not_compared.items()))
@@ -146,12 +146,11 @@ def write_similarity(settings: Settings, assignment: str, threshold: float | Non
                      ) -> list[str]:
     """reports/similarity-<assignment>.csv and .html written; returns their paths.
 
-    `threshold` defaults to c.SandboxGrader.similarity_threshold.
+    `threshold` defaults to c.SimilarityReport.threshold.
     """
-    grader = SandboxGrader(config=settings.config)
     comparison = compare_class(read_class(settings, assignment),
-                               grader.similarity_threshold if threshold is None else threshold,
-                               grader.similarity_common_fraction)
+                               settings.similarity_threshold if threshold is None else threshold,
+                               settings.similarity_common_fraction)
     base = os.path.join(settings.reports, f"similarity-{assignment}")
     return [write_atomically(base + ".csv", csv_text(similarity_rows(comparison), CSV_FIELDS)),
             write_atomically(base + ".html", render_similarity(comparison))]

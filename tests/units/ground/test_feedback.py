@@ -10,8 +10,8 @@ import pytest
 from traitlets.config import Config
 
 from testsupport import tiny_course as fx
-from grader.feedback import (FeedbackPage, HideTestCode, Outcome, SummaryRow, feedback_summary,
-                             first_line, outcome_of)
+from grader.plugins.feedback import (FeedbackPage, HideTestCode, Outcome, SummaryRow,
+                                     feedback_summary, first_line, outcome_of)
 
 # what nbgrader's GenerateFeedback configures for every HTML exporter (its own template)
 NBGRADER_FEEDBACK_CONFIG = {"HTMLExporter": {

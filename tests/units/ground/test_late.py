@@ -8,8 +8,8 @@ from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import TraitError
 from traitlets.config import Config
 
-from grader.late import (DAY_SECONDS, LateCharge, LateDayBudget, Lateness, PercentPerDay,
-                         days_late, late_charges)
+from grader.plugins.late import (DAY_SECONDS, LateCharge, LateDayBudget, Lateness,
+                                 PercentPerDay, days_late, late_charges)
 
 HOUR = 3600.0
 MINUTE = 60.0
@@ -99,7 +99,7 @@ def test_after_the_budget_the_configured_policy_applies():
     config = Config()
     config.LateSubmissionPlugin.penalty_method = "zero"
     assert LateDayBudget(config=config).late_submission_penalty("a", 6.0, HOUR) == 6.0
-    config.LateDayBudget.after = "grader.late.PercentPerDay"
+    config.LateDayBudget.after = "grader.plugins.late.PercentPerDay"
     config.PercentPerDay.percent = 5.0
     budget = LateDayBudget(config=config)
     assert budget.late_submission_penalty("a", 10.0, 25 * HOUR) == pytest.approx(1.0)
@@ -110,7 +110,7 @@ def test_the_course_config_names_a_policy_as_it_names_a_preprocessor():
     from nbgrader.preprocessors import AssignLatePenalties
 
     config = Config()
-    config.AssignLatePenalties.plugin_class = "grader.late.LateDayBudget"
+    config.AssignLatePenalties.plugin_class = "grader.plugins.late.LateDayBudget"
     config.LateDayBudget.days = 4
     late = AssignLatePenalties(config=config)
     late.init_plugin()

@@ -121,10 +121,10 @@ def test_a_new_terms_salt_is_written_into_the_notebook_and_refused_until_then(tm
         before = handle.read()
     assert write_release_lines(load(course)) == []  # nothing to change: the file is kept byte for byte
     with open(config, "a", encoding="utf-8") as handle:
-        handle.write('c.SandboxGrader.variant_salt = "2027-spring"\n')
+        handle.write('c.StudentVariants.salt = "2027-spring"\n')
     stale = stale_salts(load(course))
     assert stale == ['solutions/parameters/parameters.ipynb has COURSE_SALT = "2026-fall", but '
-                     'c.SandboxGrader.variant_salt is "2027-spring": run `make release`, which '
+                     'c.StudentVariants.salt is "2027-spring": run `make release`, which '
                      'writes the salt into the notebooks']
     assert write_release_lines(load(course)) == [(notebook, 'COURSE_SALT = "2027-spring"')]
     assert stale_salts(load(course)) == []

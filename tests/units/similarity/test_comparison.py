@@ -14,7 +14,7 @@ from grader.similarity import (AnswerCell, ClassAnswers, compare_class, read_cla
 from grader.similarity.fingerprints import kgrams, names_of, winnowed
 from grader.similarity.report import CSV_FIELDS, highlighted, render_similarity, similarity_rows
 from grader.cli import main
-from grader.settings import SandboxGrader, load
+from grader.settings import load
 from testsupport.course import copy_course
 from testsupport.similar_students import HONEST, hand_in_each, synthetic_class
 
@@ -214,9 +214,8 @@ def synthetic(tmp_path_factory):
     os.symlink(os.path.join(submitted, "student-00"), os.path.join(submitted, "linked"))
     settings = load(course)
     answers = read_class(settings, "parameters")
-    grader = SandboxGrader(config=settings.config)
-    comparison = compare_class(answers, grader.similarity_threshold,
-                               grader.similarity_common_fraction)
+    comparison = compare_class(answers, settings.similarity_threshold,
+                               settings.similarity_common_fraction)
     return settings, answers, planted, comparison
 
 

@@ -1,0 +1,25 @@
+"""The ground floor's nbgrader plugins: the classes nbgrader_config.py names, which nbgrader
+itself loads by their dotted names (``grader.plugins.feedback.FeedbackPage``).
+
+- ``feedback.py``: the feedback a student reads, without the hidden tests:
+  `HideTestCode` (c.GenerateFeedback.preprocessors) and `FeedbackPage`
+  (c.GenerateFeedback.exporter_class), its template in the package's
+  ``templates/feedback/``.
+- ``nbgrader_guard.py``: `SandboxedGradingOnly` (c.Autograde.exporter_class),
+  which refuses nbgrader's own autograde before it touches a file or a grade.
+- ``late.py``: the late policies c.AssignLatePenalties.plugin_class may name
+  (`PercentPerDay`, `LateDayBudget`), and what each student's late assignments
+  are charged (`late_charges`).
+
+They import only the ground floor (``cells.py``), so that loading them, as the
+check of nbgrader_config.py does, lifts nothing above them. The old paths
+(``grader.feedback``, ``grader.late``, ``grader.nbgrader_guard``) still name
+the same classes, deprecated.
+"""
+
+from .feedback import FeedbackPage, HideTestCode
+from .late import LateCharge, LateDayBudget, Lateness, PercentPerDay, late_charges
+from .nbgrader_guard import SandboxedGradingOnly
+
+__all__ = ["FeedbackPage", "HideTestCode", "LateCharge", "LateDayBudget", "Lateness",
+           "PercentPerDay", "SandboxedGradingOnly", "late_charges"]

@@ -1,0 +1,167 @@
+"""The course's late policies: nbgrader LateSubmissionPlugin classes that nbgrader_config.py names.
+
+nbgrader's own plugin has two policies, ``penalty_method = "none"`` and
+``"zero"``. Two more are here, chosen with ``c.AssignLatePenalties.plugin_class``:
+
+- `PercentPerDay`: a percentage of the notebook's score per day late (a part of
+  a day counting as a whole day, or not), never below a floor.
+- `LateDayBudget`: each student has a number of late days for the whole course,
+  spent in due-date order, whole days per assignment; lateness the budget covers
+  costs nothing, the rest gets the policy in `LateDayBudget.after`.
+
+Lateness is always counted from the student's own due date: the class's due
+date plus the student's extension (nbgrader's ``SubmittedAssignment.extension``).
+A `Lateness` is what the gradebook says of one student's assignment; `late_charges`
+turns a student's `Lateness` records into what each assignment is charged.
+"""
+
+import datetime
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from nbgrader.plugins import LateSubmissionPlugin
+from traitlets import Bool, Float, Integer, TraitError, Type, validate
+
+DAY_SECONDS = 86400.0
+
+
+def days_late(seconds_late: float) -> int:
+    """Whole days late, a part of a day counting as a day: 1 minute is 1, 25 hours are 2."""
+    return math.ceil(seconds_late / DAY_SECONDS) if seconds_late > 0 else 0
+
+
+@dataclass(frozen=True)
+class Lateness:
+    """One student's assignment as the gradebook holds it: due dates and hand-in time."""
+
+    assignment: str
+    class_due: datetime.datetime | None  # the class's due date (naive UTC), None: none set
+    extension: datetime.timedelta | None  # the student's extension, None: none
+    timestamp: datetime.datetime | None  # when it was handed in (naive UTC), None: unknown
+
+    @property
+    def due(self) -> datetime.datetime | None:
+        """The student's own due date: the class's, plus the extension."""
+        if self.class_due is None:
+            return None
+        return self.class_due + (self.extension or datetime.timedelta(0))
+
+    @property
+    def seconds_late(self) -> float:
+        """Seconds after the student's own due date (0 when on time, undated or unknown)."""
+        if self.due is None or self.timestamp is None:
+            return 0.0
+        return max(0.0, (self.timestamp - self.due).total_seconds())
+
+    @property
+    def seconds_after_class_due(self) -> float:
+        """Seconds after the class's due date, whatever the extension."""
+        if self.class_due is None or self.timestamp is None:
+            return 0.0
+        return max(0.0, (self.timestamp - self.class_due).total_seconds())
+
+
+@dataclass(frozen=True)
+class LateCharge:
+    """What one late assignment is charged: the seconds the penalty is computed from, and,
+    under a `LateDayBudget`, the late days it spent and those left after it."""
+
+    seconds_late: float  # after the student's own due date
+    seconds_charged: float  # what the policy's penalty is computed from
+    late_days_used: int = 0
+    late_days_left: int | None = None  # None: the course has no late-day budget
+
+
+class PercentPerDay(LateSubmissionPlugin):
+    """A percentage of the notebook's score taken per day late, never below a floor.
+
+    With percent = 10 and the defaults, 1 minute late loses 10%, 25 hours late
+    20%; with floor_percent = 50 a late notebook keeps at least half its score.
+    (The inherited penalty_method is not used.)
+    """
+
+    percent = Float(10.0, min=0.0, max=100.0,
+                    help="percent of a late notebook's score taken per day late").tag(config=True)
+    part_day_counts = Bool(True, help="a part of a day late counts as a whole day (1 minute "
+                                      "late: one day); off, days are counted in fractions"
+                           ).tag(config=True)
+    floor_percent = Float(0.0, min=0.0, max=100.0,
+                          help="the least percent of its score a late notebook keeps"
+                          ).tag(config=True)
+
+    def percent_taken(self, seconds_late: float) -> float:
+        """The percent of the score taken for `seconds_late` (0 when on time)."""
+        if seconds_late <= 0:
+            return 0.0
+        days = days_late(seconds_late) if self.part_day_counts else seconds_late / DAY_SECONDS
+        return min(self.percent * days, 100.0 - self.floor_percent)
+
+    def late_submission_penalty(self, student_id: str, score: float,
+                                total_seconds_late: float) -> float | None:
+        if total_seconds_late <= 0:
+            return None
+        return score * self.percent_taken(total_seconds_late) / 100.0
+
+
+class LateDayBudget(LateSubmissionPlugin):
+    """Late days each student spends across the course's assignments, then another policy.
+
+    Assignments are taken in due-date order (then by name). A late assignment
+    spends whole days (a part of a day counts as one) while days remain: 25 hours
+    late spends 2. When fewer days remain than it needs, it spends what is left and
+    the lateness beyond them gets the `after` policy (its seconds counted from the
+    student's due date moved by the days spent). Which days are spent depends only
+    on due dates, extensions and hand-in times, never on scores, so the result
+    does not depend on the order assignments are graded in.
+
+    The spending needs the student's other assignments: the grader's recording
+    (record_in_gradebook) computes it from the gradebook (`spend`); the plugin's
+    own late_submission_penalty is given only the lateness the budget left.
+    """
+
+    days = Integer(5, min=0, help="late days each student may spend across the course's "
+                                  "assignments").tag(config=True)
+    after = Type(LateSubmissionPlugin, klass=LateSubmissionPlugin,
+                 help="the policy for lateness the budget does not cover: nbgrader's "
+                      "LateSubmissionPlugin (its penalty_method) or "
+                      "grader.plugins.late.PercentPerDay").tag(config=True)
+
+    @validate("after")
+    def _after_is_not_a_budget(self, proposal: dict[str, Any]) -> type[LateSubmissionPlugin]:
+        if issubclass(proposal["value"], LateDayBudget):
+            raise TraitError("the policy after a late-day budget cannot be a budget itself")
+        return proposal["value"]
+
+    def spend(self, lateness: list[Lateness]) -> dict[str, LateCharge]:
+        """{assignment: LateCharge} for one student's `Lateness` records, days spent in
+        due-date order."""
+        charges: dict[str, LateCharge] = {}
+        left = self.days
+        for entry in sorted(lateness, key=lambda e: (e.class_due is None, e.class_due or 0,
+                                                     e.assignment)):
+            seconds = entry.seconds_late
+            if seconds <= 0:
+                charges[entry.assignment] = LateCharge(0.0, 0.0, 0, left)
+                continue
+            used = min(days_late(seconds), left)
+            left -= used
+            charges[entry.assignment] = LateCharge(
+                seconds, max(0.0, seconds - used * DAY_SECONDS), used, left)
+        return charges
+
+    def late_submission_penalty(self, student_id: str, score: float,
+                                total_seconds_late: float) -> float | None:
+        """The `after` policy's penalty for the lateness the budget did not cover."""
+        if total_seconds_late <= 0:
+            return None
+        policy = self.after(parent=self)
+        return policy.late_submission_penalty(student_id, score, total_seconds_late)
+
+
+def late_charges(plugin: LateSubmissionPlugin,
+                 lateness: list[Lateness]) -> dict[str, LateCharge]:
+    """{assignment: LateCharge} of one student's `Lateness` records under `plugin`."""
+    if isinstance(plugin, LateDayBudget):
+        return plugin.spend(lateness)
+    return {e.assignment: LateCharge(e.seconds_late, e.seconds_late) for e in lateness}

@@ -1,0 +1,44 @@
+"""The grader's settings that are not the sandbox's, each on the configurable of what reads it.
+
+As nbgrader keeps each setting on the class that uses it (``c.CourseDirectory.root``,
+``c.Execute.timeout``), these are set as ``c.ClassName.name = value`` in
+nbgrader_config.py and read once, in `settings.load`:
+
+- `Reports`: where the grade reports go (``c.Reports.directory``).
+- `SimilarityReport`: which pairs the similarity report lists, and which code is
+  too common to count (``c.SimilarityReport.threshold``, ``.common_fraction``).
+- `StudentVariants`: the salt of each student's own model (``c.StudentVariants.salt``).
+
+Each was a setting of `SandboxGrader` before; the old names still work
+(renamed.py).
+"""
+
+from traitlets import Float, Unicode
+from traitlets.config import Configurable
+
+
+class Reports(Configurable):
+    """Where the grade reports go: summary.txt, the report page, grades.csv, the LMS exports,
+    the similarity reports."""
+
+    directory = Unicode("", help="where grade reports go (default: reports/ beside the "
+                        "submitted/ folder)").tag(config=True)
+
+
+class SimilarityReport(Configurable):
+    """What `make similarity` lists (reports/similarity-<assignment>.csv and .html)."""
+
+    threshold = Float(0.6, min=0.0, max=1.0,
+                      help="the similarity (0 to 1) at which the similarity report lists a "
+                      "pair of students (make similarity)").tag(config=True)
+    common_fraction = Float(0.2, min=0.0, max=1.0,
+                            help="code that more than this share of the class wrote alike is "
+                            "no evidence of copying").tag(config=True)
+
+
+class StudentVariants(Configurable):
+    """Each student's own model (gptcourse.variants), derived from the student id and a salt."""
+
+    salt = Unicode("", help="the salt of each student's own model (gptcourse.variants): "
+                   "change it each term, then make release").tag(config=True)
+

@@ -1,0 +1,81 @@
+"""The grader's settings on the classes of what reads them: c.Reports, c.SimilarityReport and
+c.StudentVariants, read once into Settings and checked like nbgrader's own."""
+
+import os
+
+import pytest
+
+from grader.settings import (CONFIGURABLES, CourseError, Reports, SimilarityReport,
+                             StudentVariants, load)
+
+
+def course_with(tmp_path, *lines):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n" + "".join(
+        line + "\n" for line in lines))
+    return str(tmp_path)
+
+
+def test_the_new_names_set_what_settings_reads(tmp_path):
+    settings = load(course_with(tmp_path, 'c.Reports.directory = "elsewhere"',
+                                "c.SimilarityReport.threshold = 0.8",
+                                "c.SimilarityReport.common_fraction = 0.1",
+                                'c.StudentVariants.salt = "2027-spring"'))
+    assert (settings.reports, settings.similarity_threshold,
+            settings.similarity_common_fraction, settings.variant_salt) == (
+        "elsewhere", 0.8, 0.1, "2027-spring")
+    assert settings.warnings == []
+
+
+def test_unset_they_are_the_classes_defaults(tmp_path):
+    settings = load(course_with(tmp_path))
+    assert settings.reports == os.path.join(str(tmp_path), "reports")
+    assert settings.similarity_threshold == SimilarityReport().threshold == 0.6
+    assert settings.similarity_common_fraction == SimilarityReport().common_fraction == 0.2
+    assert settings.variant_salt == StudentVariants().salt == ""
+    assert Reports().directory == ""
+
+
+@pytest.mark.filterwarnings("ignore:Config option `treshold` not recognized:UserWarning")
+def test_a_misspelt_name_of_a_new_class_warns_with_the_likely_name(tmp_path):
+    settings = load(course_with(tmp_path, "c.SimilarityReport.treshold = 0.8",
+                                "c.SimilarityReprot.threshold = 0.8"))
+    assert settings.warnings == [
+        f"{tmp_path}/nbgrader_config.py, line 2: warning: c.SimilarityReport.treshold is "
+        "ignored: SimilarityReport has no setting 'treshold' (did you mean threshold?)",
+        f"{tmp_path}/nbgrader_config.py, line 3: warning: c.SimilarityReprot.threshold is "
+        "ignored: neither nbgrader nor the grader has settings named SimilarityReprot "
+        "(did you mean SimilarityReport?)"]
+
+
+def test_a_value_out_of_range_is_an_error_with_its_line(tmp_path):
+    with pytest.raises(CourseError) as error:
+        load(course_with(tmp_path, "c.SimilarityReport.common_fraction = 2.0"))
+    assert str(error.value).startswith(
+        f"{tmp_path}/nbgrader_config.py, line 2: c.SimilarityReport.common_fraction = 2.0: ")
+
+
+def test_the_command_line_help_lists_every_class_of_the_graders_settings(capsys):
+    from grader.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["autograde", "--help"])
+    text = capsys.readouterr().out
+    for configurable in CONFIGURABLES:
+        for name, trait in configurable.class_traits(config=True).items():
+            assert f"c.{configurable.__name__}.{name} = {trait.default()!r}:" in text
+
+
+def test_a_class_the_configuration_names_is_loaded_and_its_settings_known(tmp_path,
+                                                                         monkeypatch):
+    (tmp_path / "course_policy.py").write_text(
+        "from nbgrader.plugins import LateSubmissionPlugin\n"
+        "from traitlets import Integer\n\n\n"
+        "class HalfOff(LateSubmissionPlugin):\n"
+        "    hours = Integer(1).tag(config=True)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    settings = load(course_with(tmp_path,
+                                'c.AssignLatePenalties.plugin_class = "course_policy.HalfOff"',
+                                "c.HalfOff.hours = 3", "c.HalfOff.hour = 3"))
+    assert settings.warnings == [
+        f"{tmp_path}/nbgrader_config.py, line 4: warning: c.HalfOff.hour is ignored: HalfOff "
+        "has no setting 'hour' (did you mean hours?)"]
