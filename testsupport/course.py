@@ -189,3 +189,17 @@ def released_course(dest, root=ROOT):
     return released_once(("course", root),
                          lambda folder: release_assignments(copy_course(folder, root=root)),
                          dest)
+
+
+def plain_settings(root, submitted=None):
+    """The grader's Settings of a course at `root` with nbgrader's folders and the grader's
+    defaults, made without reading an nbgrader_config.py (for tests of one wing)."""
+    from grader.settings import Limits, Settings, SimilarityReport  # the tests' own import
+
+    data = os.path.join(root, "course-data")
+    similarity = SimilarityReport()
+    return Settings(root, "course", os.path.join(root, "source"),
+                    submitted or os.path.join(data, "submitted"),
+                    os.path.join(data, "autograded"), os.path.join(data, "feedback"),
+                    os.path.join(data, "reports"), "sqlite://", Limits(timeout=60), "gptcourse",
+                    similarity.threshold, similarity.common_fraction)

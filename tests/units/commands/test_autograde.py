@@ -9,8 +9,9 @@ import pytest
 from grader.autograde import HandIn, chosen_students, limits_in_force, refusal, refused_result
 from grader.results import CheckStatus, NotebookStatus, StudentStatus
 from grader.sandbox import SandboxCgroups
-from grader.settings import Limits, Settings
+from grader.settings import Limits
 from testsupport import tiny_course as fx
+from testsupport.course import plain_settings
 
 
 def course_settings(root, students=(), assignment="hw"):
@@ -19,10 +20,7 @@ def course_settings(root, students=(), assignment="hw"):
     for student in students:
         os.makedirs(os.path.join(submitted, student, assignment))
     os.makedirs(submitted, exist_ok=True)
-    data = os.path.dirname(submitted)
-    return Settings(root, "course", os.path.join(root, "source"), submitted,
-                    os.path.join(data, "autograded"), os.path.join(data, "feedback"),
-                    os.path.join(data, "reports"), "sqlite://", Limits(timeout=60), "gptcourse")
+    return plain_settings(root, submitted)
 
 
 STUDENTS = ["ada", "bob", "cy", "dee", "eve"]

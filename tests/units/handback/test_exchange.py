@@ -5,14 +5,7 @@ import os
 
 from grader.handback import release_feedback
 from grader.handback.exchange import EXCHANGE_FILES, came_through_exchange, feedback_folders
-from grader.settings import Limits, Settings
-
-
-def course_settings(root):
-    data = os.path.join(root, "course-data")
-    return Settings(root, "course", os.path.join(root, "source"), os.path.join(data, "submitted"),
-                    os.path.join(data, "autograded"), os.path.join(data, "feedback"),
-                    os.path.join(data, "reports"), "sqlite://", Limits(timeout=60), "gptcourse")
+from testsupport.course import plain_settings
 
 
 def feedback_page(settings, student, assignment, *exchange_files, page="parameters.html"):
@@ -26,7 +19,7 @@ def feedback_page(settings, student, assignment, *exchange_files, page="paramete
 
 
 def test_the_students_with_a_feedback_page_of_the_assignment_are_found(tmp_path):
-    settings = course_settings(str(tmp_path))
+    settings = plain_settings(str(tmp_path))
     assert feedback_folders(settings, "hw") == {}  # no feedback/ folder yet
     ada = feedback_page(settings, "ada", "hw")
     feedback_page(settings, "bob", "hw", page=None)  # a folder without a page
@@ -36,7 +29,7 @@ def test_the_students_with_a_feedback_page_of_the_assignment_are_found(tmp_path)
 
 
 def test_a_student_came_through_the_exchange_only_with_both_of_its_files(tmp_path):
-    settings = course_settings(str(tmp_path))
+    settings = plain_settings(str(tmp_path))
     assert EXCHANGE_FILES == ("timestamp.txt", "submission_secret.txt")
     assert came_through_exchange(feedback_page(settings, "ada", "hw", *EXCHANGE_FILES))
     assert not came_through_exchange(feedback_page(settings, "bob", "hw", "timestamp.txt"))
@@ -46,7 +39,7 @@ def test_a_student_came_through_the_exchange_only_with_both_of_its_files(tmp_pat
 def test_without_a_feedback_page_or_an_exchange_student_nothing_is_released(tmp_path,
                                                                             monkeypatch):
     monkeypatch.chdir(tmp_path)
-    settings = course_settings(str(tmp_path))
+    settings = plain_settings(str(tmp_path))
     assert release_feedback(settings, "hw") == [
         "hw: no feedback pages in course-data/feedback/*/hw/ (run make feedback first)"]
     feedback_page(settings, "bob", "hw", "timestamp.txt")

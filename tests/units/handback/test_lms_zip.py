@@ -10,14 +10,8 @@ import pytest
 from grader.handback import write_feedback_zip
 from grader.handback.lms_zip import feedback_name
 from grader.intake import MANIFEST_FIELDS, manifest_path
-from grader.settings import CourseError, Limits, Settings
-
-
-def course_settings(root):
-    data = os.path.join(root, "course-data")
-    return Settings(root, "course", os.path.join(root, "source"), os.path.join(data, "submitted"),
-                    os.path.join(data, "autograded"), os.path.join(data, "feedback"),
-                    os.path.join(data, "reports"), "sqlite://", Limits(timeout=60), "gptcourse")
+from grader.settings import CourseError
+from testsupport.course import plain_settings
 
 
 def row(student, lms, lms_file_name, notebook="parameters.ipynb"):
@@ -69,14 +63,14 @@ def feedback_page(settings, student, assignment, page):
 
 def test_nothing_collected_from_an_lms_says_where_the_pages_are(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert write_feedback_zip(course_settings(str(tmp_path)), "hw") == [
+    assert write_feedback_zip(plain_settings(str(tmp_path)), "hw") == [
         "hw: nothing was collected from an LMS (make collect-zip records it); the feedback "
         "pages are in course-data/feedback/<student>/hw/"]
 
 
 def test_the_zip_holds_each_collected_page_and_says_who_is_left_out(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    settings = course_settings(str(tmp_path))
+    settings = plain_settings(str(tmp_path))
     write_manifest(settings, "hw", [
         row("ada", "canvas", "lovelaceada_10001_70000_parameters.ipynb"),
         row("bob", "canvas", "brownbob_late_10002_70010_parameters.ipynb"),
