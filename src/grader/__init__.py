@@ -13,8 +13,10 @@ Top floor, the instructor's commands:
 - ``cli.py`` (``__main__.py``): every command, ``python -m grader COMMAND``.
 - ``autograde.py``: one autograding run: the assignment prepared once, which
   students, which are refused, each result to the single writer.
-- ``engines.py``: where students are graded: this process, a pool of forked
-  processes or a Dask cluster, through one path (`graded`).
+- ``engines.py``: where students are graded: a pool of forked processes or a
+  Dask cluster (the `Engine` that `engine()` yields), through one path
+  (`graded`), fed by a list of hand-ins (a batch) or a `HandInQueue` that
+  blocks until the next one arrives, results collected while it waits.
 - ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
 
 The wings, from the top down:
@@ -38,7 +40,8 @@ The wings, from the top down:
   and the late penalties.
 - ``worker/``: one student graded, from a `Job` of plain data to a
   `StudentResult`: the `Assignment` prepared once, the plan executed in
-  sandboxed kernels, the autograded notebook, what a worker keeps warm.
+  sandboxed kernels, the autograded notebook, what a worker keeps warm (per
+  assignment and release).
 - ``checks/``: the instructor's test cells, run here against the answers:
   answer names, values decoded from the kernel, the `Checker`.
 - ``plan/``: a submission read defensively, and the plan of cells to run;

@@ -5,6 +5,7 @@
         [--memory-mib MIB] [--tmpfs-mib MIB] [--course DIR]
     python -m grader summary [ASSIGNMENT ...]
     python -m grader check-config [--assignment NAME] [--duedate DATE]
+    python -m grader release-lines
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
@@ -22,7 +23,9 @@ workers of a Dask cluster (docs/scaling.md), records the scores in nbgrader's
 gradebook, writes autograded notebooks and the grade report (reports/ASSIGNMENT.csv
 and .json beside the gradebook's other run-time data). check-config loads
 nbgrader_config.py as nbgrader does and stops with the file and line on any
-mistake; every make target that runs nbgrader runs it first. `due` sets an
+mistake; every make target that runs nbgrader runs it first. `release-lines`
+writes the term's salt and the install line into the instructor's notebooks
+(the first step of make release). `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
 `collect-zip` puts the notebooks of an LMS's download into submitted/ (make

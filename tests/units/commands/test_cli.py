@@ -61,3 +61,14 @@ def test_the_course_gives_a_notebook_three_cell_limits_and_its_first_cell_says_s
             words = " ".join(intro.split())
             assert ("each cell at most one minute and the whole notebook three minutes"
                     in words), (folder, assignment, json.dumps(intro[-400:]))
+
+
+def test_the_usage_at_the_top_of_cli_names_every_command_and_no_other():
+    import re
+
+    from grader import cli
+
+    listed = re.search(r"\{([a-z,-]+)\}", cli.build_parser().format_usage()).group(1)
+    usage = re.findall(r"^    python -m grader ([a-z-]+)", cli.__doc__, flags=re.M)
+    assert sorted(usage) == sorted(listed.split(","))
+    assert "release-lines" in usage
