@@ -11,6 +11,7 @@ whatever order the assignments were graded in.
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from nbgrader.api import SubmittedAssignment, SubmittedNotebook
@@ -61,6 +62,16 @@ def assign_late_penalties(db: scoped_session, student_id: str,
                 penalty = plugin.late_submission_penalty(student_id, notebook.score,
                                                          charge.seconds_charged)
                 if penalty is not None:
-                    notebook.late_submission_penalty = late_penalties._check_late_penalty(
-                        notebook, penalty)
+                    notebook.late_submission_penalty = penalty_within_score(
+                        penalty, notebook.score, late_penalties.log)
     db.flush()
+
+
+def penalty_within_score(penalty: float, score: float, log: logging.Logger) -> float:
+    """A plugin's penalty kept between 0 and the notebook's score, as nbgrader keeps it,
+    with the same warning when it had to be changed."""
+    kept = min(max(penalty, 0), score)
+    if kept != penalty:
+        why = "< 0" if penalty < 0 else "> score"
+        log.warning(f"(Penalty {why}) Adjusting late submission penalty from {penalty} to {kept}.")
+    return kept
