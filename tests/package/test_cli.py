@@ -1,8 +1,26 @@
+"""The command line, `python -m gptcourse`: counts, sizes, generation and its one-line errors.
+
+Generation runs as a real `python -m gptcourse` process; the other commands call the same
+`main` in this process, which prints what the command prints (and saves a torch start-up each).
+"""
+
+import contextlib
+import io
 import subprocess
 import sys
 
+from gptcourse.__main__ import main
+
 
 def run_cli(*args):
+    """The exit status and output of `python -m gptcourse ARGS`, run in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
+
+
+def run_process(*args):
     return subprocess.run([sys.executable, "-m", "gptcourse", *args],
                           capture_output=True, text=True, timeout=120)
 
@@ -23,7 +41,7 @@ def test_params_all_lists_every_model():
 
 
 def test_generate_reproduces_the_reference_text():
-    result = run_cli("generate", "Hello, I am", "--max-new-tokens", "6", "--seed", "123", "--ids")
+    result = run_process("generate", "Hello, I am", "--max-new-tokens", "6", "--seed", "123", "--ids")
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "Hello, I am Featureiman Byeswickattribute argue",
