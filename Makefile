@@ -98,9 +98,11 @@ $(AXE): | system
 # --- end of the accessibility test set-up ---------------------------------------
 
 # The quick subset: the folders of tests that grade no notebook, build no site and start
-# no sandbox or server (every other test is marked slow: `pytest -m "not slow"` is the same).
+# no sandbox or server, less the few tests in them marked slow (a fresh interpreter that
+# builds the 124M model); every test of the other folders is marked slow, so
+# `pytest -m "not slow"` is the same.
 test-fast: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest tests/package tests/units $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" tests/package tests/units $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).

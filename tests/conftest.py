@@ -13,7 +13,8 @@ The tests mirror what they test, one folder each:
     book         the course site
     hub          a real JupyterHub in a browser
 
-The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/ and units/;
+The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/ and units/, less
+the few tests there marked slow by hand (a fresh interpreter that builds the 124M model);
 every test in any other folder is marked slow. Helpers live in testsupport/.
 """
 

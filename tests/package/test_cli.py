@@ -1,13 +1,17 @@
 """The command line, `python -m gptcourse`: counts, sizes, generation and its one-line errors.
 
-Generation runs as a real `python -m gptcourse` process; the other commands call the same
-`main` in this process, which prints what the command prints (and saves a torch start-up each).
+The commands call `main` in this process, which prints what the command prints (and saves
+a torch start-up each); generation also runs once as a real `python -m gptcourse` process, a
+test marked slow (it builds the 124M model in a fresh interpreter), so `make test-fast` leaves it
+to `make test`.
 """
 
 import contextlib
 import io
 import subprocess
 import sys
+
+import pytest
 
 from gptcourse.__main__ import main
 
@@ -18,6 +22,12 @@ def run_cli(*args):
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = main(list(args))
     return subprocess.CompletedProcess(args, status, out.getvalue(), err.getvalue())
+
+
+REFERENCE_LINES = [  # the reference book's seed-123 greedy text for "Hello, I am"
+    "Hello, I am Featureiman Byeswickattribute argue",
+    "[15496, 11, 314, 716, 27018, 24086, 47843, 30961, 42348, 7267]",
+]
 
 
 def run_process(*args):
@@ -40,13 +50,17 @@ def test_params_all_lists_every_model():
         assert figure in result.stdout
 
 
-def test_generate_reproduces_the_reference_text():
+def test_generate_in_this_process_reproduces_the_reference_text():
+    result = run_cli("generate", "Hello, I am", "--max-new-tokens", "6", "--seed", "123", "--ids")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == REFERENCE_LINES
+
+
+@pytest.mark.slow
+def test_generate_as_a_process_reproduces_the_reference_text():
     result = run_process("generate", "Hello, I am", "--max-new-tokens", "6", "--seed", "123", "--ids")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
-        "Hello, I am Featureiman Byeswickattribute argue",
-        "[15496, 11, 314, 716, 27018, 24086, 47843, 30961, 42348, 7267]",
-    ]
+    assert result.stdout.splitlines() == REFERENCE_LINES
 
 
 def test_unknown_model_exits_non_zero_with_one_line():
