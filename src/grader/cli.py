@@ -46,7 +46,8 @@ docs/canvas.md).
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
 the grader itself failed on a submission (reported for that student, the
-others are still graded); 2 for the instructor's own errors (bad
+others are still graded), or canvas-push could not write a student's grade (the
+others are pushed; run it again); 2 for the instructor's own errors (bad
 configuration, unknown assignment, unreadable course files, no sandbox), with
 a message saying what to fix.
 """
