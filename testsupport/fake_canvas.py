@@ -8,7 +8,8 @@
          submission[posted_grade], comment[text_comment]
 
 It holds one course: its assignments, its students' user ids and each student's
-score and comments. Every write is recorded (`writes`); `fail` makes the next
+score and comments. Lists come in pages of at most `page_size` with a `Link:
+rel="next"` header, as Canvas pages them. Every write is recorded (`writes`); `fail` makes the next
 requests that match answer an error status instead (429, 500, 401, ...); a
 token other than the course's is answered 401, as Canvas answers an expired one.
 """
@@ -18,7 +19,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 ROUTE = re.compile(r"^/api/v1/courses/(?P<course>[0-9]+)"
                    r"(?:/assignments(?:/(?P<assignment>[0-9]+)"
@@ -57,6 +58,7 @@ class FakeCanvas:
     writes: list[Write] = field(default_factory=list)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path)
     failures: list[Failure] = field(default_factory=list)
+    page_size: int = 50  # the most items of a list in one answer, whatever per_page asks
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail(self, method: str, status: int, user: str | None = None, times: int = 1,
@@ -96,7 +98,7 @@ class FakeCanvas:
                 return 200, {"id": self.course, "name": "the course"}
             if match["assignment"] is None:
                 return 200, [{"id": i, "course_id": self.course, **a}
-                             for i, a in sorted(self.assignments.items())]
+                             for i, a in sorted(self.assignments.items())]  # paged by `page`
             assignment = int(match["assignment"])
             if assignment not in self.assignments:
                 return 404, {"errors": [{"message": "The specified resource does not exist."}]}
@@ -122,6 +124,18 @@ class FakeCanvas:
             self.comments.setdefault((assignment, user), []).append(comment)
 
 
+def page(items: list, path: str, query: dict, page_size: int, base: str) -> tuple[list, str]:
+    """(the page of `items` the query asks for, the Link header to the next page or "")."""
+    number = int(query.get("page", ["1"])[0])
+    size = min(int(query.get("per_page", [str(page_size)])[0]), page_size)
+    start = (number - 1) * size
+    if start + size >= len(items):
+        return items[start:], ""
+    rest = [(k, v) for k, values in query.items() if k != "page" for v in values]
+    following = urlencode(rest + [("page", number + 1)])
+    return items[start:start + size], f'<{base}{path}?{following}>; rel="next"'
+
+
 def handler_for(canvas: FakeCanvas) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def handle_one(self, method):
@@ -129,12 +143,18 @@ def handler_for(canvas: FakeCanvas) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length).decode("utf-8") if length else ""
             token = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
-            status, payload = canvas.answer(method, url.path, parse_qs(url.query),
-                                            parse_qs(body), token)
+            query = parse_qs(url.query)
+            status, payload = canvas.answer(method, url.path, query, parse_qs(body), token)
+            link = ""
+            if isinstance(payload, list):
+                payload, link = page(payload, url.path, query, canvas.page_size,
+                                     f"http://{self.headers['Host']}")
             data = json.dumps(payload).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
+            if link:
+                self.send_header("Link", link)
             if status == 401:
                 self.send_header("WWW-Authenticate", 'Bearer realm="canvas-lms"')
             self.end_headers()

@@ -50,7 +50,8 @@ def canvas():
     fake = FakeCanvas(COURSE, TOKEN, {ASSIGNMENT_ID: {"name": "parameters",
                                                       "points_possible": 10.0},
                                       902: {"name": "logits-to-text", "points_possible": 8.0}},
-                      students={"101", "102", "105"})
+                      students={"101", "102", "105"},
+                      page_size=2)  # every list in two pages, as Canvas pages a long one
     served = Served(fake)
     yield served
     served.close()
