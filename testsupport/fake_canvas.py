@@ -155,7 +155,7 @@ def handler_for(canvas: FakeCanvas) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(data)))
             if link:
                 self.send_header("Link", link)
-            if status == 401:
+            if status == 401 and token != canvas.token:  # a bad token, not a lack of rights
                 self.send_header("WWW-Authenticate", 'Bearer realm="canvas-lms"')
             self.end_headers()
             self.wfile.write(data)

@@ -10,9 +10,9 @@ The calls (Canvas's Submissions API):
     PUT  /api/v1/courses/:course/assignments/:id/submissions/:user
          submission[posted_grade]=8.5, comment[text_comment]=... one student's grade, comment
 
-A refused token (401) raises `LmsRefused` before anything is written; a request
-still failing after its retries raises `LmsUnavailable`; another error answer
-raises `LmsRequestFailed`. A write that failed and is tried again is checked
+A refused token, or one whose user may not grade the course (401), raises
+`LmsRefused`; a request still failing after its retries raises `LmsUnavailable`;
+another error answer raises `LmsRequestFailed`. A write that failed and is tried again is checked
 against the submission first, so a comment Canvas kept is not posted twice.
 """
 
@@ -64,11 +64,15 @@ class CanvasCourseApi:
         for attempt in range(retries + 1):
             try:
                 return request()
-            except (InvalidAccessToken, Unauthorized):
+            except InvalidAccessToken:
                 raise LmsRefused(f"Canvas at {self.connection.url} refused the access token "
                                  f"(401: expired, revoked or mistyped): make a new one in "
                                  f"Canvas (Account, Settings, New Access Token) and put it "
-                                 f"in the token file; nothing more was sent") from None
+                                 f"in the token file") from None
+            except Unauthorized:
+                raise LmsRefused(f"{what}: Canvas at {self.connection.url} does not let the "
+                                 f"token's user do this (401): the token must be a teacher's "
+                                 f"of course {self.connection.course}") from None
             except ResourceDoesNotExist:
                 raise LmsRequestFailed(f"{what}: not found in Canvas at "
                                        f"{self.connection.url}") from None

@@ -123,7 +123,7 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
         if not row.writes:
             row.outcome = "nothing (up to date)"
         elif refused:
-            row.outcome = "not sent (the token was refused)"
+            row.outcome = f"not sent ({title} answered 401)"
         else:
             try:
                 api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
@@ -133,7 +133,7 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
                     if send)
             except LmsRefused as error:
                 refused = str(error)
-                row.outcome = "not sent (the token was refused)"
+                row.outcome = f"not sent ({title} answered 401)"
             except (LmsUnavailable, LmsRequestFailed) as error:
                 row.outcome = f"failed: {error}"
     lines += table(rows, outcome=True)
