@@ -25,6 +25,8 @@ def course(tiny_course):
     with open(roster, "w", encoding="utf-8") as handle:
         handle.write("id,first_name,last_name,lms_user_id\nada,Ada,Adams,101\nbob,Bob,Brown,102\n")
     assert main(["roster", roster, "--course", tiny_course]) == 0
+    with open(os.path.join(tiny_course, "nbgrader_config.py"), "a", encoding="utf-8") as config:
+        config.write("\nc.CanvasPush.backoff_seconds = 0.001  # short waits, for the test\n")
     with Gradebook(sqlite_url(tiny_course), "tinycourse") as gb:
         gb.add_submission(ASSIGNMENT, "ada")
         for grade_id, points in (("double_visible", 1.0), ("double_hidden", 2.0),
@@ -75,3 +77,8 @@ def test_without_the_settings_the_push_says_which_to_set(course, monkeypatch, ca
         monkeypatch.delenv(name, raising=False)
     assert push(course) == 2
     assert "set CANVAS_URL (or c.CanvasPush.url in nbgrader_config.py)" in capsys.readouterr().err
+
+
+def test_the_push_settings_in_nbgrader_config_are_known_to_check_config(course, capsys):
+    assert main(["check-config", "--course", course]) == 0
+    assert capsys.readouterr().err == ""

@@ -6,6 +6,7 @@ through canvasapi, exactly as the push talks to Canvas.
 
 import dataclasses
 import datetime
+import logging
 import os
 import re
 import warnings
@@ -211,3 +212,12 @@ def test_missing_settings_are_named():
 
 def test_the_token_never_shows_in_the_connections_repr(connection):
     assert TOKEN not in repr(connection) and os.path.basename(connection.url)
+
+
+def test_the_token_is_in_no_log_record_even_at_debug_level(canvas, connection, caplog):
+    with caplog.at_level(logging.DEBUG):
+        push(connection)
+        with pytest.raises(CourseError):
+            push(dataclasses.replace(connection, token=TOKEN + "-expired"), dry_run=True)
+    assert len(canvas.canvas.writes) == 3 and caplog.records  # canvasapi logged every request
+    assert not [r for r in caplog.records if TOKEN in r.getMessage()]
