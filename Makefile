@@ -34,6 +34,7 @@ help:
 	@echo "                           (and a list of those who did not hand in through it)"
 	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
+	@echo "  make canvas-push         ASSIGNMENT=name [DRY_RUN=1]: grades and feedback summaries into Canvas"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
@@ -293,6 +294,15 @@ feedback-zip: $(STAMP)
 grades: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) grades $(THE_ASSIGNMENTS)
+
+# Each student's grade (as make grades exports it) and feedback summary into Canvas's
+# gradebook, through its API (docs/canvas.md): CANVAS_URL, CANVAS_COURSE and
+# CANVAS_TOKEN_FILE, or c.CanvasPush in nbgrader_config.py. DRY_RUN=1 writes nothing.
+.PHONY: canvas-push
+canvas-push: $(STAMP)
+	@test -n "$$ASSIGNMENT" || { echo "make canvas-push ASSIGNMENT=name [DRY_RUN=1]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) canvas-push "$$ASSIGNMENT" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
 # Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
 # course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.

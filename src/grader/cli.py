@@ -16,6 +16,7 @@
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
+    python -m grader canvas-push ASSIGNMENT [--dry-run]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -37,12 +38,16 @@ back; `rehearse` runs a whole fake class on this machine (make rehearse),
 `extensions` applies the students' extensions file to the gradebook
 (make extensions, grader/recording/extensions.py);
 `similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
-students whose answers look alike, for a person to read (docs/similarity.md).
+students whose answers look alike, for a person to read (docs/similarity.md);
+`canvas-push` sends each student's grade and feedback summary into Canvas's
+gradebook, or with --dry-run prints what it would send (make canvas-push,
+docs/canvas.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
 the grader itself failed on a submission (reported for that student, the
-others are still graded); 2 for the instructor's own errors (bad
+others are still graded), or canvas-push could not write a student's grade (the
+others are pushed; run it again); 2 for the instructor's own errors (bad
 configuration, unknown assignment, unreadable course files, no sandbox), with
 a message saying what to fix.
 """
@@ -57,7 +62,8 @@ from .autograde import autograde
 from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
 from .intake import collect_zip
-from .lms import DEFAULT_PLATFORM, PLATFORMS
+from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFORMS, CanvasPush
+from .push import push_grades
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
@@ -77,13 +83,17 @@ def parse_shard(text: str) -> tuple[int, int]:
     return k, n
 
 
-def settings_help() -> str:
+def settings_help(configurables: tuple[type, ...] = CONFIGURABLES,
+                  heading: str = "(c.Execute.timeout is the limit per cell)") -> str:
     """The grader's settings in nbgrader_config.py, each with its default (from its class)."""
-    lines = ["settings in nbgrader_config.py (c.Execute.timeout is the limit per cell):"]
-    for configurable in CONFIGURABLES:
+    lines = [f"settings in nbgrader_config.py {heading}:"]
+    for configurable in configurables:
         for name, trait in sorted(configurable.class_traits(config=True).items()):
             lines.append(f"  c.{configurable.__name__}.{name} = {trait.default()!r}: {trait.help}")
     return "\n".join(lines)
+
+
+PUSH_COMMAND = f"{GRADE_PUSH_PLATFORM.name}-push"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -164,6 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
                          help="list pairs at or above this similarity, 0 to 1 (default: "
                               "c.SimilarityReport.threshold)")
+    push = commands.add_parser(PUSH_COMMAND, help=f"grades and feedback summaries into "
+                               f"{GRADE_PUSH_PLATFORM.title}'s gradebook ({GRADE_PUSH_DOCS})",
+                               epilog=settings_help((CanvasPush,), "(or the environment)"),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    push.add_argument("assignment")
+    push.add_argument("--dry-run", action="store_true",
+                      help="print each student's grade now and the grade to send; write nothing")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -306,7 +323,16 @@ def run_similarity(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"autograde": run_autograde, "summary": run_summary,
+def run_push(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    lines, status = push_grades(settings, args.assignment, dry_run=args.dry_run)
+    for line in lines:
+        print(line)
+    return status
+
+
+COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),

@@ -29,6 +29,7 @@ FLOORS = {
     "engines": 9, "intake": 9,
     "handback": 10,
     "autograde": 10, "rehearsal": 10,
+    "push": 9,
     "cli": 11,
     "__main__": 12,
 }

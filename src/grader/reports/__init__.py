@@ -11,8 +11,8 @@
 from .grades import AssignmentGrades, number, read_grades
 from .outputs import write_grades
 from .roster import Person, import_roster, parse_roster, read_roster
-from .summary import attention, summary_text, write_summary
+from .summary import attention, deadline_text, summary_text, write_summary
 
-__all__ = ["AssignmentGrades", "Person", "attention", "import_roster", "number",
+__all__ = ["AssignmentGrades", "Person", "attention", "deadline_text", "import_roster", "number",
            "parse_roster", "read_grades", "read_roster", "summary_text", "write_grades",
            "write_summary"]

@@ -65,6 +65,12 @@ class AssignmentGrades:
     submissions: dict[str, SubmissionGrades]  # by student id
     extensions: dict[str, timedelta] = field(default_factory=dict)  # handed in or not
 
+    def score_of(self, student: str) -> float:
+        """The student's score as the exports and the grade push give it: after the late
+        penalty (their extension counted), 0 when nothing was handed in."""
+        submission = self.submissions.get(student)
+        return submission.score if submission is not None else 0.0
+
 
 def checks_in_order(settings: Settings, assignment: str) -> list[Check]:
     """Every graded cell of an assignment (its checks and manually graded answers), in the

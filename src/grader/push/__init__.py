@@ -1,0 +1,13 @@
+"""The grade push wing: each student's grade and feedback summary sent into the LMS's gradebook.
+
+- ``plan.py``: what is sent to each student (`PushRow`): the grade `make grades`
+  exports (after the late policy and any extension), the feedback summary as a
+  comment, and what the LMS holds now, so only what changed is sent.
+- ``send.py``: `push_grades` (`push_assignment` of grades given): the dry run's table,
+  or the push itself and its report per student.
+"""
+
+from .plan import PushRow, feedback_comment, plan_rows
+from .send import push_assignment, push_grades
+
+__all__ = ["PushRow", "feedback_comment", "plan_rows", "push_assignment", "push_grades"]

@@ -1,0 +1,76 @@
+"""What the push sends each student: the grade `make grades` exports, and their feedback summary.
+
+The grade is `AssignmentGrades.score_of`, the score the gradebook export
+carries (the raw score less the late penalty, which counts the student's
+extension; 0 when nothing was handed in), so the LMS and the export never
+disagree. The comment is the feedback's summary as text: the score, what the
+due date and any extension came to, and the points of each notebook and check.
+A grade equal to the LMS's is not sent again, nor a comment the submission
+already has, so a second push with nothing changed writes nothing.
+"""
+
+from dataclasses import dataclass
+
+from ..lms import LmsSubmission
+from ..reports import AssignmentGrades, Person, deadline_text, number
+
+
+@dataclass
+class PushRow:
+    """One student's line of the push: who, the grade in the LMS now, what is sent."""
+
+    student: str
+    lms_user_id: str
+    now: float | None  # the grade the LMS holds now, None: none (or not in the course)
+    grade: float  # the grade to send
+    comment: str  # the feedback summary
+    send_grade: bool = False
+    send_comment: bool = False
+    problem: str = ""  # why nothing can be sent: no LMS user id, not in the LMS's course
+    outcome: str = ""  # what the push did
+
+    @property
+    def writes(self) -> bool:
+        return not self.problem and (self.send_grade or self.send_comment)
+
+
+def feedback_comment(grades: AssignmentGrades, student: str) -> str:
+    """The student's feedback summary, as the comment on their submission."""
+    submission = grades.submissions.get(student)
+    lines = [f"{grades.name}: {number(grades.score_of(student))}/{number(grades.max_score)} "
+             f"points"]
+    if submission is None:
+        lines.append("nothing handed in")
+    else:
+        if submission.seconds_late > 0 or student in grades.extensions:
+            lines.append(deadline_text(submission, grades.extensions.get(student),
+                                       grades.duedate))
+        for check in grades.checks:
+            points = submission.points.get((check.notebook, check.grade_id)) or 0.0
+            lines.append(f"{check.notebook} {check.grade_id}: {number(points)}/"
+                         f"{number(check.max_points)}")
+    return "\n".join(lines)
+
+
+def plan_rows(people: dict[str, Person], grades: AssignmentGrades,
+              in_lms: dict[str, LmsSubmission], lms_title: str) -> list[PushRow]:
+    """A row for every student of the roster and gradebook, sorted by name as the export
+    lists them, with what the LMS (`lms_title`; its submissions `in_lms`, by user id)
+    lacks marked to send."""
+    rows = []
+    for student in sorted(people, key=lambda s: (people[s].name.lower(), s)):
+        user_id = people[student].lms_user_id
+        row = PushRow(student, user_id, None, grades.score_of(student),
+                      feedback_comment(grades, student))
+        held = in_lms.get(user_id)
+        if not user_id:
+            row.problem = (f"no {lms_title} user id in the roster (make roster from "
+                           f"{lms_title}'s gradebook export)")
+        elif held is None:
+            row.problem = f"not in the {lms_title} course"
+        else:
+            row.now = held.score
+            row.send_grade = held.score is None or abs(held.score - row.grade) > 1e-9
+            row.send_comment = row.comment not in held.comments
+        rows.append(row)
+    return rows

@@ -1,0 +1,149 @@
+"""`push_grades`: one assignment's grades and feedback summaries into the LMS, or a dry run.
+
+The LMS's assignment is the one c.CanvasPush.assignment_ids maps the
+assignment to, else the id the LMS's gradebook export gives it in its header
+(``parameters (901)``), else the one assignment of the same name. Only what the
+LMS lacks is sent (plan.py), so running again after a failure finishes the rest
+and sends nothing twice. A refused token stops the push with what was sent so
+far; a student the LMS does not know, or whose write still fails after its
+retries, is reported and the others are pushed.
+"""
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..lms import (GRADE_PUSH_PLATFORM, CanvasConnection, CanvasPush, LmsAssignment,
+                   LmsRefused, LmsRequestFailed, LmsSetupError, LmsUnavailable,
+                   connection_from, exported_assignment_id)
+from ..reports import AssignmentGrades, Person, number, read_grades
+from ..settings import CourseError, Settings
+from .plan import PushRow, plan_rows
+
+Connect = Callable[[CanvasConnection], Any]  # the connection to the course's API client
+
+
+def connect_api(connection: CanvasConnection) -> Any:
+    """The LMS's API for `connection`."""
+    from ..lms.canvas_api import CanvasCourseApi  # canvasapi imports slowly: when pushing
+
+    return CanvasCourseApi(connection)
+
+
+def lms_assignment(api: Any, connection: CanvasConnection, assignment: str
+                   ) -> tuple[LmsAssignment, str]:
+    """(the LMS's assignment for `assignment`, how it was found)."""
+    title = GRADE_PUSH_PLATFORM.title
+    if assignment in connection.assignment_ids:
+        return (api.assignment(connection.assignment_ids[assignment]),
+                f"c.{CanvasPush.__name__}.assignment_ids")
+    if connection.gradebook_export:
+        found = exported_assignment_id(connection.gradebook_export, assignment)
+        if found is not None:
+            return api.assignment(found), f"the header of {connection.gradebook_export}"
+    named = [a for a in api.assignments() if a.name.strip() == assignment]
+    if len(named) == 1:
+        return named[0], "its name"
+    if named:
+        raise CourseError(f"{len(named)} {title} assignments are named {assignment!r} (ids "
+                          f"{', '.join(str(a.id) for a in named)}): say which in "
+                          f"c.{CanvasPush.__name__}.assignment_ids = {{{assignment!r}: ID}}")
+    raise CourseError(f"no {title} assignment is named {assignment!r}: name it so in "
+                      f"{title}, or map it in c.{CanvasPush.__name__}.assignment_ids = "
+                      f"{{{assignment!r}: ID}} (the id is in the assignment's address)")
+
+
+def grade_text(value: float | None) -> str:
+    return "-" if value is None else number(value)
+
+
+def table(rows: list[PushRow], outcome: bool) -> list[str]:
+    """The rows as a table: student, user id, grade in the LMS now, grade to send (and what
+    the push did, with `outcome`)."""
+    title = GRADE_PUSH_PLATFORM.title
+    header = ["student", f"{title} user id", f"grade in {title} now", "grade to send",
+              "done" if outcome else "to write"]
+    body = []
+    for row in rows:
+        if row.problem:
+            what = row.problem
+        elif outcome:
+            what = row.outcome
+        else:
+            what = " and ".join(w for w, send in (("grade", row.send_grade),
+                                                  ("comment", row.send_comment)) if send)
+            what = what or "nothing (up to date)"
+        body.append([row.student, row.lms_user_id or "-", grade_text(row.now),
+                     number(row.grade), what])
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header) - 1)]
+    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[-1]
+            for r in [header] + body]
+
+
+def push_grades(settings: Settings, assignment: str, dry_run: bool = False,
+                connect: Connect = connect_api, environ: Mapping[str, str] = os.environ
+                ) -> tuple[list[str], int]:
+    """(the lines to print, the exit status: 0 all pushed, 1 some students failed) of the
+    push of `assignment` with the grades `make grades` exports, or of its dry run, which
+    writes nothing. CourseError for a setting to fix, a refused token (nothing more written)
+    or an assignment the LMS does not have."""
+    try:
+        connection = connection_from(settings.config, environ)
+    except LmsSetupError as error:
+        raise CourseError(str(error)) from None
+    people, [grades] = read_grades(settings, [assignment])
+    return push_assignment(connection, people, grades, dry_run, connect)
+
+
+def push_assignment(connection: CanvasConnection, people: dict[str, Person],
+                    grades: AssignmentGrades, dry_run: bool = False,
+                    connect: Connect = connect_api) -> tuple[list[str], int]:
+    """`push_grades` of the grades `grades` of the students `people`."""
+    title = GRADE_PUSH_PLATFORM.title
+    assignment = grades.name
+    try:
+        api = connect(connection)
+        target, how = lms_assignment(api, connection, assignment)
+        rows = plan_rows(people, grades, api.submissions(target.id), title)
+    except (LmsRefused, LmsUnavailable, LmsRequestFailed) as error:
+        raise CourseError(f"{error}; nothing was written") from None
+    lines = [f"{assignment} -> {title} assignment {target.id} {target.name!r} (found by {how})"]
+    if (target.points_possible is not None
+            and abs(target.points_possible - grades.max_score) > 1e-9):
+        lines.append(f"note: {title} gives it {number(target.points_possible)} points, the "
+                     f"course {number(grades.max_score)}; the grades are sent as points")
+    if dry_run:
+        writes = sum(r.writes for r in rows)
+        return lines + table(rows, outcome=False) + [
+            f"dry run: nothing written ({writes} student(s) would be written)"], 0
+    refused = ""
+    for row in rows:
+        if row.problem:
+            continue
+        if not row.writes:
+            row.outcome = "nothing (up to date)"
+        elif refused:
+            row.outcome = f"not sent ({title} answered 401)"
+        else:
+            try:
+                api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
+                         row.comment if row.send_comment else None)
+                row.outcome = "sent " + " and ".join(
+                    w for w, send in (("grade", row.send_grade), ("comment", row.send_comment))
+                    if send)
+            except LmsRefused as error:
+                refused = str(error)
+                row.outcome = f"not sent ({title} answered 401)"
+            except (LmsUnavailable, LmsRequestFailed) as error:
+                row.outcome = f"failed: {error}"
+    lines += table(rows, outcome=True)
+    sent = sum(r.outcome.startswith("sent") for r in rows)
+    failed = [r for r in rows if r.outcome.startswith(("failed", "not sent"))]
+    missing = [r for r in rows if r.problem]
+    lines.append(f"{sent} student(s) written, {len(rows) - sent - len(failed) - len(missing)} "
+                 f"up to date, {len(missing)} not in {title} or without a user id, "
+                 f"{len(failed)} failed" + (": run the push again to finish them" if failed
+                                            else ""))
+    if refused:
+        raise CourseError("\n".join(lines + [refused]))
+    return lines, 1 if failed else 0
