@@ -21,6 +21,9 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
+- ``push/``: grades sent into an LMS's own gradebook (``canvas-push``): what each
+  student's grade and comment are, compared with what the LMS holds, then sent
+  where they differ, retried and reported per student.
 - ``handback/``: feedback back to every student: through nbgrader's exchange
   for those who handed in through it, and one zip named as the LMS takes it back
   for those collected from an LMS.
