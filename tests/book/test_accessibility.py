@@ -166,3 +166,23 @@ def test_the_download_dropdown_opens_from_the_keyboard(browser, server, key):
     hrefs = [i["href"] for i in items]
     assert any(h.endswith("counting.ipynb") for h in hrefs), items
     assert any(h.endswith("counting.md") for h in hrefs), items
+
+
+@pytest.mark.parametrize("key", ["Enter", " "])
+def test_a_check_yourself_answer_opens_from_the_keyboard(browser, server, key):
+    """Tab reaches the first "Check yourself" answer; Enter or Space opens it."""
+    page = _fresh(browser, server, "book/logits_to_text")
+    try:
+        # a click on the section's first paragraph starts the Tab sequence there,
+        # as a reader who scrolled to it and clicked its text would
+        page.locator("#check-yourself > p").first.click()
+        summary, _ = _tab_until(page, lambda a: a["tag"] == "summary", limit=10)
+        assert summary["text"] == "Answer to question 1", summary
+        details = page.locator("#check-yourself details").first
+        assert details.get_attribute("open") is None
+        page.keyboard.press(key)
+        details.locator(".sd-summary-content").wait_for(state="visible", timeout=5000)
+        opened = details.get_attribute("open") is not None
+    finally:
+        page.close()
+    assert opened

@@ -96,7 +96,8 @@ REQUIRED_TEXT = [
     ("book/tying", "sums to 175,592,448"),
     # PyTorch stores a linear layer's weight as [out_features, in_features]
     ("book/counting", "shows [3072, 768] in the tree above"),
-    ("book/tying", "defaults to true when the file leaves it out"),
+    # the default of tie_word_embeddings is the configuration class's
+    ("book/tying", "false for Llama, Mistral and Qwen2"),
     # beyond greedy: temperature, top-k, top-p, seeded draws; the tied model's stretch
     # as a temperature; greedy's loop; the loop's cost with and without a KV cache
     ("book/logits_to_text", "top-p 0.9 keeps 38,201 tokens"),
@@ -116,6 +117,23 @@ REQUIRED_TEXT = [
     ("book/mistakes", "probabilities: 10.8249"),
     ("book/mistakes", "'Tokyo is \ufffd\ufffd\ufffd\ufffd\ufffd'"),
     ("book/mistakes", "'Tokyo is 東京'"),
+    # the fourth edition's: the optimiser and new Parameters, an untied file into a tied
+    # model, greedy's loop as the model's, top-k's ties, the crop's error, handing in
+    ("book/tying", "optimiser holds the model's embedding: False"),
+    ("book/tying", "the embedding changed after a step: False"),
+    ("book/tying", "the embedding now holds the file's head: True"),
+    ("book/tying", "safetensors"),
+    ("book/logits_to_text", "sampling repeats as well"),
+    ("book/logits_to_text", "The Curious Case of Neural Text Degeneration"),
+    ("book/logits_to_text", "draws ids [0, 1, 2]"),
+    ("book/logits_to_text", "the cache must be rebuilt"),
+    ("book/mistakes", "ValueError: input has 1030 tokens but context_length is 1024"),
+    ("book/mistakes", "124,439,808"),
+    ("book/homework", "Nbgrader → Assignment List, then Submit"),
+    ("book/homework", "nbgrader validate parameters.ipynb"),
+    ("book/homework", "pip install nbgrader"),
+    ("book/homework", "capitals included"),
+    ("book/homework", "total_params and tied_params come from your count_parameters"),
 ]
 
 # Statements an earlier edition made that were imprecise or wrong; none may come back.
@@ -149,6 +167,20 @@ WITHDRAWN_TEXT = [
     ("book/mistakes", "Subtracting the wrong block"),
     ("book/mistakes", "and this course's, does not"),
     ("book/homework", "One mistake, one question"),
+    # the third edition's, corrected after the fourth review
+    ("book/intro", "ties the weights, and"),
+    ("book/intro", "always run the model in eval mode"),
+    ("book/output", "changes none of them"),
+    ("book/tying", "defaults to true when the file leaves it out"),
+    ("book/tying", "so each step updates it once"),
+    ("book/tying", "So the highest score goes"),
+    ("book/tying", "where the idea comes from"),
+    ("book/tying", "which runs arbitrary code"),
+    ("book/logits_to_text", "Greedy decoding has a known failure: once"),
+    ("book/logits_to_text", "the work grows with the square"),
+    ("book/mistakes", "The slip trains nothing"),
+    ("book/homework", "The one exception is"),
+    ("book/homework", " 0 minutes"),
 ]
 
 NOTEBOOKS = {name: row.file_name for name, row in ASSIGNMENTS.items()}
@@ -192,6 +224,8 @@ def _visible_text(markup):
 # one of 100 or more. Small whole numbers (positions, "step 2") are not figures.
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _CODE_FENCE = re.compile(r"^(`{3,})(\{code-cell\}|[a-z]*$)")
+# A paper's year, as a citation writes it: "(ICLR, 2020)" or "(2017)". Not a figure.
+_CITATION_YEAR = re.compile(r"(?<=[(\s])(?:19[5-9]\d|20[0-3]\d)\)")
 
 
 def _prose(path):
@@ -216,6 +250,7 @@ def _prose(path):
         text = re.sub(r"\{[\w:]+\}`[^`]*`", " ", line)  # roles, glue values included
         text = re.sub(r"`[^`]*`", " ", text)
         text = re.sub(r"\$[^$]*\$", " ", text)
+        text = _CITATION_YEAR.sub(")", text)
         yield number, text
 
 
@@ -248,6 +283,56 @@ def _number_after(site, page, words):
     match = re.search(re.escape(words) + r"\s*([\d,]+(?:\.\d+)?)", text)
     assert match, f"{words!r} followed by a number is missing from {page}"
     return float(match.group(1).replace(",", ""))
+
+
+# how a student notebook states its time limits, in words
+_NOTEBOOK_TIME = re.compile(r"each cell at most (\w+) minutes? and the whole notebook (\w+) minutes")
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10}
+
+
+def _stated_time_limits(path):
+    """(seconds per cell, seconds per notebook) as a student notebook's text states them."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    text = " ".join(" ".join("".join(c["source"]).split())
+                    for c in cells if c["cell_type"] == "markdown")
+    match = _NOTEBOOK_TIME.search(text)
+    assert match, (f"{path.name} no longer says 'each cell at most N minute(s) and the whole "
+                   "notebook N minutes'")
+    return tuple(60 * _WORD_NUMBERS[word] for word in match.groups())
+
+
+def test_the_homework_page_states_the_time_limits_the_grader_applies(site):
+    """The page's per-cell and per-notebook limits are the grader's, and the notebooks'."""
+    from grader.settings import check_config, limits_from_config
+
+    config, _ = check_config(str(ROOT))
+    limits = limits_from_config(config)
+    per_cell = _number_after(site, "book/homework", "with a limit of")
+    notebook_minutes = _number_after(site, "book/homework", "seconds for each cell and of")
+    assert limits.notebook_seconds > 0
+    assert (per_cell, notebook_minutes * 60) == (limits.timeout, limits.notebook_seconds)
+    for name, file_name in NOTEBOOKS.items():
+        stated = _stated_time_limits(ROOT / "exercises" / name / file_name)
+        assert stated == (limits.timeout, limits.notebook_seconds), (name, stated)
+
+
+CHAPTERS = ["book/output", "book/counting", "book/tying", "book/logits_to_text"]
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_a_chapter_ends_with_three_to_five_questions_to_check_yourself(site, page):
+    """The last section, "Check yourself", holds 3 to 5 questions, each answer in a dropdown."""
+    markup = _page_html(site, page)
+    start = markup.find('<section id="check-yourself">')
+    assert start > 0, f"{page} has no section Check yourself"
+    section = markup[start:]
+    assert "<section id=" not in section[1:], f"Check yourself is not the last section of {page}"
+    answers = re.findall(r"<summary[^>]*>\s*<span class=\"sd-summary-text\">([^<]*)</span>",
+                         section)
+    assert 3 <= len(answers) <= 5, answers
+    assert answers == [f"Answer to question {i}" for i in range(1, len(answers) + 1)]
+    # every question and answer glued or written out: no raw glue role left
+    assert "{glue" not in _visible_text(section)
 
 
 def test_tied_models_score_for_the_token_just_read_is_d_over_root_two_not_d(site):
