@@ -244,9 +244,10 @@ def run_roster(args: argparse.Namespace) -> int:
 
 def run_collect_zip(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    for line in collect_zip(settings, args.assignment, args.zip, args.lms).report_lines():
+    outcome = collect_zip(settings, args.assignment, args.zip, args.lms)
+    for line in outcome.report_lines():
         print(line)
-    return 0
+    return 1 if outcome.refused else 0
 
 
 def run_extensions(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ Every file that is not collected is a `SkippedFile`, with its reason.
 """
 
 import datetime
+import difflib
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -23,6 +24,7 @@ class SkipReason(StrEnum):
     NO_STUDENT = "no single student of the roster"  # unknown, shared, or hidden by the LMS
     OTHER_NOTEBOOK = "not a notebook of the assignment"
     OLDER_ATTEMPT = "an older attempt"
+    TWO_PEOPLE = "two of the LMS's people for one student"  # refused: which one is ours?
 
 
 @dataclass(frozen=True)
@@ -69,13 +71,27 @@ def student_for(lms: Platform, name: LmsFileName, matches: dict[str, list[str]]
     hidden = lms.unmatchable(name)
     if hidden:
         return None, hidden
-    found = matches.get(lms.file_key(name), [])
+    key = lms.file_key(name)
+    found = matches.get(key, [])
     what = lms.who(name)
     if len(found) > 1:
         return None, f"{what} matches {len(found)} students of the roster ({', '.join(found)})"
     if not found:
-        return None, f"{what} is not on the roster (no student with that {lms.matched_by})"
+        return None, (f"{what} is not on the roster (no student with that {lms.matched_by})"
+                      + closest_on_roster(lms, key, matches))
     return found[0], None
+
+
+def closest_on_roster(lms: Platform, key: str, matches: dict[str, list[str]]) -> str:
+    """"; the closest on the roster: ..." naming the roster's keys nearest to `key` (difflib)
+    with their students, where `lms` matches by name; "" for none."""
+    if not lms.matches_names:
+        return ""
+    close = difflib.get_close_matches(key, list(matches), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return "; the closest on the roster: " + ", ".join(
+        f"{near!r} ({', '.join(matches[near])})" for near in close)
 
 
 def attempt_or_skipped(lms: Platform, entry: ArchiveEntry, notebooks: list[str],
@@ -115,6 +131,46 @@ def sort_entries(lms: Platform, entries: list[ArchiveEntry], notebooks: list[str
         sorted_as = attempt_or_skipped(lms, entry, notebooks, matches, assignment)
         (attempts if isinstance(sorted_as, Attempt) else skipped).append(sorted_as)
     return attempts, skipped
+
+
+def one_person_each(lms: Platform, attempts: list[Attempt], roster: list[RosterPerson],
+                    recorded: dict[str, str]) -> tuple[list[Attempt], list[SkippedFile]]:
+    """([the attempts of students who are one person of the LMS], [SkippedFile for the
+    others]). Files are matched by what their names say (for Moodle, the full name); a
+    student is one person when every file matched to them carries one LMS id (a Moodle
+    participant id, a Canvas user id), the one `recorded` {student: LMS id} by an earlier
+    collect of the assignment where there is one. Two people of the LMS are never folded
+    into one student: where the roster's lms_user_id of the student is one of their ids,
+    that one is the student and the other's files are skipped; else none is collected."""
+    ids: dict[str, set[str]] = {}
+    for attempt in attempts:
+        ids.setdefault(attempt.student_id, set()).add(attempt.name.lms_user_id)
+    on_roster = {person.id: person.lms_user_id for person in roster}
+    kept, skipped = [], []
+    for attempt in attempts:
+        student, its_id = attempt.student_id, attempt.name.lms_user_id
+        found = ids[student] | ({recorded[student]} if recorded.get(student) else set())
+        vouched = on_roster.get(student) if on_roster.get(student) in ids[student] else None
+        if vouched == its_id or (vouched is None and len(found) == 1):
+            kept.append(attempt)
+        elif vouched is not None:
+            skipped.append(SkippedFile(
+                attempt.entry.name, SkipReason.NO_STUDENT,
+                f"{lms.who(attempt.name)}, {lms.id_name} {its_id}, is not {student} of the "
+                f"roster, whose lms_user_id is {vouched}"))
+        else:
+            before = recorded.get(student)
+            earlier = (f" (an earlier collect took {lms.id_name} {before})"
+                       if before in found else "")
+            shown = ", ".join(sorted(found, key=lambda i: (len(i), i)))
+            skipped.append(SkippedFile(
+                attempt.entry.name, SkipReason.TWO_PEOPLE,
+                f"{len(found)} people of {lms.title} ({lms.id_name}s {shown}){earlier} match "
+                f"{student} of the roster by {lms.matched_by}: none of their files is "
+                f"collected; write the {lms.id_name} of the one who is {student} in the "
+                f"roster's lms_user_id column (make roster), or take the other's files out of "
+                f"the zip, and collect again"))
+    return kept, skipped
 
 
 def latest_attempts(attempts: list[Attempt]) -> tuple[list[Attempt], list[SkippedFile]]:

@@ -65,6 +65,8 @@ class Platform(abc.ABC):
     # `lms_user_id`, `file_name`, and `late`, `attachment_id` where the names have them
     layout: ClassVar[str]  # the pattern as the messages show it
     matched_by: ClassVar[str]  # the roster's columns a file is matched with, for messages
+    matches_names: ClassVar[bool] = False  # True: matched by a name, so a near one is a hint
+    id_name: ClassVar[str] = "user id"  # the LMS's number for a student, as messages name it
     upload_page: ClassVar[str]  # where in the LMS the feedback zip is uploaded
     upload_action: ClassVar[str]  # the button or link that takes the zip
     gradebook: ClassVar[GradebookCsv | None] = None  # None: no gradebook CSV for this LMS
