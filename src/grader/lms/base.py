@@ -37,7 +37,7 @@ class GradebookCsv:
 
     student: str  # the student's sortable name, "Last, First"
     user_id: str  # the LMS's user id: the roster's lms_user_id
-    sis_user_id: str  # the institution's id of the student (read, not kept)
+    sis_user_id: str  # the institution's id of the student: the roster's sis_user_id
     login_id: str  # the course's student id
     section: str
     points_possible: str  # the first cell of the row of each assignment's points
