@@ -65,38 +65,47 @@ def roster_matches(lms: Platform, roster: list[RosterPerson]) -> dict[str, list[
     return matches
 
 
-def student_for(lms: Platform, name: LmsFileName, matches: dict[str, list[str]]
-                ) -> tuple[str | None, str | None]:
-    """(student id, None) for the file `name`, or (None, why no student matches)."""
+def student_for(lms: Platform, name: LmsFileName, matches: dict[str, list[str]],
+                by_name: dict[str, list[RosterPerson]]) -> tuple[str | None, str | None]:
+    """(student id, None) for the file `name`, or (None, why no student matches), naming
+    the closest names on the roster (`by_name`, from `roster_names`) where none matches."""
     hidden = lms.unmatchable(name)
     if hidden:
         return None, hidden
-    key = lms.file_key(name)
-    found = matches.get(key, [])
+    found = matches.get(lms.file_key(name), [])
     what = lms.who(name)
     if len(found) > 1:
         return None, f"{what} matches {len(found)} students of the roster ({', '.join(found)})"
     if not found:
         return None, (f"{what} is not on the roster (no student with that {lms.matched_by})"
-                      + closest_on_roster(lms, key, matches))
+                      + closest_on_roster(lms, name, by_name))
     return found[0], None
 
 
-def closest_on_roster(lms: Platform, key: str, matches: dict[str, list[str]]) -> str:
-    """"; the closest on the roster: ..." naming the roster's keys nearest to `key` (difflib)
-    with their students, where `lms` matches by name; "" for none."""
-    if not lms.matches_names:
+def roster_names(lms: Platform, roster: list[RosterPerson]) -> dict[str, list[RosterPerson]]:
+    """{a student's name as `lms` writes it in its file names, compared: [the students]}."""
+    names: dict[str, list[RosterPerson]] = {}
+    for person in roster:
+        key = lms.name_key(person)
+        if key:
+            names.setdefault(key, []).append(person)
+    return names
+
+
+def closest_on_roster(lms: Platform, name: LmsFileName,
+                      by_name: dict[str, list[RosterPerson]]) -> str:
+    """"; the closest on the roster: ..." naming the students whose names are nearest to the
+    name in the file `name` (difflib, at most three), with their ids; "" for none."""
+    close = difflib.get_close_matches(lms.file_name_key(name), list(by_name), n=3, cutoff=0.6)
+    people = [person for key in close for person in by_name[key]]
+    if not people:
         return ""
-    close = difflib.get_close_matches(key, list(matches), n=3, cutoff=0.6)
-    if not close:
-        return ""
-    return "; the closest on the roster: " + ", ".join(
-        f"{near!r} ({', '.join(matches[near])})" for near in close)
+    return "; the closest on the roster: " + ", ".join(lms.on_roster(p) for p in people)
 
 
 def attempt_or_skipped(lms: Platform, entry: ArchiveEntry, notebooks: list[str],
-                       matches: dict[str, list[str]], assignment: str
-                       ) -> Attempt | SkippedFile:
+                       matches: dict[str, list[str]], by_name: dict[str, list[RosterPerson]],
+                       assignment: str) -> Attempt | SkippedFile:
     """The Attempt the file `entry` is, or the SkippedFile saying why it is not collected."""
     def skipped(reason: SkipReason, why: str) -> SkippedFile:
         return SkippedFile(entry.name, reason, why)
@@ -110,7 +119,7 @@ def attempt_or_skipped(lms: Platform, entry: ArchiveEntry, notebooks: list[str],
     if name is None:
         return skipped(SkipReason.NOT_NAMED,
                        f"not named as {lms.title} names a submission ({lms.layout})")
-    student, why = student_for(lms, name, matches)
+    student, why = student_for(lms, name, matches, by_name)
     if student is None:
         return skipped(SkipReason.NO_STUDENT, why or "")
     notebook = released_notebook(name.file_name, notebooks)
@@ -125,10 +134,10 @@ def sort_entries(lms: Platform, entries: list[ArchiveEntry], notebooks: list[str
                  roster: list[RosterPerson], assignment: str
                  ) -> tuple[list[Attempt], list[SkippedFile]]:
     """([Attempt], [SkippedFile]) for every file of the zip."""
-    matches = roster_matches(lms, roster)
+    matches, by_name = roster_matches(lms, roster), roster_names(lms, roster)
     attempts, skipped = [], []
     for entry in entries:
-        sorted_as = attempt_or_skipped(lms, entry, notebooks, matches, assignment)
+        sorted_as = attempt_or_skipped(lms, entry, notebooks, matches, by_name, assignment)
         (attempts if isinstance(sorted_as, Attempt) else skipped).append(sorted_as)
     return attempts, skipped
 

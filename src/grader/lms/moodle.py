@@ -41,7 +41,6 @@ class Moodle(Platform):
     layout = ("{full name}_{participant id}_assignsubmission_file_{file name} "
               "(or a folder {full name}_{participant id}_assignsubmission_file_/)")
     matched_by = "first_name and last_name"
-    matches_names = True
     id_name = "participant id"
     upload_page = "the assignment's View all submissions"
     upload_action = "Upload multiple feedback files in a zip"

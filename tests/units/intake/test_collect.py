@@ -296,7 +296,19 @@ def test_a_name_that_matches_nobody_is_told_the_closest_roster_names(course, tmp
     assert lines == [
         "skipped 'Alise Lidell_7_assignsubmission_file_tiny.ipynb': Moodle's 'Alise Lidell' is "
         "not on the roster (no student with that first_name and last_name); the closest on "
-        "the roster: 'alice liddell' (alice)"]
+        "the roster: Alice Liddell (alice)"]
+
+
+def test_a_canvas_user_not_on_the_roster_is_told_the_students_of_a_near_name(course,
+                                                                           tmp_path):
+    zip_path = write_zip(str(tmp_path / "canvas.zip"), [
+        (canvas_name("Alice", "Liddel", 777, 1, "tiny.ipynb"), correct(released(course)),
+         at(-1))])
+    lines = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas").lines
+    assert lines == [
+        "skipped 'liddelalice_777_1_tiny.ipynb': Canvas user 777 (liddelalice) is not on the "
+        "roster (no student with that lms_user_id (Canvas's ID column)); the closest on the "
+        "roster: Alice Liddell (alice, lms_user_id 101)"]
 
 
 def two_alices(course, tmp_path, name="twins.zip"):
