@@ -382,3 +382,4 @@ def test_colabs_copy_of_the_notebook_is_collected(course, tmp_path, file_name):
     outcome = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
     assert (outcome.collected, outcome.skipped) == (1, 0)
     assert manifest(course)[0]["notebook"] == "tiny.ipynb"
+
