@@ -42,9 +42,10 @@ students whose answers look alike, for a person to read (docs/similarity.md).
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
 the grader itself failed on a submission (reported for that student, the
-others are still graded); 2 for the instructor's own errors (bad
-configuration, unknown assignment, unreadable course files, no sandbox), with
-a message saying what to fix.
+others are still graded), or if collect-zip refused a student's files that two
+of the LMS's people match (the others are collected); 2 for the instructor's
+own errors (bad configuration, unknown assignment, unreadable course files, no
+sandbox), with a message saying what to fix.
 """
 
 import argparse
