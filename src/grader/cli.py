@@ -46,10 +46,11 @@ docs/canvas.md).
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
 the grader itself failed on a submission (reported for that student, the
-others are still graded), or canvas-push could not write a student's grade (the
-others are pushed; run it again); 2 for the instructor's own errors (bad
-configuration, unknown assignment, unreadable course files, no sandbox), with
-a message saying what to fix.
+others are still graded), if canvas-push could not write a student's grade (the
+others are pushed; run it again), or if collect-zip refused a student's files that
+two of the LMS's people match (the others are collected); 2 for the instructor's
+own errors (bad configuration, unknown assignment, unreadable course files, no
+sandbox), with a message saying what to fix.
 """
 
 import argparse
@@ -261,9 +262,10 @@ def run_roster(args: argparse.Namespace) -> int:
 
 def run_collect_zip(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
-    for line in collect_zip(settings, args.assignment, args.zip, args.lms).report_lines():
+    outcome = collect_zip(settings, args.assignment, args.zip, args.lms)
+    for line in outcome.report_lines():
         print(line)
-    return 0
+    return 1 if outcome.refused else 0
 
 
 def run_extensions(args: argparse.Namespace) -> int:

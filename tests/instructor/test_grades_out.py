@@ -150,8 +150,8 @@ def test_the_canvas_export_has_canvas_columns_and_points_possible(graded):
     rows = read_csv(data(graded, "exports", "canvas.csv"), dicts=False)
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", ASSIGNMENT]
     assert rows[1] == ["Points Possible", "", "", "", "", "6"]
-    by_id = {r[2]: r for r in rows[2:]}
-    assert by_id["alice"] == ["Liddell, Alice", "101", "alice", "alice", "A", "6"]
+    by_id = {r[3]: r for r in rows[2:]}  # SIS User ID: none, as the roster gave none
+    assert by_id["alice"] == ["Liddell, Alice", "101", "", "alice", "A", "6"]
     assert by_id["bob"][4:] == ["'@B", "5"]
     assert by_id["frank"][5] == "0" and by_id["dave"][5] == "0"
 

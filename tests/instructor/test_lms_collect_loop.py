@@ -10,10 +10,14 @@ course's own roster, the complete one through Moodle, in folders.
 
 import datetime
 import os
+import unicodedata
 
 import pytest
 
-from testsupport.course import make, ready_for_make
+from grader.intake import collect_zip
+from grader.reports import import_roster
+from grader.settings import load
+from testsupport.course import make, notebook_file, ready_for_make, released_course
 from testsupport.gradebook import sqlite_url
 from testsupport.lms_download import (canvas_gradebook_export, canvas_name, moodle_name,
                                       raw_zip, with_info, write_zip)
@@ -112,3 +116,22 @@ def test_make_collect_zip_refuses_a_hostile_zip_with_one_message(loop, tmp_path)
     assert f"error: {hostile}: the entry '../../outside.ipynb' points outside the folder it " \
            f"is extracted to ('..'); the zip is refused and nothing was written" in result.stderr
     assert sorted(os.listdir(os.path.join(loop["course"], "course-data", "submitted"))) == before
+
+
+def test_the_macs_moodle_zip_of_the_course_is_collected_for_the_rosters_jose(tmp_path):
+    """The course's own parameters release, its roster in NFC, Moodle's name in NFD."""
+    course = released_course(str(tmp_path / "course"))
+    settings = load(course)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,first_name,last_name\njnunez,José,Núñez\n", encoding="utf-8")
+    import_roster(settings, str(roster))
+    entry = unicodedata.normalize("NFD",
+                                  "José Núñez_2041634_assignsubmission_file_parameters.ipynb")
+    assert entry != unicodedata.normalize("NFC", entry)  # as a Mac re-zip writes it
+    with open(notebook_file("exercises", "parameters"), "rb") as handle:
+        notebook = handle.read()
+    zip_path = write_zip(str(tmp_path / "mac.zip"), [(entry, notebook, NOON)])
+    outcome = collect_zip(settings, "parameters", zip_path, "moodle")
+    assert (outcome.collected, outcome.skipped) == (1, 0), outcome.lines
+    folder = os.path.join(course, "course-data", "submitted", "jnunez", "parameters")
+    assert sorted(os.listdir(folder)) == ["parameters.ipynb", "timestamp.txt"]

@@ -68,6 +68,8 @@ def test_each_student_gets_what_their_work_earns_with_the_extension_applied(rehe
     canvas = rows_of(os.path.join(rehearsal["data"], "exports", "canvas.csv"), "SIS Login ID")
     assert {s: canvas[s]["ID"] for s in STUDENTS} == {
         "alice": "10001", "bob": "10002", "carol": "10003", "dave": "10004"}
+    assert {s: canvas[s]["SIS User ID"] for s in STUDENTS} == {  # as Canvas's export gave it
+        "alice": "60001", "bob": "60002", "carol": "60003", "dave": "60004"}
     assert {s: canvas[s]["parameters"] for s in STUDENTS} == {
         s: scores[s][2] for s in STUDENTS}
 

@@ -4,7 +4,10 @@
 notebook had in the LMS's download. The LMS finds the student of an uploaded
 file from the front of that name, so each feedback page keeps it and ends with
 the notebook's name instead of the file's (`Platform.feedback_name`); where
-in the LMS the zip goes back is the platform's `upload_how`.
+in the LMS the zip goes back is the platform's `upload_how`. A student whose
+collected notebook is newer than their grade (collected again after grading) is
+left out until the next autograde and feedback: their page is of the notebook
+graded before, and would go back under the new file's name.
 """
 
 import io
@@ -14,6 +17,7 @@ import zipfile
 from ..files import write_atomically
 from ..intake import manifest_path, read_manifest
 from ..lms import PLATFORMS
+from ..recording import not_graded_yet
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from .exchange import feedback_folders
@@ -40,9 +44,14 @@ def write_feedback_zip(settings: Settings, assignment: str) -> list[str]:
         return [f"{assignment}: nothing was collected from an LMS (make collect-zip records it); "
                 f"the feedback pages are in {relative(settings.feedback)}/<student>/{assignment}/"]
     lines, entries = [], {}
+    waiting = not_graded_yet(settings, assignment)
     for row in rows:
         student = row["student_id"]
         page = os.path.join(folders.get(student, ""), row["notebook"][:-len(".ipynb")] + ".html")
+        if student in waiting:
+            lines.append(f"{assignment}: the page of {row['notebook']} is left out, being of "
+                         f"the notebook graded before the one collected: {waiting[student].why}")
+            continue
         if student not in folders or not os.path.isfile(page):
             lines.append(f"{assignment}: {shown_id(student)} has no feedback page for "
                          f"{row['notebook']} yet (run make autograde and make feedback)")

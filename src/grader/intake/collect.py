@@ -8,7 +8,8 @@ so that autograding and nbgrader's late penalty treat it as any other submission
    anything is written.
 2. Each entry's name is read with the LMS's rules (its class in grader.lms) and
    matched to a student of the roster (by the LMS's user id, the roster's
-   `lms_user_id`, or by full name, refused when two students share it) and to a
+   `lms_user_id`, or by full name, refused when two students share it or two of
+   the LMS's people, by their ids, match one student) and to a
    notebook of the assignment (renamed copies such as `parameters-1.ipynb`
    included) (attempts.py). Every file that is not collected is listed with
    the reason.
@@ -43,8 +44,9 @@ from ..reports import read_roster
 from ..reports.roster import roster_path
 from ..settings import CourseError, Settings
 from .archive import ArchiveEntry, checked_entries, open_archive, read_entries
-from .attempts import Attempt, SkippedFile, SkipReason, latest_attempts, sort_entries
-from .manifest import manifest_path, replaced_folder, update_manifest
+from .attempts import (Attempt, SkippedFile, SkipReason, latest_attempts, one_person_each,
+                       sort_entries)
+from .manifest import manifest_path, read_manifest, replaced_folder, update_manifest
 from .outcome import CollectOutcome
 from .transfer import transfer_with_nbgrader
 
@@ -125,6 +127,11 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str,
     with open_archive(zip_path) as archive:  # every check before anything is written
         entries = checked_entries(archive, zip_path)
         attempts, skipped = sort_entries(platform_of_zip, entries, notebooks, roster, assignment)
+        recorded = {row["student_id"]: row.get("lms_user_id") or ""
+                    for row in read_manifest(manifest_path(settings, assignment))
+                    if row.get("lms") == platform_of_zip.name}
+        attempts, not_one = one_person_each(platform_of_zip, attempts, roster, recorded)
+        skipped += not_one
         latest, older = latest_attempts(attempts)
         contents = read_entries(archive, zip_path, [a.entry.name for a in latest])
     due = due_date(settings, assignment)
@@ -165,5 +172,6 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str,
         not_notebooks=reasons[SkipReason.NOT_A_NOTEBOOK], not_named=reasons[SkipReason.NOT_NAMED],
         not_on_roster=reasons[SkipReason.NO_STUDENT],
         not_of_assignment=reasons[SkipReason.OTHER_NOTEBOOK],
-        older_attempts=reasons[SkipReason.OLDER_ATTEMPT], manifest=manifest,
+        older_attempts=reasons[SkipReason.OLDER_ATTEMPT],
+        two_people=reasons[SkipReason.TWO_PEOPLE], manifest=manifest,
         other_lms=other_lms(platform_of_zip, entries, skipped), lines=lines)

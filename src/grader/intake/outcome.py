@@ -25,6 +25,7 @@ class CollectOutcome:
     not_on_roster: int = 0  # notebooks skipped: no single student of the roster
     not_of_assignment: int = 0  # notebooks skipped: not a notebook of the assignment
     older_attempts: int = 0  # notebooks skipped: a later attempt of the same was collected
+    two_people: int = 0  # notebooks refused: two of the LMS's people match one student
     manifest: str = ""  # the manifest's path from the course folder; "" when none written
     other_lms: Platform | None = None  # the LMS the zip may be from, when none of its
     # notebooks is named as `lms` names submissions
@@ -34,7 +35,13 @@ class CollectOutcome:
     def skipped(self) -> int:
         """Files of the zip not collected, for every reason."""
         return (self.not_notebooks + self.not_named + self.not_on_roster
-                + self.not_of_assignment + self.older_attempts)
+                + self.not_of_assignment + self.older_attempts + self.two_people)
+
+    @property
+    def refused(self) -> bool:
+        """Whether something the instructor must settle kept a student's files out (the
+        command then exits non-zero)."""
+        return self.two_people > 0
 
     def report_lines(self) -> list[str]:
         """The outcome as the command prints it: each thing done, then the totals."""
@@ -47,4 +54,8 @@ class CollectOutcome:
                      f"{self.zip_path} ({self.replaced} replacing an earlier collect), "
                      f"{self.kept} kept as collected before, {self.skipped} file(s) skipped"
                      + (f"; the manifest: {self.manifest}" if self.manifest else ""))
+        if self.two_people:
+            lines.append(f"{self.assignment}: {self.two_people} file(s) refused: two people of "
+                         f"{self.lms.title} match one student of the roster (the lines above "
+                         f"name their ids and what to do)")
         return lines

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-from .names import LmsFileName
+from .names import LmsFileName, comparable_name
 
 
 class RosterPerson(Protocol):
@@ -37,7 +37,7 @@ class GradebookCsv:
 
     student: str  # the student's sortable name, "Last, First"
     user_id: str  # the LMS's user id: the roster's lms_user_id
-    sis_user_id: str  # the institution's id of the student (read, not kept)
+    sis_user_id: str  # the institution's id of the student: the roster's sis_user_id
     login_id: str  # the course's student id
     section: str
     points_possible: str  # the first cell of the row of each assignment's points
@@ -65,6 +65,7 @@ class Platform(abc.ABC):
     # `lms_user_id`, `file_name`, and `late`, `attachment_id` where the names have them
     layout: ClassVar[str]  # the pattern as the messages show it
     matched_by: ClassVar[str]  # the roster's columns a file is matched with, for messages
+    id_name: ClassVar[str] = "user id"  # the LMS's number for a student, as messages name it
     upload_page: ClassVar[str]  # where in the LMS the feedback zip is uploaded
     upload_action: ClassVar[str]  # the button or link that takes the zip
     gradebook: ClassVar[GradebookCsv | None] = None  # None: no gradebook CSV for this LMS
@@ -87,6 +88,20 @@ class Platform(abc.ABC):
     @abc.abstractmethod
     def file_key(self, name: LmsFileName) -> str:
         """What of the file `name` is matched with `roster_key`."""
+
+    def name_key(self, person: RosterPerson) -> str:
+        """The name of `person` as this LMS writes it in its file names, compared as
+        `file_name_key` is (for the closest names of a file that matches nobody)."""
+        return comparable_name(f"{person.first_name} {person.last_name}")
+
+    def file_name_key(self, name: LmsFileName) -> str:
+        """The student's name in the file `name`, compared as `name_key` is."""
+        return comparable_name(name.student_name)
+
+    def on_roster(self, person: RosterPerson) -> str:
+        """The roster's student `person` as the messages name them, with what a file is
+        matched with."""
+        return f"{person.first_name} {person.last_name} ({person.id})"
 
     def unmatchable(self, name: LmsFileName) -> str | None:
         """Why no student can be matched to the file `name` at all, or None."""

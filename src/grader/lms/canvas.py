@@ -30,9 +30,15 @@ import re
 from typing import ClassVar
 
 from .base import GradebookCsv, Platform, RosterPerson
-from .names import LmsFileName, shown_time
+from .names import LmsFileName, comparable_name, shown_time
 
 ONE_SECOND = datetime.timedelta(seconds=1)
+
+
+def sortable_name(first: str, last: str) -> str:
+    """The student's name as Canvas's download names write it (last then first name,
+    letters and digits only), compared: composed accents (NFC), case folded."""
+    return "".join(c for c in comparable_name(f"{last}{first}") if c.isalnum())
 
 
 class Canvas(Platform):
@@ -56,6 +62,14 @@ class Canvas(Platform):
 
     def file_key(self, name: LmsFileName) -> str:
         return name.lms_user_id
+
+    def on_roster(self, person: RosterPerson) -> str:
+        return (f"{person.first_name} {person.last_name} ({person.id}, lms_user_id "
+                f"{person.lms_user_id or 'none'})")
+
+    def name_key(self, person: RosterPerson) -> str:
+        """The sortable name as Download Submissions writes it (`download_name`)."""
+        return sortable_name(person.first_name, person.last_name)
 
     def who(self, name: LmsFileName) -> str:
         return f"{self.title} user {name.lms_user_id} ({name.student_name})"

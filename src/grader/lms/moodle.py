@@ -8,9 +8,12 @@ Moodle (*Download all submissions*) names every file
 or, with *Download submissions in folders*, puts them in one folder per student,
 `Jane Doe_2041633_assignsubmission_file_/parameters.ipynb`. The participant id
 is the assignment's own number for the student, not the user id, and it is
-unknown to any roster, so a Moodle file is matched by the student's full name
-(first and last name as on the roster); with blind marking the full name is
-"Participant 2041633" and no student can be matched. Moodle has no late flag
+unknown to a roster imported from elsewhere, so a Moodle file is matched by the
+student's full name (first and last name as on the roster, in any Unicode form
+and case). Two participants of one full name are never taken for one student:
+the roster's lms_user_id, where the instructor wrote the participant id there,
+tells which is which (intake's attempts.py). With blind marking the full name
+is "Participant 2041633" and no student can be matched. Moodle has no late flag
 in its names; the entry's time tells.
 
 Feedback goes back through the assignment's "Upload multiple feedback files in
@@ -38,6 +41,7 @@ class Moodle(Platform):
     layout = ("{full name}_{participant id}_assignsubmission_file_{file name} "
               "(or a folder {full name}_{participant id}_assignsubmission_file_/)")
     matched_by = "first_name and last_name"
+    id_name = "participant id"
     upload_page = "the assignment's View all submissions"
     upload_action = "Upload multiple feedback files in a zip"
 

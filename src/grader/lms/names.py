@@ -7,9 +7,11 @@ released notebook a student's file is, renamed copies included.
 
 import datetime
 import re
+import unicodedata
 from dataclasses import dataclass
 
 RENAMED_COPY = re.compile(r"^(?P<stem>.+?)(?:-[0-9]+| ?\([0-9]+\))(?P<suffix>\.ipynb)$")
+COLAB_COPY = re.compile(r"^(?:Copy[ _]of[ _])+(?P<name>.+)$")  # "Copy of x", "Copy_of_x"
 
 
 @dataclass(frozen=True)
@@ -28,19 +30,36 @@ class LmsFileName:
 def released_notebook(file_name: str, notebooks: list[str]) -> str | None:
     """The notebook of `notebooks` (names with .ipynb) that `file_name` is: itself, or a
     renamed copy of it (`parameters-1.ipynb` by an LMS, `parameters (1).ipynb` by a
-    browser); None when it is none of them."""
-    if file_name in notebooks:
-        return file_name
-    copy = RENAMED_COPY.match(file_name)
-    if copy and copy["stem"] + copy["suffix"] in notebooks:
-        return copy["stem"] + copy["suffix"]
+    browser, `Copy of parameters.ipynb` or `Copy_of_parameters.ipynb` by Colab, which a
+    browser or an LMS may rename again); None when it is none of them. Names are
+    compared in Unicode's composed form (NFC), as a Mac may write them decomposed."""
+    by_form = {unicodedata.normalize("NFC", n): n for n in notebooks}
+    for name in dict.fromkeys(file_names_of_copy(unicodedata.normalize("NFC", file_name))):
+        if name in by_form:
+            return by_form[name]
     return None
 
 
+def file_names_of_copy(file_name: str) -> list[str]:
+    """The names `file_name` may be a copy of, itself first: without an LMS's or a
+    browser's number, without Colab's "Copy of", without both."""
+    names = [file_name]
+    colab = COLAB_COPY.match(file_name)
+    if colab:
+        names.append(colab["name"])
+    for name in list(names):
+        copy = RENAMED_COPY.match(name)
+        if copy:
+            names.append(copy["stem"] + copy["suffix"])
+    return names
+
+
 def comparable_name(name: str) -> str:
-    """A full name compared as an LMS and a roster may write it: case, accents kept,
-    runs of white space as one space."""
-    return " ".join(name.split()).casefold()
+    """A full name compared as an LMS and a roster may write it: accents kept, in Unicode's
+    composed form (NFC, as a roster writes them; a Mac writes file names decomposed),
+    case folded, runs of white space as one space."""
+    folded = unicodedata.normalize("NFC", " ".join(name.split())).casefold()
+    return unicodedata.normalize("NFC", folded)
 
 
 def shown_time(moment: datetime.datetime | None) -> str:

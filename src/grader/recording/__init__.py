@@ -8,6 +8,7 @@
 - ``due_dates.py``: an assignment's due date in the gradebook.
 - ``late_penalties.py``: every notebook of a student charged as the late policy says.
 - ``extensions.py``: students' extensions, from a CSV file into the gradebook.
+- ``ungraded.py``: submissions newer than the grade the gradebook holds (`not_graded_yet`).
 """
 
 from .due_dates import parse_due_date, set_due_date
@@ -17,10 +18,12 @@ from .late_penalties import charges_of, lateness_of
 from .released import check_released, unreleased_changes
 from .report_parts import (read_student_parts, rebuild_assignment_reports,
                            write_assignment_report, write_student_report)
+from .ungraded import NotGradedYet, not_graded_yet
 from .writer import Writer, write_autograded
 
-__all__ = ["EXTENSIONS_FILE", "Writer", "apply_extensions", "charges_of", "check_released",
-           "hours_text", "lateness_of", "parse_due_date", "parse_extensions",
-           "read_student_parts", "read_timestamp", "rebuild_assignment_reports", "record_in_gradebook", "set_due_date",
+__all__ = ["EXTENSIONS_FILE", "NotGradedYet", "Writer", "apply_extensions", "charges_of",
+           "check_released", "hours_text", "lateness_of", "not_graded_yet", "parse_due_date",
+           "parse_extensions", "read_student_parts", "read_timestamp",
+           "rebuild_assignment_reports", "record_in_gradebook", "set_due_date",
            "unreleased_changes", "write_assignment_report", "write_autograded",
            "write_student_report"]

@@ -12,7 +12,9 @@ time with its time zone: UTC or an offset such as +01:00) is given, never both;
 note is for the instructor and is not stored. Every row is checked first: an
 unknown student or assignment, an assignment without a due date, both or neither
 of extra_hours/new_due, a number that is not a positive number of hours, a date
-without a time or a time zone, a new due date before the class's, the same
+without a time or a time zone, a date that can be read two ways (05/02/2026:
+write 2026-05-02), a new due date before the class's or more than a year
+after it (as extra_hours, a typing mistake), the same
 student and assignment twice: each is reported with its line, and nothing is
 written if any row is wrong.
 
@@ -43,6 +45,7 @@ EXTENSIONS_FILE = "extensions.csv"
 COLUMNS = ("student_id", "assignment", "extra_hours", "new_due", "note")
 MAX_HOURS = 366 * 24  # a year: more is a typing mistake
 HAS_TIME = re.compile(r"\d{1,2}:\d{2}")
+DAY_AND_MONTH = re.compile(r"(?<![\d:])(\d{1,2})[/.-](\d{1,2})[/.-](\d{2,4})(?![\d:])")
 
 
 @dataclass(frozen=True)
@@ -60,11 +63,29 @@ def hours_text(extension: datetime.timedelta) -> str:
     return f"{extension.total_seconds() / 3600:g} h"
 
 
+def ambiguous_date(text: str) -> str | None:
+    """Why the date in `text` can be read two ways (05/02/2026: 2 May or 5 February), or
+    None: a date written day and month first, both of which can be a month."""
+    found = DAY_AND_MONTH.search(text)
+    if not found:
+        return None
+    first, second, year = int(found[1]), int(found[2]), found[3]
+    if first == second or not (1 <= first <= 12 and 1 <= second <= 12):
+        return None
+    year = year if len(year) == 4 else f"20{year}"
+    return (f"{found[0]!r} may be {year}-{first:02}-{second:02} or {year}-{second:02}-"
+            f"{first:02}: write the date as ISO 8601, year-month-day, e.g. "
+            f"\"{year}-{first:02}-{second:02} 17:00 UTC\"")
+
+
 def parse_new_due(text: str) -> datetime.datetime:
     """A date, time and time zone as naive UTC (as nbgrader stores dates); ValueError saying
-    what is wrong otherwise."""
+    what is wrong otherwise (a date that can be read two ways included)."""
     if not HAS_TIME.search(text):
         raise ValueError(f"new_due {text!r} has no time: write e.g. \"2026-12-04 17:00 UTC\"")
+    ambiguous = ambiguous_date(text)
+    if ambiguous:
+        raise ValueError(f"new_due {text!r} is ambiguous: {ambiguous}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an unknown zone name: reported below
         try:
@@ -75,7 +96,10 @@ def parse_new_due(text: str) -> datetime.datetime:
     if when.tzinfo is None:
         raise ValueError(f"new_due {text!r} has no time zone: add UTC or an offset such as "
                          f"+01:00")
-    return when.astimezone(tz.UTC).replace(tzinfo=None)
+    try:
+        return when.astimezone(tz.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # beyond the last year a date can hold
+        raise ValueError(f"new_due {text!r} is not a date nbgrader can store") from None
 
 
 def parse_extensions(text: str, source: str, students: set[str],
@@ -155,6 +179,11 @@ def _checked_row(values, line, students, due_dates, seen):
         if extension <= datetime.timedelta(0):
             raise ValueError(f"new_due {new_due!r} is not after the class's due date, "
                              f"{class_due:%Y-%m-%d %H:%M:%S} UTC")
+        if extension > datetime.timedelta(hours=MAX_HOURS):
+            hours = extension.total_seconds() / 3600
+            raise ValueError(f"new_due {new_due!r} is {hours:,.0f} h after the "
+                             f"class's due date, {class_due:%Y-%m-%d %H:%M:%S} UTC: more than "
+                             f"{MAX_HOURS} h (a year), as extra_hours allows; a typing mistake?")
     seen[student, assignment] = line
     return Extension(student, assignment, extension, line)
 

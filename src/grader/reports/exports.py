@@ -50,7 +50,9 @@ def gradebook_import_rows(gradebook: GradebookCsv, people: dict[str, Person],
                           grades: list[AssignmentGrades]) -> list[list[CsvValue]]:
     """An LMS's gradebook import: the person's columns of `gradebook` (for Canvas: Student,
     ID, SIS User ID, SIS Login ID, Section), then one column per assignment, and the
-    points-possible row first."""
+    points-possible row first. The institution's id is the one the LMS's export gave (the
+    roster's sis_user_id), empty where it gave none: never the course's id, which the LMS
+    could take for another student's."""
     header = gradebook.columns + [spreadsheet_cell(a.name) for a in grades]
     rows = [header, [gradebook.points_possible, "", "", "", ""]
             + [number(a.max_score) for a in grades]]
@@ -59,7 +61,7 @@ def gradebook_import_rows(gradebook: GradebookCsv, people: dict[str, Person],
         scores = [number(a.submissions[student].score) if student in a.submissions else "0"
                   for a in grades]
         rows.append([spreadsheet_cell(person.name), spreadsheet_cell(person.lms_user_id),
-                     spreadsheet_cell(student), spreadsheet_cell(student),
+                     spreadsheet_cell(person.sis_user_id), spreadsheet_cell(student),
                      spreadsheet_cell(person.section)] + scores)
     return rows
 

@@ -106,7 +106,8 @@ def _read_grades(settings, assignments):
             people[student.id] = Person(student.id, student.first_name or "",
                                         student.last_name or "", student.email or "",
                                         known.section if known else "",
-                                        student.lms_user_id or "")
+                                        student.lms_user_id or "",
+                                        known.sis_user_id if known else "")
         for student_id, person in roster.items():
             people.setdefault(student_id, person)
         for name in assignments:

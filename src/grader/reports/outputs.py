@@ -3,7 +3,7 @@
 import os
 
 from ..lms import gradebooks
-from ..recording import rebuild_assignment_reports
+from ..recording import not_graded_yet, rebuild_assignment_reports
 from ..settings import Settings
 from .exports import write_exports
 from .grades import read_grades
@@ -13,7 +13,9 @@ from .summary import write_summary
 
 def write_grades(settings: Settings, names: list[str]) -> list[str]:
     """The assignments' reports rebuilt, then grades.csv, the LMS exports, summary.txt and
-    the report pages written; returns lines saying where each file is."""
+    the report pages written; returns lines saying where each file is, after a warning for
+    each student whose submission is newer than their grade (not graded yet: the files
+    hold the grade the gradebook has, which the warning names)."""
     rebuild_assignment_reports(settings, names)
     people, grades = read_grades(settings, names)
     paths = write_exports(settings, people, grades)
@@ -24,7 +26,9 @@ def write_grades(settings: Settings, names: list[str]) -> list[str]:
     def relative(path):
         return os.path.relpath(path, settings.root)
 
-    return ([f"grades (nbgrader's columns): {relative(paths['grades'])}"]
+    waiting = [f"warning: {late.line}" for name in names
+               for late in not_graded_yet(settings, name).values()]
+    return (waiting + [f"grades (nbgrader's columns): {relative(paths['grades'])}"]
             + [f"{lms.title + ' gradebook import:':<29}{relative(paths[lms.name])}"
                for lms, _ in gradebooks()]
             + [f"roster with scores:          {relative(paths['roster'])}",

@@ -4,8 +4,9 @@
 
 The CSV has a header row with the column ``id`` (the student's login, as
 nbgrader knows it) and any of ``first_name``, ``last_name``, ``email``,
-``section`` and ``lms_user_id`` (the student's id in the LMS, e.g. Canvas's
-numeric user id). Names and e-mail addresses go into nbgrader's gradebook
+``section``, ``lms_user_id`` (the student's id in the LMS, e.g. Canvas's
+numeric user id) and ``sis_user_id`` (the institution's id, which the LMS's
+gradebook import takes back as it gave it). Names and e-mail addresses go into nbgrader's gradebook
 (formgrader shows them, grades.csv carries them); the whole roster, sections
 included, is kept as ``course-data/roster.csv`` for the exports. Importing
 again updates the students it lists and keeps every grade.
@@ -14,7 +15,8 @@ An LMS's own gradebook export (for Canvas: Grades, Export, "Export Entire
 Gradebook") is read as it comes, with the columns its class names
 (`Platform.gradebook`, a `GradebookCsv`): the student's sortable name ("Last,
 First"), the LMS's user id (the number in the names of its submission
-downloads: lms_user_id), the institution's id, the course's student id and the
+downloads: lms_user_id), the institution's id (sis_user_id, written back
+unchanged in the LMS's gradebook import), the course's student id and the
 section; its other columns (scores, assignments) are left out, and the rows
 that are not students (the points-possible row the LMS puts first, a row of
 its settings, its test student) are skipped with a line saying so.
@@ -31,7 +33,7 @@ from ..lms import GradebookCsv, Platform, gradebooks
 from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
 
-COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id"]
+COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id", "sis_user_id"]
 PERSON_FIELDS = COLUMNS[:5]  # the roster's columns in the exports
 
 
@@ -45,6 +47,7 @@ class Person:
     email: str = ""
     section: str = ""
     lms_user_id: str = ""
+    sis_user_id: str = ""  # the institution's id, as the LMS's gradebook export gave it
 
     @property
     def name(self) -> str:
@@ -150,7 +153,8 @@ def parse_gradebook_export(path: str, reader: csv.DictReader, lms: Platform,
         check_new_id(path, line, student, seen)
         last, _, first = name.partition(",")
         people.append(Person(student, first_name=first.strip(), last_name=last.strip(),
-                             section=cell[gradebook.section], lms_user_id=user_id))
+                             section=cell[gradebook.section], lms_user_id=user_id,
+                             sis_user_id=cell[gradebook.sis_user_id]))
     return people
 
 

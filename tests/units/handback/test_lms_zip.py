@@ -4,14 +4,19 @@ named the collected notebook, and a line for each student left out."""
 import csv
 import os
 import zipfile
+from datetime import datetime
 
 import pytest
 
 from grader.handback import write_feedback_zip
 from grader.handback.lms_zip import feedback_name
-from grader.intake import MANIFEST_FIELDS, manifest_path
-from grader.settings import CourseError
+from grader.intake import MANIFEST_FIELDS, collect_zip, manifest_path
+from grader.reports import import_roster
+from grader.settings import CourseError, load
 from testsupport.course import plain_settings
+from testsupport.lms_download import (canvas_gradebook_export, canvas_name, graded_as_handed_in,
+                                      write_zip)
+from testsupport.tiny_course import ASSIGNMENT, correct, make_course, released
 
 
 def row(student, lms, lms_file_name, notebook="parameters.ipynb"):
@@ -89,3 +94,38 @@ def test_the_zip_holds_each_collected_page_and_says_who_is_left_out(tmp_path, mo
     with zipfile.ZipFile(tmp_path / "course-data" / "lms" / "feedback-hw.zip") as archive:
         assert archive.namelist() == ["lovelaceada_10001_70000_parameters.html"]
         assert archive.read("lovelaceada_10001_70000_parameters.html") == b"the page of ada"
+
+
+def test_a_notebook_collected_after_grading_does_not_get_the_old_page(tmp_path):
+    course = make_course(str(tmp_path / "course"))
+    export = tmp_path / "export.csv"
+    export.write_text(canvas_gradebook_export([("Alice", "Liddell", 101, "S-1", "alice", "A"),
+                                               ("Bob", "Builder", 102, "S-2", "bob", "B")]),
+                      encoding="utf-8")
+    settings = load(course)
+    import_roster(settings, str(export))
+    nb = correct(released(course))
+    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), nb, datetime(2026, 1, 15, 11)),
+        (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), nb, datetime(2026, 1, 15, 11))]))
+    for student in ("alice", "bob"):
+        graded_as_handed_in(settings, ASSIGNMENT, student)
+    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "later.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 3, "tiny-1.ipynb"), released(course),
+         datetime(2026, 1, 15, 17))]))
+    lines = write_feedback_zip(settings, ASSIGNMENT)
+    assert lines[0] == (
+        "tiny: the page of tiny.ipynb is left out, being of the notebook graded before the one "
+        "collected: alice's submission of 2026-01-15 17:00:00 UTC is not graded yet (the grade "
+        "is of the one handed in 2026-01-15 11:00:00 UTC): run make autograde ASSIGNMENT=tiny, "
+        "then make feedback")
+    zip_path = os.path.join(course, "course-data", "lms", "feedback-tiny.zip")
+    with zipfile.ZipFile(zip_path) as archive:
+        assert archive.namelist() == ["builderbob_102_2_tiny.html"]
+    graded_as_handed_in(settings, ASSIGNMENT, "alice")  # the next autograde and feedback
+    assert write_feedback_zip(settings, ASSIGNMENT)[0].startswith("tiny: 2 feedback page(s)")
+    with zipfile.ZipFile(zip_path) as archive:
+        assert archive.namelist() == ["builderbob_102_2_tiny.html",
+                                      "liddellalice_101_3_tiny.html"]
+        assert archive.read("liddellalice_101_3_tiny.html") == (
+            b"the page of alice's notebook of 2026-01-15 17:00:00")

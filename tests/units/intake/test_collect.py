@@ -6,6 +6,7 @@ gradebook export as Canvas writes it? (Nothing is graded here.)"""
 import csv
 import datetime
 import os
+import unicodedata
 
 import pytest
 
@@ -265,3 +266,120 @@ def test_a_notebook_named_as_the_lms_names_them_asks_about_no_other_lms(course, 
     outcome = collect_zip(load(course), ASSIGNMENT, zip_path)
     assert (outcome.collected, outcome.not_named, outcome.other_lms) == (1, 1, None)
     assert not any(line.startswith("no notebook of the zip") for line in outcome.report_lines())
+
+
+def nfd(text):
+    return unicodedata.normalize("NFD", text)
+
+
+def test_a_moodle_name_a_mac_wrote_decomposed_is_the_rosters_composed_name(course, tmp_path):
+    settings = load(course)
+    roster = tmp_path / "nunez.csv"
+    roster.write_text("id,first_name,last_name\njnunez,José,Núñez\n", encoding="utf-8")
+    import_roster(settings, str(roster))
+    entry = nfd("José Núñez_2041634_assignsubmission_file_tiny.ipynb")
+    assert entry != unicodedata.normalize("NFC", entry)  # as a Mac re-zip writes it
+    zip_path = write_zip(str(tmp_path / "mac.zip"), [
+        (entry, correct(released(course)), at(-1)),
+        (nfd("JOSÉ MARÍA  NÚÑEZ_2041635_assignsubmission_file_tiny.ipynb"),
+         correct(released(course)), at(-1))])
+    outcome = collect_zip(settings, ASSIGNMENT, zip_path, "moodle")
+    assert (outcome.collected, outcome.skipped) == (2, 0)
+    assert [(r["student_id"], r["lms_user_id"]) for r in manifest(course)] == [
+        ("José María", "2041635"), ("jnunez", "2041634")]
+
+
+def test_a_name_that_matches_nobody_is_told_the_closest_roster_names(course, tmp_path):
+    zip_path = write_zip(str(tmp_path / "moodle.zip"), [
+        (moodle_name("Alise", "Lidell", 7, "tiny.ipynb"), correct(released(course)), at(-1))])
+    lines = collect_zip(load(course), ASSIGNMENT, zip_path, "moodle").lines
+    assert lines == [
+        "skipped 'Alise Lidell_7_assignsubmission_file_tiny.ipynb': Moodle's 'Alise Lidell' is "
+        "not on the roster (no student with that first_name and last_name); the closest on "
+        "the roster: Alice Liddell (alice)"]
+
+
+def test_a_canvas_user_not_on_the_roster_is_told_the_students_of_a_near_name(course,
+                                                                           tmp_path):
+    zip_path = write_zip(str(tmp_path / "canvas.zip"), [
+        (canvas_name("Alice", "Liddel", 777, 1, "tiny.ipynb"), correct(released(course)),
+         at(-1))])
+    lines = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas").lines
+    assert lines == [
+        "skipped 'liddelalice_777_1_tiny.ipynb': Canvas user 777 (liddelalice) is not on the "
+        "roster (no student with that lms_user_id (Canvas's ID column)); the closest on the "
+        "roster: Alice Liddell (alice, lms_user_id 101)"]
+
+
+def two_alices(course, tmp_path, name="twins.zip"):
+    nb = released(course)
+    return write_zip(str(tmp_path / name), [
+        (moodle_name("Alice", "Liddell", 2041633, "tiny.ipynb"), correct(nb), at(-2)),
+        (moodle_name("Alice", "Liddell", 2041699, "tiny.ipynb"), released(course), at(-1)),
+        (moodle_name("Bob", "Builder", 2041634, "tiny.ipynb"), correct(nb), at(-1))])
+
+
+def test_two_moodle_participants_of_one_name_are_never_one_student(course, tmp_path):
+    outcome = collect_zip(load(course), ASSIGNMENT, two_alices(course, tmp_path), "moodle")
+    assert (outcome.collected, outcome.two_people, outcome.older_attempts) == (1, 2, 0)
+    assert outcome.refused
+    assert sorted(os.listdir(os.path.join(course, "course-data", "submitted"))) == ["bob"]
+    lines = outcome.report_lines()
+    assert ("skipped 'Alice Liddell_2041699_assignsubmission_file_tiny.ipynb': 2 people of "
+            "Moodle (participant ids 2041633, 2041699) match alice of the roster by first_name "
+            "and last_name: none of their files is collected; write the participant id of the "
+            "one who is alice in the roster's lms_user_id column (make roster), or take the "
+            "other's files out of the zip, and collect again") in lines
+    assert lines[-1] == ("tiny: 2 file(s) refused: two people of Moodle match one student of "
+                         "the roster (the lines above name their ids and what to do)")
+
+
+def test_the_participant_id_on_the_roster_tells_which_alice_is_ours(course, tmp_path):
+    settings = load(course)
+    roster = tmp_path / "ids.csv"
+    roster.write_text("id,first_name,last_name,lms_user_id\nalice,Alice,Liddell,2041633\n",
+                      encoding="utf-8")
+    import_roster(settings, str(roster))
+    outcome = collect_zip(settings, ASSIGNMENT, two_alices(course, tmp_path), "moodle")
+    assert (outcome.collected, outcome.two_people, outcome.refused) == (2, 0, False)
+    assert '"def double(x):' in submitted(course, "alice")  # hers, not the later empty one
+    assert ("skipped 'Alice Liddell_2041699_assignsubmission_file_tiny.ipynb': Moodle's 'Alice "
+            "Liddell', participant id 2041699, is not alice of the roster, whose lms_user_id "
+            "is 2041633") in outcome.lines
+    assert [r["lms_user_id"] for r in manifest(course)] == ["2041633", "2041634"]
+
+
+def test_another_participant_of_the_same_name_later_replaces_nothing(course, tmp_path):
+    settings = load(course)
+    nb = released(course)
+    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
+        (moodle_name("Alice", "Liddell", 2041633, "tiny.ipynb"), correct(nb), at(-2))]),
+        "moodle")
+    later = collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "later.zip"), [
+        (moodle_name("Alice", "Liddell", 2041699, "tiny.ipynb"), nb, at(5))]), "moodle")
+    assert (later.collected, later.replaced, later.two_people) == (0, 0, 1)
+    assert ("(participant ids 2041633, 2041699) (an earlier collect took participant id "
+            "2041633) match alice") in later.lines[0]
+    assert '"def double(x):' in submitted(course, "alice")
+    assert manifest(course)[0]["lms_user_id"] == "2041633"
+
+
+def test_collect_zip_exits_non_zero_when_two_people_match_one_student(course, tmp_path,
+                                                                       capsys):
+    from grader.cli import main
+
+    status = main(["collect-zip", ASSIGNMENT, two_alices(course, tmp_path), "--lms", "moodle",
+                   "--course", course])
+    assert status == 1
+    assert "2 file(s) refused: two people of Moodle" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("file_name", ["Copy of tiny.ipynb", "Copy_of_tiny.ipynb",
+                                       "Copy of tiny (1).ipynb"])
+def test_colabs_copy_of_the_notebook_is_collected(course, tmp_path, file_name):
+    zip_path = write_zip(str(tmp_path / "colab.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 1, file_name), correct(released(course)), at(-1))])
+    outcome = collect_zip(load(course), ASSIGNMENT, zip_path, "canvas")
+    assert (outcome.collected, outcome.skipped) == (1, 0)
+    assert manifest(course)[0]["notebook"] == "tiny.ipynb"
+

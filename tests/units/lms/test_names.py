@@ -1,9 +1,11 @@
 """Does each LMS's class read its download's file names as the LMS writes them, and is a
 renamed copy the notebook it copies?"""
 
+import unicodedata
+
 import pytest
 
-from grader.lms import PLATFORMS, platform, released_notebook
+from grader.lms import PLATFORMS, comparable_name, platform, released_notebook
 from testsupport.lms_download import canvas_name, moodle_name
 
 NAMES = [  # (what it is, lms, entry name, (student name, lms id, attachment id, late, file))
@@ -87,6 +89,12 @@ def test_a_name_moodle_writes_is_read_back_as_written(folders):
     ("parameters (1).ipynb", "parameters.ipynb"),
     ("parameters(2).ipynb", "parameters.ipynb"),
     ("logits_to_text-3.ipynb", "logits_to_text.ipynb"),
+    ("Copy of parameters.ipynb", "parameters.ipynb"),  # Colab's File, Save a copy
+    ("Copy_of_parameters.ipynb", "parameters.ipynb"),  # the same, spaces made underscores
+    ("Copy of Copy of parameters.ipynb", "parameters.ipynb"),
+    ("Copy of parameters (1).ipynb", "parameters.ipynb"),
+    ("Copy_of_parameters-2.ipynb", "parameters.ipynb"),
+    ("Copy of other.ipynb", None),
     ("parameters_final.ipynb", None),
     ("parameters-1.py", None),
     ("other.ipynb", None),
@@ -97,3 +105,17 @@ def test_renamed_copies_are_the_released_notebook(file_name, notebook):
 
 def test_a_notebook_whose_own_name_ends_in_a_number_is_not_a_copy():
     assert released_notebook("part-1.ipynb", ["part.ipynb", "part-1.ipynb"]) == "part-1.ipynb"
+
+
+def test_a_name_in_any_unicode_form_and_case_is_the_same_name():
+    composed = "José Núñez"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert decomposed != composed
+    assert comparable_name(decomposed) == comparable_name(composed) == "josé núñez"
+    assert comparable_name("  JOSÉ\tNÚÑEZ ") == comparable_name(composed)
+    assert comparable_name("Jose Nunez") != comparable_name(composed)  # accents still count
+
+
+def test_a_decomposed_file_name_is_the_composed_notebook():
+    notebook = "résumé.ipynb"
+    assert released_notebook(unicodedata.normalize("NFD", notebook), [notebook]) == notebook

@@ -30,6 +30,16 @@ def test_hours_or_a_new_due_date_become_the_extension_nbgrader_stores():
                     Extension("carol", "parameters", datetime.timedelta(hours=2.5), 5)]
 
 
+@pytest.mark.parametrize("new_due, extension", [
+    ("12/25/2026 17:00 UTC", datetime.timedelta(days=18)),  # only one month in it
+    ("2026/12/09 17:00 UTC", datetime.timedelta(days=2)),  # year first
+    ("2027-12-07 17:00 UTC", datetime.timedelta(days=365)),  # a year, as extra_hours allows
+])
+def test_a_new_due_date_that_reads_one_way_and_within_a_year_is_taken(new_due, extension):
+    assert parse(HEADER + f"bob,parameters,,{new_due},\n") == [
+        Extension("bob", "parameters", extension, 2)]
+
+
 def test_a_file_without_a_note_or_new_due_column_is_read():
     assert parse("student_id,assignment,extra_hours\nalice,parameters,1\n") == [
         Extension("alice", "parameters", datetime.timedelta(hours=1), 2)]
@@ -52,6 +62,15 @@ BAD_ROWS = [
     ("bob,parameters,,next friday 17:00 UTC,", "is not a date and time"),
     ("bob,parameters,,2026-12-07 16:00 UTC,", "is not after the class's due date, "
                                               "2026-12-07 17:00:00 UTC"),
+    ("bob,parameters,,9999-12-07 17:00 UTC,", "new_due '9999-12-07 17:00 UTC' is 69,889,872 h "
+                                              "after the class's due date, 2026-12-07 17:00:00 "
+                                              "UTC: more than 8784 h (a year), as extra_hours "
+                                              "allows"),
+    ("bob,parameters,,9999-12-31 23:00 -05:00,", "is not a date nbgrader can store"),
+    ("bob,parameters,,12/09/2026 17:00 UTC,", "new_due '12/09/2026 17:00 UTC' is ambiguous: "
+                                              "'12/09/2026' may be 2026-12-09 or 2026-09-12: "
+                                              "write the date as ISO 8601, year-month-day"),
+    ("bob,parameters,,05.02.26 17:00 UTC,", "'05.02.26' may be 2026-05-02 or 2026-02-05"),
 ]
 
 

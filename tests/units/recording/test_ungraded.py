@@ -1,0 +1,58 @@
+"""Is a submission collected after its grade named as not graded yet, until it is graded,
+and is one graded, refused or never handed in not named? (Grading is recorded by hand.)"""
+
+import datetime
+
+import pytest
+
+from grader.intake import collect_zip
+from grader.recording import NotGradedYet, not_graded_yet
+from grader.reports import import_roster
+from grader.settings import load
+from testsupport.lms_download import (canvas_gradebook_export, canvas_name, graded_as_handed_in,
+                                      write_zip)
+from testsupport.tiny_course import ASSIGNMENT, correct, make_course, released
+
+STUDENTS = [("Alice", "Liddell", 101, "S-1", "alice", "A"), ("Bob", "Builder", 102, "S-2", "bob", "B")]
+FIRST, LATER = datetime.datetime(2026, 1, 15, 11), datetime.datetime(2026, 1, 15, 17)
+
+
+@pytest.fixture
+def settings(tmp_path):
+    course = make_course(str(tmp_path / "course"))
+    export = tmp_path / "export.csv"
+    export.write_text(canvas_gradebook_export(STUDENTS), encoding="utf-8")
+    settings = load(course)
+    import_roster(settings, str(export))
+    nb = correct(released(course))
+    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), nb, FIRST),
+        (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), nb, FIRST)]))
+    return settings
+
+
+def test_a_notebook_collected_and_never_graded_is_not_graded_yet(settings):
+    assert not_graded_yet(settings, ASSIGNMENT) == {
+        "alice": NotGradedYet("alice", ASSIGNMENT, FIRST, None),
+        "bob": NotGradedYet("bob", ASSIGNMENT, FIRST, None)}
+    assert not_graded_yet(settings, ASSIGNMENT)["bob"].line == (
+        "tiny: bob's submission of 2026-01-15 11:00:00 UTC is not graded yet (the gradebook "
+        "has no grade of it): run make autograde ASSIGNMENT=tiny, then make feedback")
+
+
+def test_a_notebook_collected_after_its_grade_is_not_graded_yet_until_graded(settings,
+                                                                             tmp_path):
+    for student in ("alice", "bob"):
+        graded_as_handed_in(settings, ASSIGNMENT, student)
+    assert not_graded_yet(settings, ASSIGNMENT) == {}
+    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "later.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 3, "tiny-1.ipynb"),
+         released(settings.root), LATER)]))
+    waiting = not_graded_yet(settings, ASSIGNMENT)
+    assert waiting == {"alice": NotGradedYet("alice", ASSIGNMENT, LATER, FIRST)}
+    assert waiting["alice"].line == (
+        "tiny: alice's submission of 2026-01-15 17:00:00 UTC is not graded yet (the grade is "
+        "of the one handed in 2026-01-15 11:00:00 UTC): run make autograde ASSIGNMENT=tiny, "
+        "then make feedback")
+    graded_as_handed_in(settings, ASSIGNMENT, "alice")
+    assert not_graded_yet(settings, ASSIGNMENT) == {}
