@@ -11,6 +11,7 @@
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
     python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
+    python -m grader item-analysis ASSIGNMENT
     python -m grader release-feedback ASSIGNMENT
     python -m grader feedback-zip ASSIGNMENT
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
@@ -27,7 +28,9 @@ mistake; every make target that runs nbgrader runs it first. `release-lines`
 writes the term's salt and the install line into the instructor's notebooks
 (the first step of make release). `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
-writes grades.csv, the LMS exports, summary.txt and the grade report pages;
+writes grades.csv, the LMS exports, summary.txt, the grade report pages and
+the item analyses; `item-analysis` writes reports/ASSIGNMENT-items.csv and
+.html alone, each check's difficulty and discrimination (docs/regrading.md);
 `collect-zip` puts the notebooks of an LMS's download into submitted/ (make
 collect-zip); `release-feedback` releases feedback through the exchange to the
 students who handed in through it and lists the others; `feedback-zip` puts the
@@ -61,7 +64,7 @@ from .lms import DEFAULT_PLATFORM, PLATFORMS
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
-from .reports import import_roster, write_grades, write_summary
+from .reports import import_roster, item_analysis_of, write_grades, write_summary
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
 from .similarity import write_similarity
@@ -139,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, what in (("release-feedback", "feedback through the exchange, and who needs "
                                             "another way"),
                        ("feedback-zip", "the feedback of students collected from an LMS, "
-                                        "zipped for it")):
+                                        "zipped for it"),
+                       ("item-analysis", "each check's difficulty and discrimination, "
+                                         "a CSV and a page")):
         command = commands.add_parser(name, help=what)
         command.add_argument("assignment")
     commands.add_parser("release-lines", help="write the salt and the install line into the "
@@ -311,5 +316,6 @@ COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),
             "feedback-zip": lines_of_one_assignment(write_feedback_zip),
+            "item-analysis": lines_of_one_assignment(item_analysis_of),
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines}
