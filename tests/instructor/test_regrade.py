@@ -8,10 +8,13 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 
+from testsupport.accessibility import (DESKTOP, PHONE, ROOT, axe_violations, chromium,
+                                       missing_tools, violations_report)
 from testsupport.course import nbgrader_env, run_grader
 from testsupport.gradebook import gradebook_rows, sqlite_url
 from testsupport.hand_in import hand_in
@@ -22,6 +25,7 @@ from testsupport.tiny_course import (ASSIGNMENT, NOTEBOOK, correct, make_course,
 # answer is 41
 STUDENTS = {"alice": {}, "bob": {"double_answer": "def double(x):\n    return 2.0 * x\n"},
             "carol": {"answer_answer": "answer = 41\n"}}
+SCREENSHOTS = ROOT / "_build" / "screenshots"
 REASON = "double_visible accepts a float: the question never asked for an int"
 
 
@@ -173,3 +177,43 @@ def test_a_student_without_a_submission_is_refused_with_nothing_graded(graded):
     run = grader(graded["course"], "regrade", ASSIGNMENT, "--students", "alice,nobody")
     assert run.returncode == 2
     assert "no submission of tiny from: nobody (STUDENTS=...); nothing was regraded" in run.stderr
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if missing_tools():
+        pytest.fail(missing_tools())
+    with chromium(str(tmp_path_factory.mktemp("chromium-profile"))) as context:
+        yield context
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_item_analysis_page_and_a_regraded_feedback_page_meet_wcag(graded, browser, size):
+    """axe-core finds no WCAG 2.1 A or AA violation on the item analysis page (its chart
+    inline SVG) nor on a feedback page that says it was regraded; nothing is wider than
+    the screen and nothing is fetched but the file itself."""
+    course = graded["course"]
+    written = grader(course, "item-analysis", ASSIGNMENT)
+    assert written.returncode == 0, written.stderr
+    assert written.stdout.splitlines() == ["item analysis: course-data/reports/tiny-items.csv",
+                                           "item analysis: course-data/reports/tiny-items.html"]
+    pages = [os.path.join(course, "course-data", "reports", "tiny-items.html"),
+             os.path.join(course, "course-data", "feedback", "bob", "tiny", "tiny.html")]
+    for path in pages:
+        page = browser.new_page()
+        requested = []
+        page.on("request", lambda request: requested.append(request.url))
+        try:
+            page.set_viewport_size({"desktop": DESKTOP, "phone": PHONE}[size])
+            page.goto(Path(path).as_uri(), wait_until="load")
+            violations = axe_violations(page)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if size == "desktop":
+                SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(SCREENSHOTS / f"regrade-{Path(path).stem}.png"),
+                                full_page=True)
+        finally:
+            page.close()
+        assert violations == [], f"{path}, {size}:\n{violations_report(violations)}"
+        assert width <= {"desktop": DESKTOP, "phone": PHONE}[size]["width"], (path, width)
+        assert [url for url in requested if not url.startswith(("file:", "data:"))] == []

@@ -186,14 +186,21 @@ def chart(items: list[Item]) -> str:
     parts.append(f'<text x="16" y="{(TOP + HEIGHT - BOTTOM) / 2:.0f}" text-anchor="middle" '
                  f'font-size="14" fill="#222" transform="rotate(-90 16 '
                  f'{(TOP + HEIGHT - BOTTOM) / 2:.0f})">discrimination</text>')
+    spots: dict[tuple[float, float], list[tuple[int, Item]]] = {}  # checks at one place
     for number_shown, item in enumerate(items, 1):
-        x, y = _x(item.mean), _y(item.discrimination or 0.0)
-        fill = "#fff" if item.discrimination is None else (
-            "#b3261e" if item.flags else "#1f5f99")
+        spot = (round(_x(item.mean), 1), round(_y(item.discrimination or 0.0), 1))
+        spots.setdefault(spot, []).append((number_shown, item))
+    for (x, y), here in spots.items():
+        undefined = all(item.discrimination is None for _, item in here)
+        flagged = any(item.flags for _, item in here)
+        fill = "#fff" if undefined else ("#b3261e" if flagged else "#1f5f99")
+        label = ", ".join(str(n) for n, _ in here)
         parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="9" fill="{fill}" '
                      f'stroke="#222" stroke-width="1.5"/>')
-        parts.append(f'<text x="{x + 12:.1f}" y="{y - 10:.1f}" font-size="13" '
-                     f'fill="#222">{number_shown}</text>')
+        anchor_end = ' text-anchor="end"' if x > WIDTH - RIGHT - 60 else ""
+        shift = -12 if anchor_end else 12
+        parts.append(f'<text x="{x + shift:.1f}" y="{y - 10:.1f}" font-size="13" '
+                     f'fill="#222"{anchor_end}>{label}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -208,9 +215,12 @@ body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1
 table {{ border-collapse: collapse; }}
 td, th {{ border-bottom: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }}
 td.n {{ text-align: right; }}
+figure {{ margin: 1em 0; }}
+@media (max-width: 30em) {{ td, th {{ padding: 0.25em 0.3em; font-size: 0.9em;
+                                    overflow-wrap: anywhere; }} }}
 .flag {{ color: #8b1a12; font-weight: bold; }}
 svg {{ max-width: 100%; height: auto; }}
-pre {{ background: #f4f4f4; padding: 0.6em; overflow-x: auto; }}
+pre {{ background: #f4f4f4; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; }}
 a {{ color: #0b4f8a; }}
 </style></head><body><main>
 <h1>{title}</h1>

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from grader.reports.grades import AssignmentGrades, Check, SubmissionGrades
-from grader.reports.items import (ITEM_FIELDS, correlation, item_analysis, item_rows,
+from grader.reports.items import (ITEM_FIELDS, chart, correlation, item_analysis, item_rows,
                                   items_page, write_item_analysis)
 from testsupport.course import plain_settings
 
@@ -136,3 +136,13 @@ def test_student_text_in_a_message_is_escaped_on_the_page_and_safe_in_the_csv(co
     assert item_rows(items)[0]["top_failure"] == "'=HYPERLINK(1) <b>x</b>"
     page = items_page(course, synthetic_grades(), items)
     assert "=HYPERLINK(1) &lt;b&gt;x&lt;/b&gt; (3)" in page
+
+
+def test_checks_at_the_same_place_share_one_dot_labelled_with_both_numbers():
+    grades = synthetic_grades()
+    grades.checks = [CHECKS[0], Check("nb", "a_again", 1.0), CHECKS[3]]
+    for entry in grades.submissions.values():
+        entry.points[("nb", "a_again")] = entry.points[("nb", "a")]
+    svg = chart(item_analysis(grades))
+    assert svg.count("<circle ") == 2
+    assert ">1, 2</text>" in svg and ">3</text>" in svg
