@@ -13,5 +13,5 @@ from .changes import CheckChange, StudentChange, student_change
 from .regrading import regrade, regrades_folder
 from .requests import REQUESTS_FILE, RegradeRequest, read_regrade_requests
 
-__all__ = ["REQUESTS_FILE", "CheckChange", "RegradeRequest", "StudentChange", "read_regrade_requests",
-           "regrade", "regrades_folder", "student_change"]
+__all__ = ["REQUESTS_FILE", "CheckChange", "RegradeRequest", "StudentChange",
+           "read_regrade_requests", "regrade", "regrades_folder", "student_change"]
