@@ -312,7 +312,7 @@ regrade: $(STAMP) grading-system
 	@test -n "$$ASSIGNMENT" || { echo "make regrade ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) regrade "$$ASSIGNMENT" --jobs $(JOBS) $${STUDENTS:+"--students=$$STUDENTS"} \
-	  --reason="$$REASON" $${APPLY:+--apply}
+	  --reason="$$REASON" $(if $(filter 1 yes true,$(APPLY)),--apply)
 
 # Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
 # course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.
