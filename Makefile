@@ -35,6 +35,9 @@ help:
 	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
 	@echo "  make canvas-push         ASSIGNMENT=name [DRY_RUN=1]: grades and feedback summaries into Canvas"
+
+	@echo "  make item-analysis       ASSIGNMENT=name: each check's difficulty and discrimination (also in make grades)"
+	@echo "  make regrade             ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]: who changes, then change them"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
@@ -303,6 +306,26 @@ canvas-push: $(STAMP)
 	@test -n "$$ASSIGNMENT" || { echo "make canvas-push ASSIGNMENT=name [DRY_RUN=1]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) canvas-push "$$ASSIGNMENT" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
+
+# Each check's difficulty and discrimination (docs/regrading.md):
+# course-data/reports/<assignment>-items.csv and .html. make grades writes them too.
+.PHONY: item-analysis regrade
+item-analysis: $(STAMP)
+	@test -n "$$ASSIGNMENT" || { echo "make item-analysis ASSIGNMENT=name"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) item-analysis "$$ASSIGNMENT"
+
+# After a check was changed in solutions/ and make release run: grade again against the
+# current release. Without APPLY=1 it prints who would change and writes only a record
+# under course-data/regrades/; APPLY=1 changes those students and no one else.
+REASON ?=
+APPLY ?=
+export REASON APPLY
+regrade: $(STAMP) grading-system
+	@test -n "$$ASSIGNMENT" || { echo "make regrade ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) regrade "$$ASSIGNMENT" --jobs $(JOBS) $${STUDENTS:+"--students=$$STUDENTS"} \
+	  --reason="$$REASON" $(if $(filter 1 yes true,$(APPLY)),--apply)
 
 # Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
 # course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.

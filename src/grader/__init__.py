@@ -18,6 +18,9 @@ Top floor, the instructor's commands:
   (`graded`), fed by a list of hand-ins (a batch) or a `HandInQueue` that
   blocks until the next one arrives, results collected while it waits.
 - ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
+- ``regrade/``: a class graded again after a check changed: a dry run that shows who
+  changes (and which regrade requests that answers) and writes only its record,
+  then exactly those students recorded again, their feedback saying why.
 
 The wings, from the top down:
 
@@ -33,7 +36,8 @@ The wings, from the top down:
   submitted/ through nbgrader's zip_collect, records what came from the LMS and
   returns a `CollectOutcome` with its counts.
 - ``reports/``: what the grades say. The roster, grades read from the gradebook,
-  summary.txt, the report page, grades.csv and the LMS exports.
+  summary.txt, the report page, grades.csv and the LMS exports, and the item
+  analysis (each check's difficulty and discrimination).
 - ``similarity/``: which students' answers look alike: code fingerprinted
   (winnowing over normalised tokens), shared code discounted, every pair
   compared, reports/similarity-<assignment>.csv and .html.

@@ -11,6 +11,8 @@
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
     python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
+    python -m grader item-analysis ASSIGNMENT
+    python -m grader regrade ASSIGNMENT [--students a,b] [--reason TEXT] [--apply] [--jobs N]
     python -m grader release-feedback ASSIGNMENT
     python -m grader feedback-zip ASSIGNMENT
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
@@ -28,7 +30,12 @@ mistake; every make target that runs nbgrader runs it first. `release-lines`
 writes the term's salt and the install line into the instructor's notebooks
 (the first step of make release). `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
-writes grades.csv, the LMS exports, summary.txt and the grade report pages;
+writes grades.csv, the LMS exports, summary.txt, the grade report pages and
+the item analyses; `item-analysis` writes reports/ASSIGNMENT-items.csv and
+.html alone, each check's difficulty and discrimination (docs/regrading.md);
+`regrade` grades the students again against the current release and prints
+who would change, writing only a record under course-data/regrades/; with
+--apply it changes exactly those students (docs/regrading.md);
 `collect-zip` puts the notebooks of an LMS's download into submitted/ (make
 collect-zip); `release-feedback` releases feedback through the exchange to the
 students who handed in through it and lists the others; `feedback-zip` puts the
@@ -68,7 +75,8 @@ from .push import push_grades
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
-from .reports import import_roster, write_grades, write_summary
+from .regrade import regrade
+from .reports import import_roster, item_analysis_of, write_grades, write_summary
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
 from .similarity import write_similarity
@@ -150,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, what in (("release-feedback", "feedback through the exchange, and who needs "
                                             "another way"),
                        ("feedback-zip", "the feedback of students collected from an LMS, "
-                                        "zipped for it")):
+                                        "zipped for it"),
+                       ("item-analysis", "each check's difficulty and discrimination, "
+                                         "a CSV and a page")):
         command = commands.add_parser(name, help=what)
         command.add_argument("assignment")
     commands.add_parser("release-lines", help="write the salt and the install line into the "
@@ -182,6 +192,16 @@ def build_parser() -> argparse.ArgumentParser:
     push.add_argument("assignment")
     push.add_argument("--dry-run", action="store_true",
                       help="print each student's grade now and the grade to send; write nothing")
+    again = commands.add_parser("regrade", help="grade again against the current release: who "
+                                "changes, then (--apply) change them")
+    again.add_argument("assignment")
+    again.add_argument("--students", default="", help="comma-separated student ids (default: "
+                                                      "every student who handed in)")
+    again.add_argument("--reason", default="", help="why, recorded and shown on the feedback")
+    again.add_argument("--apply", action="store_true",
+                       help="change the students whose results change (default: a dry run)")
+    again.add_argument("--jobs", type=int, default=1,
+                       help="students graded at once on this machine (default 1)")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -299,6 +319,16 @@ def lines_of_one_assignment(work: Callable[[Settings, str], Iterable[str]]) -> C
     return run
 
 
+def run_regrade(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    settings.check_assignments([args.assignment])
+    for line in regrade(settings, args.assignment, settings.limits,
+                        [s for s in args.students.split(",") if s], args.reason, args.apply,
+                        args.jobs):
+        print(line)
+    return 0
+
+
 def run_rehearsal(args: argparse.Namespace) -> int:
     if not 1 <= args.students <= 200:
         print("error: --students takes a number from 1 to 200", file=sys.stderr)
@@ -339,5 +369,7 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),
             "feedback-zip": lines_of_one_assignment(write_feedback_zip),
+            "item-analysis": lines_of_one_assignment(item_analysis_of),
+            "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines}

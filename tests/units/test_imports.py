@@ -28,7 +28,7 @@ FLOORS = {
     "similarity": 8,
     "engines": 9, "intake": 9,
     "handback": 10,
-    "autograde": 10, "rehearsal": 10,
+    "autograde": 10, "rehearsal": 10, "regrade": 10,
     "push": 9,
     "cli": 11,
     "__main__": 12,

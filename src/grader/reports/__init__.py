@@ -5,14 +5,17 @@
 - ``summary.py``: summary.txt, per student and per check, and who needs attention.
 - ``page.py``: the grade report page of an assignment, with its figures.
 - ``exports.py``: grades.csv, the Canvas import and the roster with scores.
+- ``items.py``: item analysis, per check its difficulty and discrimination (CSV and page).
 - ``outputs.py``: `write_grades`, everything `make grades` writes.
 """
 
 from .grades import AssignmentGrades, number, read_grades
+from .items import item_analysis, item_analysis_of, write_item_analysis
 from .outputs import write_grades
 from .roster import Person, import_roster, parse_roster, read_roster
 from .summary import attention, deadline_text, summary_text, write_summary
 
-__all__ = ["AssignmentGrades", "Person", "attention", "deadline_text", "import_roster", "number",
+__all__ = ["AssignmentGrades", "Person", "attention", "deadline_text", "import_roster",
+           "item_analysis", "item_analysis_of", "number",
            "parse_roster", "read_grades", "read_roster", "summary_text", "write_grades",
-           "write_summary"]
+           "write_item_analysis", "write_summary"]

@@ -1,4 +1,5 @@
-"""Everything `make grades` writes, in one call: exports, summary and report pages."""
+"""Everything `make grades` writes, in one call: exports, summary, report pages and item
+analyses."""
 
 import os
 
@@ -7,6 +8,7 @@ from ..recording import not_graded_yet, rebuild_assignment_reports
 from ..settings import Settings
 from .exports import write_exports
 from .grades import read_grades
+from .items import write_item_analysis
 from .page import write_report_pages
 from .summary import write_summary
 
@@ -22,6 +24,7 @@ def write_grades(settings: Settings, names: list[str]) -> list[str]:
     summary = os.path.join(settings.reports, "summary.txt")
     write_summary(settings, names, people, grades)
     pages = write_report_pages(settings, people, grades)
+    items = [path for assignment in grades for path in write_item_analysis(settings, assignment)]
 
     def relative(path):
         return os.path.relpath(path, settings.root)
@@ -33,4 +36,5 @@ def write_grades(settings: Settings, names: list[str]) -> list[str]:
                for lms, _ in gradebooks()]
             + [f"roster with scores:          {relative(paths['roster'])}",
                f"summary:                     {relative(summary)}"]
-            + [f"report page:                 {relative(p)}" for p in pages])
+            + [f"report page:                 {relative(p)}" for p in pages]
+            + [f"item analysis:               {relative(p)}" for p in items])
