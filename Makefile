@@ -35,7 +35,6 @@ help:
 	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
 	@echo "  make canvas-push         ASSIGNMENT=name [DRY_RUN=1]: grades and feedback summaries into Canvas"
-
 	@echo "  make item-analysis       ASSIGNMENT=name: each check's difficulty and discrimination (also in make grades)"
 	@echo "  make regrade             ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]: who changes, then change them"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
