@@ -182,7 +182,7 @@ class Store:
         return digest
 
     def hand_in(self, student: str, assignment: str, files: dict[str, bytes], source: str,
-                arrived: datetime.datetime | None = None) -> Job:
+                arrived: datetime.datetime | None = None) -> QueuedJob:
         """Store a hand-in's `files` ({relative name: bytes}), then its job; returns the job.
 
         The same bytes as the student's latest hand-in of `assignment` give a job
@@ -212,7 +212,7 @@ class Store:
                  state, arrived.isoformat(), reason))
             return self._job(db, cursor.lastrowid)
 
-    def claim(self, worker: str, lease_seconds: float) -> Job | None:
+    def claim(self, worker: str, lease_seconds: float) -> QueuedJob | None:
         """The next job to grade, leased to `worker` for `lease_seconds`; None when none waits.
 
         A job is claimable when it waits or its lease ran out, and no earlier hand-in
@@ -265,7 +265,19 @@ class Store:
                 (JobState.WAITING, reason, job_id, worker, JobState.GRADING)).rowcount
         return changed == 1
 
-    def retry(self, job_id: int, reason: str) -> Job:
+    def take_back(self, host_prefix: str) -> list[int]:
+        """End at once the leases of workers named `host_prefix` + process id whose process
+        is gone (a service on this machine killed outright); returns the jobs' ids. Their
+        next claim counts as an attempt."""
+        with self._transaction() as db:
+            rows = db.execute("SELECT id, worker FROM jobs WHERE state = ? AND worker LIKE ?",
+                              (JobState.GRADING, host_prefix.replace("%", "") + "%")).fetchall()
+            gone = [row["id"] for row in rows if not process_alive(row["worker"][len(host_prefix):])]
+            for job_id in gone:
+                db.execute("UPDATE jobs SET lease_until = 0 WHERE id = ?", (job_id,))
+        return gone
+
+    def retry(self, job_id: int, reason: str) -> QueuedJob:
         """A claimed job whose grading failed: back to the queue with `reason`, or `failed`
         once it has been claimed `max_attempts` times."""
         with self._transaction() as db:
@@ -281,7 +293,7 @@ class Store:
 
     def finish(self, job_id: int, state: JobState, score: float | None = None,
                max_score: float | None = None, checks: list[CheckRecord] | None = None,
-               reason: str = "") -> Job:
+               reason: str = "") -> QueuedJob:
         """A job's final state (graded, failed or refused), with its score and checks."""
         state = JobState(state)
         if state not in FINAL_STATES:
@@ -298,11 +310,11 @@ class Store:
                 raise StoreError(f"no hand-in {job_id} in the queue {self.path}")
             return self._job(db, job_id)
 
-    def job(self, job_id: int) -> Job:
+    def job(self, job_id: int) -> QueuedJob:
         with self._connection() as db:
             return self._job(db, job_id)
 
-    def jobs(self, student: str | None = None, assignment: str | None = None) -> list[Job]:
+    def jobs(self, student: str | None = None, assignment: str | None = None) -> list[QueuedJob]:
         """Every job, in the order they arrived; only `student`'s, `assignment`'s if given."""
         where, values = [], []
         for column, value in (("student", student), ("assignment", assignment)):
@@ -321,7 +333,7 @@ class Store:
                                .replace("_", "\\_") + "%",))
             return {row["source"] for row in rows}
 
-    def files(self, job: Job) -> dict[str, bytes]:
+    def files(self, job: QueuedJob) -> dict[str, bytes]:
         """The bytes of a job's files, as handed in."""
         contents = {}
         for name, digest in job.files.items():
@@ -329,14 +341,25 @@ class Store:
                 contents[name] = handle.read()
         return contents
 
-    def _job(self, db: sqlite3.Connection, job_id: int) -> Job:
+    def _job(self, db: sqlite3.Connection, job_id: int) -> QueuedJob:
         row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
         if row is None:
             raise StoreError(f"no hand-in {job_id} in the queue {self.path}")
         return job_from_row(row)
 
 
-def job_from_row(row: sqlite3.Row) -> Job:
+def process_alive(pid_text: str) -> bool:
+    """Whether the process of this id (text) runs on this machine."""
+    try:
+        os.kill(int(pid_text), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def job_from_row(row: sqlite3.Row) -> QueuedJob:
     """The Job of one database row."""
     def moment(text: str | None) -> datetime.datetime | None:
         return datetime.datetime.fromisoformat(text) if text else None
@@ -347,3 +370,9 @@ def job_from_row(row: sqlite3.Row) -> Job:
                graded=moment(row["graded"]), score=row["score"], max_score=row["max_score"],
                checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
                reason=row["reason"], files=json.loads(row["files"]))
+
+
+def course_store(data_folder: str) -> Store:
+    """The course's queue: service/queue.db in its data folder (course-data/, beside the
+    gradebook), its bytes in service/blobs/."""
+    return Store(os.path.join(data_folder, "service", "queue.db"))
