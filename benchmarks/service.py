@@ -9,11 +9,12 @@ and the throughput, and the ratio of the drain to `python -m grader autograde
 --jobs 1` (start-up included, as an instructor runs it) on the same notebooks.
 Then, with 2 workers, the service is killed with SIGKILL once a third of the
 rush is graded and started again: it prints how many hand-ins were lost (never
-graded), graded twice (more than one gradebook submission, or a job finished
-twice), claimed again after the kill, and how many gradebook scores differ from
-the batch's. It never fails because the machine is slow.
+graded), graded twice (a student with more than one gradebook submission),
+claimed again after the kill (in flight when it came), and how many students'
+gradebook scores differ from the batch's. It never fails because the machine is slow.
+The services it starts run the grader found on its PYTHONPATH (the installed one
+when unset), as the batch run does.
 
-    PYTHONPATH=<a folder holding only a grader link to src/grader> (or none)
     .venv/bin/python benchmarks/service.py [--rush 24] [--minutes 0] [--workers 1,2]
         [--no-kill]
 
