@@ -122,3 +122,15 @@ def test_a_kill_9_in_the_middle_of_a_rush_loses_and_doubles_nothing(course, tmpd
     rows = gradebook_rows(sqlite_url(course), ASSIGNMENT)
     assert [count for student, count in rows["submissions"] if student in students] == [1] * 8
     assert os.listdir(tmpdir_of_service) == []
+
+
+def test_a_batch_autograde_after_the_service_records_the_same_rows(course):
+    """Runs after the tests above, on what they graded: the service's gradebook is what the
+    batch gives for every student's latest hand-in."""
+    from testsupport.course import run_grader
+
+    by_service = gradebook_rows(sqlite_url(course), ASSIGNMENT)
+    assert len(by_service["submissions"]) == 10  # exa, sta and the rush of 8
+    finished = run_grader(course, ASSIGNMENT, timeout=DEADLINE)
+    assert finished.returncode == 0, finished.stderr
+    assert gradebook_rows(sqlite_url(course), ASSIGNMENT) == by_service
