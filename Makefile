@@ -265,7 +265,7 @@ collect-zip: $(STAMP)
 	@test -n "$$ZIP" -a -n "$$ASSIGNMENT" || \
 	  { echo "make collect-zip ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]"; exit 2; }
 	$(CHECK_CONFIG)
-	$(GRADER) collect-zip "$$ASSIGNMENT" "$$ZIP" --lms="$$LMS"
+	$(GRADER) collect-zip "$$ASSIGNMENT" "$$ZIP" --lms="$$LMS" $${QUEUE:+--queue}
 
 # The grading service in the foreground: each hand-in graded as it arrives (the exchange,
 # the service's queue), until Ctrl-C or SIGTERM. make queue lists what it knows.

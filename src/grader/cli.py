@@ -8,7 +8,7 @@
     python -m grader release-lines
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
-    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
+    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle] [--queue]
     python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader release-feedback ASSIGNMENT
@@ -73,7 +73,8 @@ from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
-from .service import LEASE_SECONDS, course_store, queue_record, queue_table, run_service
+from .service import (LEASE_SECONDS, course_store, queue_record, queue_submitted, queue_table,
+                      run_service)
 from .similarity import write_similarity
 
 
@@ -139,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
     collect.add_argument("--lms", choices=list(PLATFORMS), default=DEFAULT_PLATFORM,
                          help=f"which LMS made the zip (default {DEFAULT_PLATFORM})")
+    collect.add_argument("--queue", action="store_true",
+                         help="also hand what submitted/ holds to the grading service's queue "
+                              "(make serve grades it; unchanged notebooks are not graded again)")
     extensions = commands.add_parser("extensions", help="apply the students' extensions file "
                                                         "to the gradebook")
     extensions.add_argument("csv", nargs="?", default="",
@@ -269,6 +273,11 @@ def run_collect_zip(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     for line in collect_zip(settings, args.assignment, args.zip, args.lms).report_lines():
         print(line)
+    if args.queue:
+        store = course_store(settings.data)
+        source = f"zip:{os.path.basename(args.zip)}"
+        for line in queue_submitted(settings, store, args.assignment, source):
+            print(line)
     return 0
 
 

@@ -12,7 +12,8 @@
   comes back; a clean stop on SIGTERM.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
 
-Other code hands a notebook in with `course_store(settings.data).hand_in(...)`.
+Other code hands a notebook in with `course_store(settings.data).hand_in(...)`;
+`queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).
 """
 
 from .inbound import inbound_folder, take_inbound, watch_inbound
@@ -20,7 +21,9 @@ from .listing import QUEUE_FIELDS, queue_record, queue_table
 from .loop import LEASE_SECONDS, Service, run_service
 from .store import (MAX_ATTEMPTS, CheckRecord, Job, JobState, QueuedJob, Store, StoreError,
                     course_store)
+from .submitted import queue_submitted
 
-__all__ = ["CheckRecord", "Job", "JobState", "LEASE_SECONDS", "MAX_ATTEMPTS", "QUEUE_FIELDS",
-           "QueuedJob", "Service", "Store", "StoreError", "course_store", "inbound_folder",
-           "queue_record", "queue_table", "run_service", "take_inbound", "watch_inbound"]
+__all__ = ["CheckRecord", "course_store", "inbound_folder", "Job", "JobState", "LEASE_SECONDS",
+           "MAX_ATTEMPTS", "QUEUE_FIELDS", "queue_record", "queue_submitted", "queue_table",
+           "QueuedJob", "run_service", "Service", "Store", "StoreError", "take_inbound",
+           "watch_inbound"]

@@ -272,7 +272,8 @@ class Store:
         with self._transaction() as db:
             rows = db.execute("SELECT id, worker FROM jobs WHERE state = ? AND worker LIKE ?",
                               (JobState.GRADING, host_prefix.replace("%", "") + "%")).fetchall()
-            gone = [row["id"] for row in rows if not process_alive(row["worker"][len(host_prefix):])]
+            gone = [row["id"] for row in rows
+                    if not process_alive(row["worker"][len(host_prefix):])]
             for job_id in gone:
                 db.execute("UPDATE jobs SET lease_until = 0 WHERE id = ?", (job_id,))
         return gone

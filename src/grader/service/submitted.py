@@ -13,8 +13,10 @@ import os
 import shutil
 
 from ..plan import HandIn
+from ..safe_text import writable
 from ..settings import Settings
-from .store import QueuedJob, StoreError
+from .inbound import inbound_files
+from .store import QueuedJob, Store, StoreError
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"  # nbgrader's timestamp.txt
 
@@ -46,3 +48,22 @@ def place_in_submitted(settings: Settings, job: QueuedJob, files: dict[str, byte
     os.rename(staging, target)
     shutil.rmtree(old, ignore_errors=True)
     return HandIn(job.student, job.assignment, target, notebooks)
+
+
+def queue_submitted(settings: Settings, store: Store, assignment: str, source: str) -> list[str]:
+    """Hand every student's submitted/<student>/<assignment>/ to the service's queue (after
+    `collect-zip`, say); returns a line per student. One unchanged since its last hand-in is
+    recorded as a duplicate and not graded again; a folder that is a link is skipped."""
+    lines = []
+    for student in settings.students(assignment):
+        folder = os.path.join(settings.submitted, student, assignment)
+        if os.path.islink(folder) or os.path.islink(os.path.dirname(folder)):
+            lines.append(f"{assignment}: {writable(student)} not queued: its folder is a link")
+            continue
+        try:
+            job = store.hand_in(student, assignment, inbound_files(folder), source)
+        except (OSError, StoreError) as error:
+            lines.append(f"{assignment}: {writable(student)} not queued: {writable(str(error))}")
+            continue
+        lines.append(f"{assignment}: {writable(student)} queued as hand-in {job.id} ({job.state})")
+    return lines

@@ -9,6 +9,7 @@ from grader.service import JobState, course_store, queue_table
 
 ARRIVED = datetime.datetime(2026, 12, 1, 16, 59, 30, tzinfo=datetime.timezone.utc)
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+OTHER_NOTEBOOK = NOTEBOOK.replace(b"{}", b"{\"edited\": true}")
 
 
 def course_with_queue(tmp_path):
@@ -51,3 +52,25 @@ def test_queue_prints_a_table_with_a_header_and_a_line_per_hand_in(tmp_path, cap
 
 def test_an_empty_queue_says_so():
     assert queue_table([]) == ["no hand-ins in the queue"]
+
+
+def test_what_submitted_holds_is_queued_once_and_unchanged_folders_are_duplicates(tmp_path):
+    from grader.service import queue_submitted
+    from grader.settings import load
+
+    store = course_with_queue(tmp_path)
+    for student, content in (("cyd", NOTEBOOK), ("dee", OTHER_NOTEBOOK)):
+        folder = tmp_path / "course-data" / "submitted" / student / "tiny"
+        folder.mkdir(parents=True)
+        (folder / "tiny.ipynb").write_bytes(content)
+        (folder / "timestamp.txt").write_text("2026-12-01 16:00:00.000000 UTC")
+    settings = load(str(tmp_path))
+    first = queue_submitted(settings, store, "tiny", "zip:download.zip")
+    again = queue_submitted(settings, store, "tiny", "zip:download.zip")
+    queued = store.jobs()[3:]
+    assert first == [f"tiny: cyd queued as hand-in {queued[0].id} (waiting)",
+                     f"tiny: dee queued as hand-in {queued[1].id} (waiting)"]
+    assert again == [f"tiny: cyd queued as hand-in {queued[2].id} (duplicate)",
+                     f"tiny: dee queued as hand-in {queued[3].id} (duplicate)"]
+    assert store.files(queued[0]) == {"tiny.ipynb": NOTEBOOK,
+                                      "timestamp.txt": b"2026-12-01 16:00:00.000000 UTC"}
