@@ -21,6 +21,9 @@ Top floor, the instructor's commands:
 - ``regrade/``: a class graded again after a check changed: a dry run that shows who
   changes (and which regrade requests that answers) and writes only its record,
   then exactly those students recorded again, their feedback saying why.
+- ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
+  durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite,
+  claimed under a lease), the exchange watched, one warm engine for the service's life.
 
 The wings, from the top down:
 

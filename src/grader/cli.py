@@ -8,7 +8,7 @@
     python -m grader release-lines
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
-    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle]
+    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle] [--queue]
     python -m grader extensions [extensions.csv]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader item-analysis ASSIGNMENT
@@ -19,6 +19,8 @@
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
     python -m grader canvas-push ASSIGNMENT [--dry-run]
+    python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
+    python -m grader queue [--json]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -49,6 +51,10 @@ students whose answers look alike, for a person to read (docs/similarity.md);
 `canvas-push` sends each student's grade and feedback summary into Canvas's
 gradebook, or with --dry-run prints what it would send (make canvas-push,
 docs/canvas.md).
+`serve` grades each hand-in as it arrives (the exchange's inbound folder, read
+every second, and the service's queue) until SIGTERM or Ctrl-C, recording each
+in the gradebook as it is graded (grader/service/); `queue` lists every hand-in
+the service knows, with its state and score (--json: a list of objects).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -62,6 +68,9 @@ sandbox), with a message saying what to fix.
 
 import argparse
 import dataclasses
+import json
+import signal
+import threading
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -79,6 +88,8 @@ from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
+from .service import (LEASE_SECONDS, course_store, queue_record, queue_submitted, queue_table,
+                      run_service)
 from .similarity import write_similarity
 
 
@@ -148,6 +159,9 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
     collect.add_argument("--lms", choices=list(PLATFORMS), default=DEFAULT_PLATFORM,
                          help=f"which LMS made the zip (default {DEFAULT_PLATFORM})")
+    collect.add_argument("--queue", action="store_true",
+                         help="also hand what submitted/ holds to the grading service's queue "
+                              "(make serve grades it; unchanged notebooks are not graded again)")
     extensions = commands.add_parser("extensions", help="apply the students' extensions file "
                                                         "to the gradebook")
     extensions.add_argument("csv", nargs="?", default="",
@@ -202,6 +216,19 @@ def build_parser() -> argparse.ArgumentParser:
                        help="change the students whose results change (default: a dry run)")
     again.add_argument("--jobs", type=int, default=1,
                        help="students graded at once on this machine (default 1)")
+    serve = commands.add_parser("serve", help="grade each hand-in as it arrives, until stopped")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="students graded at once on this machine (default 1)")
+    serve.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="grade on the workers of the Dask cluster at ADDRESS; the queue "
+                            "stays in the service's database")
+    serve.add_argument("--lease", type=float, default=LEASE_SECONDS, metavar="SECONDS",
+                       help="how long a claimed hand-in is held without a heartbeat before "
+                            f"another service may take it (default {LEASE_SECONDS:g})")
+    listing = commands.add_parser("queue", help="every hand-in the grading service knows")
+    listing.add_argument("--json", action="store_true",
+                         help="a JSON list of {student, assignment, state, attempts, arrived, "
+                              "graded, score}")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -285,6 +312,11 @@ def run_collect_zip(args: argparse.Namespace) -> int:
     outcome = collect_zip(settings, args.assignment, args.zip, args.lms)
     for line in outcome.report_lines():
         print(line)
+    if args.queue:
+        store = course_store(settings.data)
+        source = f"zip:{os.path.basename(args.zip)}"
+        for line in queue_submitted(settings, store, args.assignment, source):
+            print(line)
     return 1 if outcome.refused else 0
 
 
@@ -364,6 +396,28 @@ def run_push(args: argparse.Namespace) -> int:
     return status
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    if args.workers < 1 or args.lease <= 0:
+        print("error: --workers takes a number from 1 up, --lease a positive number of "
+              "seconds", file=sys.stderr)
+        return 2
+    settings = loaded_with_warnings(args)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    run_service(settings, args.workers, args.scheduler, stop, args.lease)
+    return 0
+
+
+def run_queue(args: argparse.Namespace) -> int:
+    jobs = course_store(load(args.course).data).jobs()
+    if args.json:
+        print(json.dumps([queue_record(job) for job in jobs], indent=1))
+    else:
+        print("\n".join(queue_table(jobs)))
+    return 0
+
+
 COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
@@ -372,4 +426,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "item-analysis": lines_of_one_assignment(item_analysis_of),
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "similarity": run_similarity, "release-lines": run_release_lines}
+            "similarity": run_similarity, "release-lines": run_release_lines,
+            "serve": run_serve, "queue": run_queue}

@@ -1,0 +1,29 @@
+"""The service wing: hand-ins graded as they arrive, for as long as the service runs.
+
+- ``store.py``: the durable queue: each hand-in's bytes stored first (by their
+  SHA-256), then a `Job` row in SQLite; claims with a lease and a heartbeat,
+  duplicates, a bounded number of attempts; `course_store`, the course's own.
+- ``inbound.py``: hand-ins taken from nbgrader's exchange, its inbound folder
+  read about once a second.
+- ``submitted.py``: a claimed hand-in written into submitted/, where the batch
+  reads it, so that both grade through the same path.
+- ``loop.py``: `run_service`: one engine kept warm for the service's life, fed by a
+  `HandInQueue` of claimed jobs, each result recorded by the single writer as it
+  comes back; a clean stop on SIGTERM.
+- ``listing.py``: the queue as `python -m grader queue` prints it.
+
+Other code hands a notebook in with `course_store(settings.data).hand_in(...)`;
+`queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).
+"""
+
+from .inbound import inbound_folder, take_inbound, watch_inbound
+from .listing import QUEUE_FIELDS, queue_record, queue_table
+from .loop import LEASE_SECONDS, Service, run_service
+from .store import (MAX_ATTEMPTS, CheckRecord, Job, JobState, QueuedJob, Store, StoreError,
+                    course_store)
+from .submitted import queue_submitted
+
+__all__ = ["CheckRecord", "course_store", "inbound_folder", "Job", "JobState", "LEASE_SECONDS",
+           "MAX_ATTEMPTS", "QUEUE_FIELDS", "queue_record", "queue_submitted", "queue_table",
+           "QueuedJob", "run_service", "Service", "Store", "StoreError", "take_inbound",
+           "watch_inbound"]

@@ -1,0 +1,33 @@
+"""The deploy/ examples start the service with a command line the grader takes."""
+
+import pathlib
+import shlex
+
+from grader.cli import build_parser
+
+DEPLOY = pathlib.Path(__file__).resolve().parents[3] / "deploy"
+
+
+def serve_arguments(command):
+    assert command[1:4] == ["-m", "grader", "serve"], command
+    return build_parser().parse_args(command[3:])
+
+
+def test_the_systemd_unit_runs_serve_with_arguments_it_takes():
+    lines = (DEPLOY / "grader-serve.service").read_text().splitlines()
+    [start] = [line for line in lines if line.startswith("ExecStart=")]
+    args = serve_arguments(shlex.split(start[len("ExecStart="):]))
+    assert (args.command, args.workers, args.course) == ("serve", 2, "/srv/course")
+    assert "KillSignal=SIGTERM" in lines and "TimeoutStopSec=40" in lines
+
+
+def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
+    class Config:  # what jupyterhub_config.py's `c` is, for the lines it sets
+        class JupyterHub:
+            services = None
+
+    namespace = {"c": Config}
+    exec((DEPLOY / "jupyterhub_service.py").read_text(), namespace)
+    [entry] = Config.JupyterHub.services
+    args = serve_arguments(entry["command"])
+    assert (entry["name"], args.workers, args.course) == ("grader", 2, "/srv/course")
