@@ -20,7 +20,8 @@ def autograded_notebook(instructor: nbformat.NotebookNode, plan: Plan,
     count = 0
     if problem:
         cells.append(nbformat.v4.new_markdown_cell(f"**Grading note:** {problem}. "
-                                                   "The answers below are empty."))
+                                                   "The answers below are empty.",
+                                                   metadata={"grading_note": True}))
     for index, cell in enumerate(plan.cells):
         if cell.instructor_index is not None:
             new = copy.deepcopy(instructor.cells[cell.instructor_index])
