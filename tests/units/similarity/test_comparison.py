@@ -12,6 +12,7 @@ import pytest
 from grader.similarity import (AnswerCell, ClassAnswers, compare_class, read_class,
                                write_similarity)
 from grader.similarity.fingerprints import kgrams, names_of, winnowed
+from grader.similarity.answers import read_names
 from grader.similarity.report import CSV_FIELDS, highlighted, render_similarity, similarity_rows
 from grader.cli import main
 from grader.settings import load
@@ -147,6 +148,29 @@ def test_the_released_code_and_its_solutions_are_no_evidence():
     without_discount = compare_class(answers_of({"ann": [taught, OWN[0]],
                                                  "bob": [taught, OWN[5]]}), 0.5, 0.2)
     assert without_discount.pairs[0].similarity > 0.2  # the idiom itself is shared
+
+
+def test_two_students_writing_the_taught_solution_with_the_set_ups_names_are_not_alike():
+    """The real notebook's set-up binds torch, GPTModel, my_model, ...; the answers use
+    them as the solutions do. Generalised alike in the instructor's code and in the
+    students', the taught code is discounted: two honest students are below the
+    threshold, and a real copy of one of them is still above it."""
+    from grader.similarity.answers import RELEASED_STUB
+    from testsupport.course import read_notebook, solution_answers
+
+    shared = [RELEASED_STUB] + ["".join(c["source"]) for c in
+                                read_notebook("solutions", "parameters")["cells"]
+                                if c["cell_type"] == "code"]
+    taught = list(solution_answers("parameters").values())
+    assert any("my_model" in t for t in taught) and any("torch" in t for t in taught)
+    students = {"ann": taught + [OWN[1]], "bob": taught + [OWN[9]],
+                "copy": [OWN[1]] + taught}  # ann's answers, her helper moved first
+    comparison = compare_class(answers_of(students, shared, read_names(shared) | HELPERS),
+                               0.6, 0.2)
+    scores = {(p.student_a, p.student_b): p.similarity for p in comparison.pairs}
+    assert scores[("ann", "bob")] < 0.6 and scores[("bob", "copy")] < 0.6
+    assert scores[("ann", "copy")] >= 0.6
+    assert comparison.pairs[0].student_a == "ann" and comparison.pairs[0].student_b == "copy"
 
 
 def test_code_that_many_students_wrote_alike_is_no_evidence():
