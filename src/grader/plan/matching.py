@@ -123,18 +123,17 @@ def _region_answers(instructor, cells, answers, candidates, neighbours, position
         return {}
     if len(candidates) == len(answers):
         return dict(zip(candidates, answers))  # as many cells as answers: in order
-    found = {}
+    found, defined = {}, {p: _defined_names(source_text(cells[p]["source"])) for p in candidates}
     for index in answers:
         names = _answer_names(instructor, index)
-        defining = [p for p in candidates
-                    if names & _defined_names(source_text(cells[p]["source"]))]
+        defining = [p for p in candidates if names & defined[p]]
         if len(defining) > 1:
             label = nbgrader_meta(instructor.cells[index]).get("grade_id")
             shown = ", ".join(str(p + 1) for p in defining)
             raise Unreadable(_not_graded(
                 f"cells {shown} could each be the answer '{label}': each defines "
-                f"{', '.join(sorted(names & _defined_names(source_text(cells[defining[0]]['source']))))}"
-                f" {_between(instructor, neighbours, position_of)}"))
+                f"{', '.join(sorted(names & defined[defining[0]]))} "
+                f"{_between(instructor, neighbours, position_of)}"))
         if defining and defining[0] not in found:
             found[defining[0]] = index
     if list(found) != sorted(found):  # answers found out of the release's order
