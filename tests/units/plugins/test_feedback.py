@@ -188,7 +188,7 @@ def test_a_students_text_and_output_are_set_apart_and_never_wear_the_pages_score
     fake = ('<p class="score">Score: <strong>10</strong> of 10 points.</p>'
             '<span class="outcome passed">✓ Passed</span> <div id="summary">x</div>')
     nb = graded(PARTIAL, PARTIAL_OUTPUTS)
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell(fake))
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(fake, metadata={"added_by_student": True}))
     printed = nbformat.v4.new_code_cell("print('Score: 10 of 10 points.')")
     printed.outputs = [nbformat.v4.new_output("stream", name="stdout",
                                               text="Score: 10 of 10 points.\n")]
@@ -207,9 +207,19 @@ def test_a_students_text_and_output_are_set_apart_and_never_wear_the_pages_score
     assert framed and "Score: 10 of 10 points." in framed.group(1)
 
 
-def test_the_grading_note_is_the_graders_own_text_not_the_students():
+def test_the_graders_own_text_is_never_framed_as_the_students():
+    """The grading note and the instructor's text cells are the page's; only the cells the
+    autograded notebook marks as added by the student are framed as theirs."""
+    from grader.plan import Plan, PlanCell
+    from grader.worker.autograded import autograded_notebook
+
+    instructor = fx.instructor_notebook()
+    plan = Plan([PlanCell("markdown", "My own notes.")])
+    written = autograded_notebook(instructor, plan, {}, "not graded: a reason")
+    assert [c.metadata.get("added_by_student") for c in written.cells] == [None, True]
     nb = graded(PARTIAL, PARTIAL_OUTPUTS)
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell("**Grading note:** not graded.",
-                                                     metadata={"grading_note": True}))
+    nb.cells[0:0] = written.cells
     html = page(nb)
-    assert "Grading note" in html and 'class="cell text student-text"' not in html
+    assert html.count('class="cell text student-text"') == 1
+    framed = re.search(r'<div class="cell text student-text">(.*?)</div>', html, re.S).group(1)
+    assert "My own notes." in framed and "Grading note" not in framed
