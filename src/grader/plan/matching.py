@@ -3,7 +3,8 @@
 Some editors drop the cell metadata they do not know: cells pasted into a fresh
 Colab notebook lose it, and so do cells copied into a new notebook elsewhere.
 Such a notebook is matched to the released one. A cell whose text is the text
-of one released read-only cell (instructions, set-up, a check) is that cell;
+of one released read-only cell (instructions, set-up, a check) is that cell, and
+so is a code cell whose docstring is the docstring of one released check;
 an answer cell is the student's cell that stands where the release has it,
 between the same released code cells (its locked neighbours). A helper or a
 scratch cell beside it is told apart by what the answer defines for the checks.
@@ -18,7 +19,7 @@ from typing import Any
 
 import nbformat
 
-from ..cells import nbgrader_meta, released_source, source_text
+from ..cells import CellKind, cell_kind, docstring_of, nbgrader_meta, released_source, source_text
 from .submission import NOTES_KEY, Unreadable
 
 METADATA_MATCHED = ("its nbgrader metadata was missing (an editor such as Colab drops it); "
@@ -68,6 +69,20 @@ def _read_only_matches(instructor, cells):
     matches, taken = {}, set()
     for position, cell in enumerate(cells):
         found = by_text.get(_text_key(cell["cell_type"], source_text(cell["source"])), [])
+        if len(found) == 1 and found[0] not in taken:
+            matches[position] = found[0]
+            taken.add(found[0])
+    # a check whose text changed (an edit, a line lost on the way) is still the check its
+    # docstring names; build_plan then runs the instructor's and says it was modified
+    by_docstring = {}
+    for index, cell in enumerate(instructor.cells):
+        if cell.cell_type == "code" and cell_kind(nbgrader_meta(cell)) == CellKind.TEST:
+            by_docstring.setdefault(docstring_of(cell.source), []).append(index)
+    by_docstring.pop(None, None)
+    for position, cell in enumerate(cells):
+        if position in matches or cell["cell_type"] != "code":
+            continue
+        found = by_docstring.get(docstring_of(source_text(cell["source"])), [])
         if len(found) == 1 and found[0] not in taken:
             matches[position] = found[0]
             taken.add(found[0])

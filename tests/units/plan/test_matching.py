@@ -168,3 +168,25 @@ def test_two_answers_out_of_the_released_order_are_refused_saying_where():
                                          r"released order between the released cell "
                                          r"'output-shape-batch' \(cell \d+\) and"):
         with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+
+
+def test_checks_changed_on_the_way_to_colab_are_still_the_checks_their_docstrings_name():
+    """Every check's text changed (an added print, a lost line): each is still found by its
+    docstring, each answer still stands between them, and the instructor's checks run."""
+    from testsupport import editors
+    from testsupport.honest_students import solved
+    from grader.plan import parse_submission, with_metadata_restored
+    from grader.plan.matching import METADATA_MATCHED
+
+    instructor = nbformat.reads(json.dumps(fx_read("solutions")), as_version=4)
+    nb = solved("parameters")
+    checks = [c for c in nb["cells"] if c["metadata"]["nbgrader"].get("grade")]
+    for cell in checks:
+        cell["source"] = "".join(cell["source"]).rstrip() + "\nprint('checked')\n"
+    restored = with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+    assert answer_sources(restored) == answer_sources(nb)
+    plan = build_plan(instructor, restored)
+    grade_ids = [c["metadata"]["nbgrader"]["grade_id"] for c in checks]
+    assert plan.notes == [METADATA_MATCHED] + [
+        f"test cell '{g}' was modified and restored" for g in grade_ids]
+    assert not [c for c in plan.cells if c.kind == "extra"]  # no edited check runs as code
