@@ -303,3 +303,51 @@ STYLES = [
 ]
 
 CASES = {style.name: style for style in STYLES}
+
+# Colab students on the release with a model of each student's own: each types their id,
+# looks at what they compute, keeps a helper or a scratch cell beside an answer, and
+# pastes every cell into a fresh Colab notebook, which drops nbgrader's metadata
+# (testsupport.editors.colab_saved); each answer still stands between the released cells
+# around it
+COLAB_CHANGES = {
+    P: lambda student: [
+        lambda nb: nb["cells"][position(nb, "student_id")].update(
+            source=f'STUDENT_ID = "{student}"  # typed in Colab\n'),
+        insert_after("own-model", code("print(my_config)\nmy_model")),
+        insert_before("count_parameters_answer", code(
+            "def distinct_parameters(model):\n"
+            "    seen = {}\n"
+            "    for p in model.parameters():\n"
+            "        seen[id(p)] = p\n"
+            "    return list(seen.values())")),
+        answer("count_parameters_answer",
+               "def count_parameters(model):\n"
+               "    return sum(p.numel() for p in distinct_parameters(model))\n"),
+        insert_before("values_answer", code("first = next(my_model.parameters())\nfirst.shape"))],
+    L: lambda student: [
+        insert_before("next_token_ids_answer", code(
+            "def last_position(logits):\n    return logits[:, -1, :]")),
+        answer("next_token_ids_answer",
+               "def next_token_ids(logits):\n"
+               "    return torch.argmax(last_position(logits), dim=-1, keepdim=True)\n"),
+        insert_before("generated_text_answer", code(
+            "out_ids = text_to_token_ids('Hello, I am', tokenizer)  # the prompt first\n"
+            "print(out_ids.shape)"))],
+}
+
+
+def colab_notebook(assignment, student):
+    """The solved notebook of `assignment` changed as `student` works in Colab
+    (COLAB_CHANGES), its nbgrader metadata still in it."""
+    nb = solved(assignment)
+    for change in COLAB_CHANGES[assignment](student):
+        change(nb)
+    return nb
+
+
+def colab_student(assignment, student):
+    """The notebook `student` saves from Colab for `assignment`: `colab_notebook`'s cells
+    pasted into a fresh Colab notebook, without nbgrader's metadata."""
+    from testsupport.editors import colab_saved
+
+    return colab_saved(colab_notebook(assignment, student))

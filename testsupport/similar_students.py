@@ -603,3 +603,21 @@ def hand_in_each(course, students, assignment=ASSIGNMENT):
     for student, nb in students.items():
         hand_in(course, student, assignment, {name: nb}, timestamp=None)
     return course
+
+
+def notebook_at_the_caps(cells=300, chars=88_000):
+    """A notebook as large as the similarity report's caps let one student's be: `cells`
+    added code cells of about `chars` characters each (300 of 88,000 make 27 MB of JSON,
+    under the grader's 64 MiB), each a long run of assignments that the next one reads."""
+    sources = []
+    for cell in range(cells):
+        lines, size, at = [], 0, 0
+        while size < chars:
+            line = f"value_{cell}_{at} = value_{cell}_{max(at - 1, 0)} * {at % 7} + {at}\n"
+            lines.append(line)
+            size += len(line)
+            at += 1
+        sources.append(f"value_{cell}_0 = {cell}\n" + "".join(lines) + f"print(value_{cell}_{at - 1})\n")
+    return {"cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
+                       "execution_count": None} for source in sources],
+            "metadata": {}, "nbformat": 4, "nbformat_minor": 5}

@@ -12,14 +12,18 @@ a CSV file or a terminal line, it passes through one of these functions:
   (a spreadsheet cell, a line of summary.txt);
 - `spreadsheet_cell`: `one_line`, and never read as a formula;
 - `student_id_problem` and `shown_id`: the one check of a student id, and how
-  an id that fails it is shown.
+  an id that fails it is shown;
+- `url_scheme`: the scheme a browser reads in a link a student wrote, after
+  every decoding that could hide it.
 
 Control characters are one set, `CONTROL`: C0, DEL, C1 and the Unicode line
 and paragraph separators.
 """
 
+import html
 import os
 import re
+import urllib.parse
 from typing import Any
 
 CONTROL_CHARACTERS = "[\x00-\x1f\x7f-\x9f\u2028\u2029]"  # C0, DEL, C1, line/paragraph separators
@@ -111,3 +115,35 @@ def student_id_problem(student: str) -> str | None:
 def shown_id(student: str) -> str:
     """A student id for a report line: one with control characters written with escapes."""
     return repr(student) if CONTROL.search(student) else student
+
+
+URL_SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):")
+URL_IGNORED = re.compile(r"[\x00-\x20\x7f-\xa0\s]+")  # what browsers drop or skip in a URL
+MAX_URL_DECODINGS = 8  # entities or %-escapes nested deeper than this are no link
+
+
+def url_scheme(url: str) -> str | None:
+    """The scheme ("https", "data", ...) a browser would read in `url`, "" for a link within
+    the page or relative to it, None when it cannot be told.
+
+    `url` is decoded as a browser or a later reader might decode it: HTML entities
+    (``da&#x09;ta:``) and %-escapes, repeatedly, then white space and control
+    characters removed wherever they stand (a browser drops tabs and newlines inside
+    a URL and spaces around it). What is left before the first ``:`` is the scheme,
+    unless a ``/``, ``?`` or ``#`` comes first.
+    """
+    text = writable(url)
+    for _ in range(MAX_URL_DECODINGS):
+        decoded = urllib.parse.unquote(html.unescape(text))
+        if decoded == text:
+            break
+        text = decoded
+    else:
+        return None
+    text = URL_IGNORED.sub("", text).lower()
+    match = URL_SCHEME.match(text)
+    if match:
+        return match.group(1)
+    if ":" in text.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]:
+        return None  # a colon where a scheme would stand, after something no scheme holds
+    return ""

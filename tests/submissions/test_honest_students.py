@@ -13,10 +13,11 @@ import sys
 
 import pytest
 
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import assignments, nbgrader_env, read_notebook, released_course
 from testsupport.hand_in import hand_in
 from testsupport.editors import colab_saved, vscode_saved
-from testsupport.honest_students import CASES, code, position, solved
+from testsupport.honest_students import CASES, code, colab_student, position, solved
 from testsupport.machine_load import machine_load
 
 # Answers that hand in the course package's own function in disguise. Each earns
@@ -77,6 +78,9 @@ EDITOR_SAVED = {
     "saved-by-vscode": ("logits-to-text", lambda: vscode_saved(solved("logits-to-text"))),
     "saved-by-colab-two-answers": ("parameters", lambda: colab_saved(
         with_cell_before(solved("parameters"), "count_parameters_answer", FIRST_TRY))),
+    # on the release with a model of each student's own (testsupport.honest_students)
+    **{f"colab-own-model-{a}": (a, lambda a=a: colab_student(a, f"colab-own-model-{a}"))
+       for a in ASSIGNMENTS},
 }
 
 
@@ -197,7 +201,8 @@ def test_an_answer_that_changes_the_model_it_is_given_loses_exactly_that_check(g
     assert words in message, message
 
 
-@pytest.mark.parametrize("name", ["saved-by-colab", "saved-by-vscode"])
+@pytest.mark.parametrize("name", ["saved-by-colab", "saved-by-vscode",
+                                  *[f"colab-own-model-{a}" for a in ASSIGNMENTS]])
 def test_a_notebook_saved_without_nbgrader_metadata_earns_its_marks_and_says_so(graded, name):
     from grader.plan.matching import METADATA_MATCHED
 
@@ -213,9 +218,11 @@ def test_a_notebook_without_metadata_that_cannot_be_matched_is_not_graded_for_on
     [notebook] = record["notebooks"]
     first = position(solved("parameters"), "count_parameters_answer") + 1  # counted from 1
     reason = ("not graded: its nbgrader metadata is gone (an editor such as Colab drops it) and "
-              f"cells {first}, {first + 1} could each be the answer 'count_parameters_answer'; "
-              "paste your answers into the answer cells of the released notebook and hand that "
-              "in")
+              f"cells {first}, {first + 1} could each be the answer 'count_parameters_answer': "
+              "each defines count_parameters between the released cell 'output_shape' (cell "
+              f"{first - 2}) and the released cell 'count_parameters_unseen_configs' (cell "
+              f"{first + 2}); paste your answers into the answer cells of the released notebook "
+              "and hand that in")
     assert notebook["status"] == "unreadable" and notebook["message"] == reason
     assert {t["message"] for t in notebook["tests"]} == {reason}
     assert set(scores(record).values()) == {0.0} and notebook["notes"] == []

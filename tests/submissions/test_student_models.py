@@ -3,7 +3,7 @@
 A released copy of the course grades, in one run of the course's grader, students
 who compute their values, one who hands in another student's values, and two who
 try to make the grader use another student's id (the typed STUDENT_ID cell, the
-hub's variable set in a cell of their own).
+hub's variable set in a cell of their own), and one who typed their id in another case.
 """
 
 import re
@@ -63,6 +63,9 @@ def graded(tmp_path_factory):
         "erin": with_cell(build_submission("parameters"), "student_id",
                           'import os\nos.environ["JUPYTERHUB_USER"] = "alice"'),
         "frank": build_submission("parameters", typed_values("frank")),
+        # on Colab: the id typed with a capital, and the numbers it showed typed into the answers
+        "grace": with_cell(build_submission("parameters", typed_values("Grace")), "student_id",
+                           'STUDENT_ID = "Grace"', replace=True),
     }
     return grade_batch(course, "parameters", submissions)
 
@@ -110,3 +113,13 @@ def test_setting_the_hubs_variable_in_a_cell_computes_values_that_earn_nothing(g
     assert {check for check, score in scores["erin"].items() if score == 0} == VALUE_CHECKS
     assert all(ANOTHER.format("erin") in message for message in messages["erin"].values())
     assert not any(re.search(r"\balice\b", message) for message in messages["erin"].values())
+
+
+def test_an_id_typed_in_another_case_loses_the_values_and_each_message_names_the_typed_id(graded):
+    scores, messages = graded
+    assert {check for check, score in scores["grace"].items() if score == 0} == VALUE_CHECKS
+    assert set(messages["grace"]) == VALUE_CHECKS
+    for check, message in messages["grace"].items():
+        assert ("your notebook's STUDENT_ID is 'Grace', which differs from your id 'grace' "
+                "only in case") in message, (check, message)
+        assert "type STUDENT_ID = 'grace'" in message, (check, message)

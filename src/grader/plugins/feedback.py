@@ -29,6 +29,7 @@ from traitlets import Bool
 from traitlets.config import Config
 
 from ..cells import docstring_of, nbgrader_meta
+from ..safe_text import url_scheme
 
 # the package's templates/ folder (package data, beside the wings), not this wing's
 TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
@@ -182,11 +183,26 @@ MARKDOWN_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div
                  "thead", "tr", "ul"}
 
 
+# the classes and ids of the page's own text (the score, the checks, their outcomes): a
+# notebook's HTML never wears them, so nothing a student writes looks like the grader's verdict
+PAGE_CLASSES = frozenset({
+    "answer", "back", "cell", "cell-label", "check", "checks", "comment", "context", "doc",
+    "grading-note", "message", "missed", "not_graded", "note", "outcome", "partly", "passed",
+    "points", "score", "skip", "student-output", "student-output-label", "student-text",
+    "totals", "what"})
+PAGE_IDS = frozenset({"summary", "summary-heading", "notebook", "notebook-heading"})
+LINK_SCHEMES = frozenset({"", "http", "https", "mailto"})  # "": within the page, or relative
+
+
 def _kept_attribute(tag: str, name: str, value: str) -> bool:
-    if name in ("class", "id", "title"):
+    if name == "class":
+        return not set(value.split()) & PAGE_CLASSES
+    if name == "id":
+        return value not in PAGE_IDS and not value.startswith("check-")
+    if name == "title":
         return True
-    if tag == "a":  # a link, never to a page made of data
-        return name == "href" and not value.strip().lower().startswith("data:")
+    if tag == "a":  # a link, never to a page made of data nor to a script, however encoded
+        return name == "href" and url_scheme(value) in LINK_SCHEMES
     if tag == "img":  # an image loads only from the page itself, never from a host
         return name in ("alt", "width", "height") or (
             name == "src" and value.startswith("data:image/"))

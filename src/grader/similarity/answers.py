@@ -4,7 +4,9 @@ A student's answers are the code cells of their submitted notebooks that
 nbgrader marks ``solution: true`` and the code cells they added (no nbgrader
 grade_id); the instructor's set-up and test cells are left out, whatever the
 student did to them. A cell counts up to its first COMPARED_CELL_CHARS characters
-(a longer one is cut, not dropped), and a student up to MAX_CELLS cells. The
+(a longer one is cut, not dropped), and a student up to MAX_CELLS cells and
+MAX_STUDENT_CHARS characters in all, which bounds what one student costs the report
+in time and memory; a student compared in part is listed with what was left out. The
 shared code is every code cell of the instructor's notebooks: the released code,
 and the solutions, which the site teaches. A submission that cannot be read is
 listed with its reason, never fatal.
@@ -24,6 +26,9 @@ RELEASED_STUB = "raise NotImplementedError()\n"
 # the characters of one cell compared, its first; the rest is cut (a pasted data dump is no answer)
 COMPARED_CELL_CHARS = 100_000
 MAX_CELLS = 300  # of one student, compared
+# of one student's code compared, in all: fingerprinting is linear in it (about 10 s a
+# million characters), and it is 60 times a whole honest notebook's answers
+MAX_STUDENT_CHARS = 200_000
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class ClassAnswers:
     shared: list[str] = field(default_factory=list)  # sources of the instructor's code cells
     required: set[str] = field(default_factory=set)  # names the instructor's cells read
     not_compared: dict[str, str] = field(default_factory=dict)  # {student: reason}
+    compared_in_part: dict[str, str] = field(default_factory=dict)  # {student: what was left out}
 
 
 def compared_cell(cell: dict[str, Any]) -> str | None:
@@ -86,15 +92,16 @@ def instructor_code(settings: Settings, assignment: str) -> tuple[list[str], lis
 
 
 def student_cells(settings: Settings, student: str, assignment: str,
-                  notebooks: list[str]) -> list[AnswerCell]:
-    """[AnswerCell] of one student's submission; raises Unreadable with the reason."""
+                  notebooks: list[str]) -> tuple[list[AnswerCell], str]:
+    """([AnswerCell] of one student's submission, what of it was left out ("" when
+    nothing)); raises Unreadable with the reason."""
     problem = student_id_problem(student)
     if problem:
         raise Unreadable(f"student id {problem}")
     problem = submission_link_problem(settings.submitted, student, assignment)
     if problem:
         raise Unreadable(problem)
-    cells, missing = [], []
+    cells, missing, budget = [], [], CompareBudget()
     for name in notebooks:
         path = os.path.join(settings.submitted, student, assignment, name + ".ipynb")
         try:
@@ -108,12 +115,44 @@ def student_cells(settings: Settings, student: str, assignment: str,
             raise Unreadable(f"{name}.ipynb: {error}") from None
         for number, cell in enumerate(nb["cells"], 1):
             label = compared_cell(cell)
-            if label and len(cells) < MAX_CELLS:
+            source = budget.taken(cell["source"]) if label else ""
+            if source:
                 cells.append(AnswerCell(name, number, without_controls(label),
-                                        without_controls(cell["source"][:COMPARED_CELL_CHARS])))
+                                        without_controls(source)))
     if missing and len(missing) == len(notebooks):
         raise Unreadable("no notebook handed in (" + ", ".join(missing) + ")")
-    return cells
+    return cells, budget.left_out()
+
+
+@dataclass
+class CompareBudget:
+    """What of one student's cells is compared: MAX_CELLS cells, COMPARED_CELL_CHARS
+    characters of each and MAX_STUDENT_CHARS in all, in notebook order."""
+
+    cells: int = 0
+    chars: int = 0
+    cut_chars: int = 0  # left out of cells compared in part, or not compared at all
+    cut_cells: int = 0  # cells not compared at all
+
+    def taken(self, source: str) -> str:
+        """The start of `source` compared ("" when nothing of it is)."""
+        room = min(COMPARED_CELL_CHARS, MAX_STUDENT_CHARS - self.chars)
+        if self.cells >= MAX_CELLS or room <= 0:
+            self.cut_cells += bool(source.strip())
+            self.cut_chars += len(source)
+            return ""
+        kept = source[:room]
+        self.cells += 1
+        self.chars += len(kept)
+        self.cut_chars += len(source) - len(kept)
+        return kept
+
+    def left_out(self) -> str:
+        if not self.cut_chars and not self.cut_cells:
+            return ""
+        return (f"{self.cut_chars:,} characters left out ({self.cut_cells:,} cells not compared "
+                f"at all): a student's first {MAX_CELLS} cells are compared, the first "
+                f"{COMPARED_CELL_CHARS:,} characters of each and {MAX_STUDENT_CHARS:,} in all")
 
 
 def read_class(settings: Settings, assignment: str) -> ClassAnswers:
@@ -122,7 +161,10 @@ def read_class(settings: Settings, assignment: str) -> ClassAnswers:
     answers = ClassAnswers(assignment, shared=shared, required=read_names(shared))
     for student in settings.students(assignment):
         try:
-            answers.students[student] = student_cells(settings, student, assignment, notebooks)
+            answers.students[student], left_out = student_cells(settings, student, assignment,
+                                                                notebooks)
+            if left_out:
+                answers.compared_in_part[shown_id(student)] = left_out
         except Unreadable as error:
             answers.not_compared[shown_id(student)] = str(error)
     return answers

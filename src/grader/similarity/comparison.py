@@ -71,7 +71,11 @@ def fingerprint_class(answers: ClassAnswers, common_fraction: float, k: int = K,
     found = {}
     for student, cells in answers.students.items():
         sources = [c.source for c in cells]
-        grams, spans = kgrams(sources, names_of(sources, answers.required), k)
+        names = names_of(sources, answers.required)
+        # what the instructor's set-up binds (torch, GPTModel, my_model, ...) is bound in the
+        # student's notebook too: generalised alike on both sides, the taught code matches
+        names.bound |= shared_names.bound
+        grams, spans = kgrams(sources, names, k)
         found[student] = Fingerprinted(grams, spans, winnowed(grams, window))
     limit = common_limit(len(found), common_fraction)
     counts = {}

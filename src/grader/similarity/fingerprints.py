@@ -37,7 +37,7 @@ Position = tuple[int, int]  # (line, column) in a cell's source, as tokenize giv
 Span = tuple[int, int]  # (start, end) characters of a cell's source
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Gram:
     """One k-gram of a student's code: its hash and where it is (cell, tokens)."""
 
@@ -66,11 +66,17 @@ def magics_blanked(source: str) -> str:
     return MAGIC_LINE.sub(lambda match: " " * len(match.group(0)), source)
 
 
+MAX_PARSES = 8  # tries of one cell: each cut past a mistake parses the rest again
+
+
 def parsed(source: str) -> ast.Module | None:
     """The syntax tree of `source`, or of its longest start that parses (a cell with a
-    mistake still has names and units up to it); None if not even the first line does."""
+    mistake still has names and units up to it); None if not even the first line does, or
+    no start does within MAX_PARSES tries (each costs a parse of the whole rest)."""
     lines = magics_blanked(source).splitlines(keepends=True)
-    while lines:
+    for _ in range(MAX_PARSES):
+        if not lines:
+            return None
         try:
             return ast.parse("".join(lines))
         except SyntaxError as error:
@@ -142,6 +148,24 @@ def dead_spans(tree: ast.Module, names: Names) -> list[tuple[Position, Position]
     return spans
 
 
+class DeadCode:
+    """Whether a position is in one of a cell's dead spans, in log time: the spans sorted and
+    joined where they overlap (a cell of thousands of lone strings stays linear)."""
+
+    def __init__(self, spans: list[tuple[Position, Position]]) -> None:
+        self.starts, self.ends = [], []
+        for start, end in sorted(spans):
+            if self.ends and start <= self.ends[-1]:
+                self.ends[-1] = max(self.ends[-1], end)
+            else:
+                self.starts.append(start)
+                self.ends.append(end)
+
+    def __contains__(self, position: Position) -> bool:
+        at = bisect.bisect_right(self.starts, position) - 1
+        return at >= 0 and position < self.ends[at]
+
+
 def unit_starts(tree: ast.Module | None) -> list[int]:
     """First lines of the units of a cell: each top-level def or class starts one, and so
     does the first statement after one."""
@@ -174,7 +198,7 @@ def normalised_tokens(source: str, names: Names
     and its (line, column) span in `source`."""
     cleaned = magics_blanked(source)
     tree = parsed(source)
-    dead = dead_spans(tree, names) if tree else []
+    dead = DeadCode(dead_spans(tree, names) if tree else [])
     starts = unit_starts(tree)
     tokens, previous, in_fstring, dropped_indents = [], "", 0, 0
     for token in raw_tokens(cleaned):
@@ -197,7 +221,7 @@ def normalised_tokens(source: str, names: Names
         if kind == tokenize.DEDENT and dropped_indents:
             dropped_indents -= 1  # closes a block that was dropped
             continue
-        if kind != tokenize.DEDENT and any(low <= token.start < high for low, high in dead):
+        if kind != tokenize.DEDENT and token.start in dead:
             dropped_indents += kind == tokenize.INDENT
             continue
         if kind == tokenize.NEWLINE and (not tokens or tokens[-1][1] in ";{}"):

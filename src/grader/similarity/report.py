@@ -55,6 +55,8 @@ comments, literals, spacing and the order of functions are set aside.</p>
 {below}
 <h2>Not compared ({missing_count})</h2>
 {missing}
+<h2>Compared in part ({part_count})</h2>
+{part}
 {details}
 </main>
 </body></html>
@@ -125,12 +127,20 @@ def render_similarity(comparison: Comparison) -> str:
                    f"{rows}\n</table>")
     else:
         missing = "<p>Nobody: every submission was read.</p>"
+    if answers.compared_in_part:
+        rows = "\n".join(f"<tr><td>{html.escape(s)}</td><td>{html.escape(what)}</td></tr>"
+                         for s, what in sorted(answers.compared_in_part.items()))
+        part = ('<table><tr><th scope="col">student</th><th scope="col">left out</th></tr>\n'
+                f"{rows}\n</table>")
+    else:
+        part = "<p>Nobody: every submission was compared whole.</p>"
     return SIMILARITY_PAGE.format(
         title=html.escape(f"{answers.assignment}: similarity report"),
         overview=html.escape(overview), common_limit=comparison.common_limit,
         above_count=len(above), above=pair_table(comparison, above, linked=True),
         below=pair_table(comparison, below, linked=False),
         missing_count=len(answers.not_compared), missing=missing,
+        part_count=len(answers.compared_in_part), part=part,
         details="\n".join(pair_details(comparison, rank, pair)
                           for rank, pair in enumerate(above, 1)))
 

@@ -11,6 +11,9 @@ from ..safe_text import without_controls
 from ..sandbox import CellOutcome, CellStatus
 
 
+ADDED_BY_STUDENT = "added_by_student"  # cell metadata of the student's own text cells
+
+
 def autograded_notebook(instructor: nbformat.NotebookNode, plan: Plan,
                         outcomes: dict[int, CellOutcome], problem: str = ""
                         ) -> nbformat.NotebookNode:
@@ -24,8 +27,8 @@ def autograded_notebook(instructor: nbformat.NotebookNode, plan: Plan,
     for index, cell in enumerate(plan.cells):
         if cell.instructor_index is not None:
             new = copy.deepcopy(instructor.cells[cell.instructor_index])
-        elif cell.kind == CellKind.MARKDOWN:
-            new = nbformat.v4.new_markdown_cell()
+        elif cell.kind == CellKind.MARKDOWN:  # text the student added: the page frames it
+            new = nbformat.v4.new_markdown_cell(metadata={ADDED_BY_STUDENT: True})
         else:
             new = nbformat.v4.new_code_cell()
         new.pop("id", None)

@@ -6,17 +6,20 @@ result. The single writer (recording/) records it. That split is what lets a
 run grade in several worker processes or on a Dask cluster.
 """
 
+import dataclasses
 import time
+from typing import Any
 
 import nbformat
 
-from ..cells import CellKind
-from ..plan import Unreadable, build_plan, parse_submission, with_metadata_restored
+from ..cells import CellKind, source_text
+from ..plan import Plan, Unreadable, build_plan, parse_submission, with_metadata_restored
 from ..results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult
-from ..sandbox import CellStatus, GraderFault
+from ..sandbox import CellOutcome, CellStatus, GraderFault
 from .autograded import autograded_notebook
 from .execution import execute_plan, failure_reason
 from .job import Job
+from .typed_id import per_student_names, reads_any, typed_id, typed_id_remark
 
 # how a check that did not pass is recorded, by how its request ended
 CHECK_STATUS = {CellStatus.TIMEOUT: CheckStatus.TIMEOUT, CellStatus.DIED: CheckStatus.DIED,
@@ -58,6 +61,7 @@ def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
             outcomes, execution_notes = execute_plan(plan, job, instructor)
         except GraderFault as fault:
             raise GraderFault(f"{name}.ipynb: {fault}") from None
+        execution_notes += with_typed_id_remark(instructor, submission, plan, outcomes, job.student)
     else:
         outcomes, execution_notes = {}, []
     tests: list[CheckResult] = []
@@ -81,3 +85,22 @@ def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
         autograded = autograded_notebook(instructor, plan, outcomes, message)
     return NotebookResult(name, status, message, plan.notes + execution_notes, tests,
                           time.monotonic() - started, autograded)
+
+
+def with_typed_id_remark(instructor: nbformat.NotebookNode, submission: dict[str, Any],
+                         plan: Plan, outcomes: dict[int, CellOutcome], student: str) -> list[str]:
+    """Notes on a typed id that is not the student's; the words are added to the message of
+    every failed check of the student's own model, in `outcomes` (worker/typed_id.py)."""
+    remark = typed_id_remark(typed_id(source_text(cell.get("source")) for cell
+                                      in submission["cells"] if cell.get("cell_type") == "code"),
+                             student)
+    if remark is None:
+        return []
+    names, told = per_student_names(instructor), False
+    for index, cell in enumerate(plan.cells):
+        outcome = outcomes.get(index)
+        if (cell.kind == CellKind.TEST and outcome is not None
+                and outcome.status == CellStatus.FAILED and reads_any(cell.source, names)):
+            outcomes[index] = dataclasses.replace(outcome, message=f"{outcome.message}\n{remark}")
+            told = True
+    return [remark] if told else []

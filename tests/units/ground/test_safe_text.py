@@ -51,3 +51,15 @@ def test_one_student_id_check_serves_the_submissions_and_the_roster(student, pro
 def test_an_id_with_control_characters_is_shown_with_escapes():
     assert shown_id("new\nline") == "'new\\nline'"
     assert shown_id("ada") == "ada"
+
+
+@pytest.mark.parametrize("url, scheme", [
+    ("https://example.org/a", "https"), ("#section", ""), ("notes/page.html", ""),
+    ("da&#x09;ta:text/html,x", "data"), ("da\tta:text/html,x", "data"),
+    ("  DATA:text/html,x", "data"), ("%64ata:text/html,x", "data"),
+    ("&amp;#x64;ata:x", "data"), ("java\nscript:alert(1)", "javascript"),
+    ("\x01mailto:a@example.org", "mailto"), (":no-scheme", None)])
+def test_the_scheme_of_a_url_is_read_after_every_decoding_a_browser_does(url, scheme):
+    from grader.safe_text import url_scheme
+
+    assert url_scheme(url) == scheme

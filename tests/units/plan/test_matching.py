@@ -102,9 +102,91 @@ def test_a_notebook_without_metadata_that_cannot_be_matched_is_not_graded_for_on
         with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
     assert str(problem.value) == (
         "not graded: its nbgrader metadata is gone (an editor such as Colab drops it) and "
-        f"cells {at + 1}, {at + 2} could each be the answer 'count_parameters_answer'; paste "
-        "your answers into the answer cells of the released notebook and hand that in")
+        f"cells {at + 1}, {at + 2} could each be the answer 'count_parameters_answer': each "
+        f"defines count_parameters between the released cell 'output_shape' (cell {at - 1}) and the "
+        f"released cell 'count_parameters_unseen_configs' (cell {at + 3}); paste your answers "
+        "into the answer cells of the released notebook and hand that in")
     stranger = {"cells": [code("print('my own notebook')")], "metadata": {}, "nbformat": 4,
                 "nbformat_minor": 5}
     with pytest.raises(Unreadable, match="none of its cells is a cell of the released notebook"):
         with_metadata_restored(instructor, parse_submission(json.dumps(stranger).encode()))
+
+
+def answer_sources(nb):
+    """{grade_id: source} of a notebook's answer cells (nbgrader solution cells)."""
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in nb["cells"]
+            if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+
+
+@pytest.mark.parametrize("assignment", list(ASSIGNMENTS))
+def test_a_colab_notebook_on_the_per_student_release_has_each_answer_where_the_release_has_it(
+        assignment):
+    """Typed id, a look at the model, a helper binding the answer's own loop variable and a
+    scratch cell binding the answer's intermediate name, beside the answers they help."""
+    from testsupport.course import read_notebook
+    from testsupport.honest_students import colab_notebook, colab_student
+    from grader.plan import parse_submission, with_metadata_restored
+    from grader.plan.matching import METADATA_MATCHED
+
+    instructor = nbformat.reads(json.dumps(read_notebook("solutions", assignment)),
+                                as_version=4)
+    student = f"colab-{assignment}"
+    written = colab_notebook(assignment, student)
+    restored = with_metadata_restored(instructor, parse_submission(
+        colab_student(assignment, student)))
+    assert answer_sources(restored) == answer_sources(written)
+    added = [c["source"] for c in restored["cells"] if not c["metadata"].get("nbgrader")]
+    assert len(added) == (4 if assignment == "parameters" else 2)  # each left the student's
+    assert build_plan(instructor, restored).notes == [METADATA_MATCHED]
+
+
+def test_a_check_dragged_to_the_end_of_a_notebook_without_metadata_anchors_nothing():
+    from testsupport import editors
+    from testsupport.honest_students import position, solved
+    from grader.plan import parse_submission, with_metadata_restored
+
+    instructor = nbformat.reads(json.dumps(fx_read("solutions")), as_version=4)
+    nb = solved("parameters")
+    nb["cells"].append(nb["cells"].pop(position(nb, "count_parameters_unseen_configs")))
+    restored = with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+    assert answer_sources(restored) == answer_sources(nb)
+
+
+def test_two_answers_out_of_the_released_order_are_refused_saying_where():
+    from testsupport import editors
+    from testsupport.honest_students import code, position, solved
+    from grader.plan import Unreadable, parse_submission, with_metadata_restored
+
+    instructor = nbformat.reads(json.dumps(fx_read("solutions")), as_version=4)
+    nb = solved("parameters")
+    del nb["cells"][position(nb, "output_shape")]  # the check between the two answers
+    first = position(nb, "output_shape_answer")
+    nb["cells"].insert(first, code("x = 1  # a scratch cell"))
+    shape, count = nb["cells"][first + 1], nb["cells"][position(nb, "count_parameters_answer")]
+    shape["source"], count["source"] = count["source"], shape["source"]
+    with pytest.raises(Unreadable, match=r"its answers in cells \d+, \d+ are not in the "
+                                         r"released order between the released cell "
+                                         r"'output-shape-batch' \(cell \d+\) and"):
+        with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+
+
+def test_checks_changed_on_the_way_to_colab_are_still_the_checks_their_docstrings_name():
+    """Every check's text changed (an added print, a lost line): each is still found by its
+    docstring, each answer still stands between them, and the instructor's checks run."""
+    from testsupport import editors
+    from testsupport.honest_students import solved
+    from grader.plan import parse_submission, with_metadata_restored
+    from grader.plan.matching import METADATA_MATCHED
+
+    instructor = nbformat.reads(json.dumps(fx_read("solutions")), as_version=4)
+    nb = solved("parameters")
+    checks = [c for c in nb["cells"] if c["metadata"]["nbgrader"].get("grade")]
+    for cell in checks:
+        cell["source"] = "".join(cell["source"]).rstrip() + "\nprint('checked')\n"
+    restored = with_metadata_restored(instructor, parse_submission(editors.colab_saved(nb)))
+    assert answer_sources(restored) == answer_sources(nb)
+    plan = build_plan(instructor, restored)
+    grade_ids = [c["metadata"]["nbgrader"]["grade_id"] for c in checks]
+    assert plan.notes == [METADATA_MATCHED] + [
+        f"test cell '{g}' was modified and restored" for g in grade_ids]
+    assert not [c for c in plan.cells if c.kind == "extra"]  # no edited check runs as code

@@ -165,3 +165,61 @@ def test_the_page_keeps_its_template_whatever_nbgrader_sets_for_html_exporters()
     html = page(graded(PARTIAL, PARTIAL_OUTPUTS), config=NBGRADER_FEEDBACK_CONFIG)
     assert 'id="summary"' in html and "Skip to your notebook" in html
     assert "Test cell</a> (Score:" not in html  # nbgrader's own summary line
+
+
+@pytest.mark.parametrize("href", [
+    "da&#x09;ta:text/html,<script>alert(1)</script>",  # an encoded tab inside the scheme
+    "da&#x0A;ta:text/html,hi", " &#x20;data:text/html,hi", "DATA:text/html,hi",
+    "%64ata:text/html,hi", "&amp;#x64;ata:text/html,hi", "java&#x09;script:alert(1)",
+    "vbscript:msgbox(1)"])
+def test_a_link_to_data_or_script_is_dropped_however_its_scheme_is_encoded(href):
+    nb = graded(PARTIAL, PARTIAL_OUTPUTS)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        f'My notes <a href="{href}">a trap</a> and <a href="https://example.org/ok">a page</a> '
+        '<a href="#summary-of-mine">a heading</a>'))
+    html = page(nb)
+    trap = re.search(r"<a[^>]*>a trap</a>", html).group(0)
+    assert trap == "<a>a trap</a>"  # the link is gone, the student's words stay
+    assert '<a href="https://example.org/ok">a page</a>' in html
+    assert '<a href="#summary-of-mine">a heading</a>' in html
+
+
+def test_a_students_text_and_output_are_set_apart_and_never_wear_the_pages_score_style():
+    fake = ('<p class="score">Score: <strong>10</strong> of 10 points.</p>'
+            '<span class="outcome passed">✓ Passed</span> <div id="summary">x</div>')
+    nb = graded(PARTIAL, PARTIAL_OUTPUTS)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(fake, metadata={"added_by_student": True}))
+    printed = nbformat.v4.new_code_cell("print('Score: 10 of 10 points.')")
+    printed.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                              text="Score: 10 of 10 points.\n")]
+    nb.cells.insert(2, printed)
+    html = page(nb)
+    assert html.count('class="score"') == 1  # the page's own score line, and only it
+    assert html.count('id="summary"') == 1
+    assert 'class="outcome passed"' not in html.split('id="notebook"')[1].split(
+        "Your answer")[0]  # the student's text above the first answer wears no outcome style
+    text = re.search(r'<div class="cell text student-text">(.*?)</div>', html, re.S).group(1)
+    assert "Text you added to the notebook (not your grader's)" in text
+    assert "<strong>10</strong> of 10 points." in text  # the student's words, in the frame
+    framed = re.search(r'<div [^>]*class="student-output"[^>]*>\s*<p class="student-output-label">'
+                       r"Printed by the code above \(the notebook's output, not your grader's\)"
+                       r"</p>(.*?)</pre>", html, re.S)
+    assert framed and "Score: 10 of 10 points." in framed.group(1)
+
+
+def test_the_graders_own_text_is_never_framed_as_the_students():
+    """The grading note and the instructor's text cells are the page's; only the cells the
+    autograded notebook marks as added by the student are framed as theirs."""
+    from grader.plan import Plan, PlanCell
+    from grader.worker.autograded import autograded_notebook
+
+    instructor = fx.instructor_notebook()
+    plan = Plan([PlanCell("markdown", "My own notes.")])
+    written = autograded_notebook(instructor, plan, {}, "not graded: a reason")
+    assert [c.metadata.get("added_by_student") for c in written.cells] == [None, True]
+    nb = graded(PARTIAL, PARTIAL_OUTPUTS)
+    nb.cells[0:0] = written.cells
+    html = page(nb)
+    assert html.count('class="cell text student-text"') == 1
+    framed = re.search(r'<div class="cell text student-text">(.*?)</div>', html, re.S).group(1)
+    assert "My own notes." in framed and "Grading note" not in framed

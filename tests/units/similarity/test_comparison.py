@@ -12,6 +12,7 @@ import pytest
 from grader.similarity import (AnswerCell, ClassAnswers, compare_class, read_class,
                                write_similarity)
 from grader.similarity.fingerprints import kgrams, names_of, winnowed
+from grader.similarity.answers import read_names
 from grader.similarity.report import CSV_FIELDS, highlighted, render_similarity, similarity_rows
 from grader.cli import main
 from grader.settings import load
@@ -147,6 +148,29 @@ def test_the_released_code_and_its_solutions_are_no_evidence():
     without_discount = compare_class(answers_of({"ann": [taught, OWN[0]],
                                                  "bob": [taught, OWN[5]]}), 0.5, 0.2)
     assert without_discount.pairs[0].similarity > 0.2  # the idiom itself is shared
+
+
+def test_two_students_writing_the_taught_solution_with_the_set_ups_names_are_not_alike():
+    """The real notebook's set-up binds torch, GPTModel, my_model, ...; the answers use
+    them as the solutions do. Generalised alike in the instructor's code and in the
+    students', the taught code is discounted: two honest students are below the
+    threshold, and a real copy of one of them is still above it."""
+    from grader.similarity.answers import RELEASED_STUB
+    from testsupport.course import read_notebook, solution_answers
+
+    shared = [RELEASED_STUB] + ["".join(c["source"]) for c in
+                                read_notebook("solutions", "parameters")["cells"]
+                                if c["cell_type"] == "code"]
+    taught = list(solution_answers("parameters").values())
+    assert any("my_model" in t for t in taught) and any("torch" in t for t in taught)
+    students = {"ann": taught + [OWN[1]], "bob": taught + [OWN[9]],
+                "copy": [OWN[1]] + taught}  # ann's answers, her helper moved first
+    comparison = compare_class(answers_of(students, shared, read_names(shared) | HELPERS),
+                               0.6, 0.2)
+    scores = {(p.student_a, p.student_b): p.similarity for p in comparison.pairs}
+    assert scores[("ann", "bob")] < 0.6 and scores[("bob", "copy")] < 0.6
+    assert scores[("ann", "copy")] >= 0.6
+    assert comparison.pairs[0].student_a == "ann" and comparison.pairs[0].student_b == "copy"
 
 
 def test_code_that_many_students_wrote_alike_is_no_evidence():
@@ -288,3 +312,35 @@ def test_a_threshold_outside_0_to_1_is_refused_before_anything_is_read(threshold
     assert main(["similarity", "--threshold", threshold, "--course", str(tmp_path)]) == 2
     assert capsys.readouterr().err == "error: --threshold takes a similarity from 0 to 1\n"
     assert os.listdir(tmp_path) == []
+
+
+def test_a_notebook_past_the_budget_costs_the_report_a_bounded_share_and_says_what_was_left_out(
+        tmp_path):
+    """300 cells of about 1,000 characters, more than MAX_STUDENT_CHARS in all: the report
+    compares at most MAX_STUDENT_CHARS of it, so its tokens and k-grams are bounded by
+    that too, whatever the notebook's size under the caps, and the page says so
+    (benchmarks/similarity_caps.py times one of 300 cells of 88,000 characters)."""
+    from grader.similarity.answers import MAX_STUDENT_CHARS
+    from testsupport.hand_in import hand_in
+    from testsupport.similar_students import notebook_at_the_caps
+
+    course = copy_course(str(tmp_path / "course"))
+    big = notebook_at_the_caps(300, 1_000)
+    written = sum(len(cell["source"]) for cell in big["cells"])
+    assert written > MAX_STUDENT_CHARS
+    hand_in(course, "big", "parameters", {"parameters.ipynb": big})
+    hand_in(course, "small", "parameters", {"parameters.ipynb": notebook_at_the_caps(2, 500)})
+    answers = read_class(load(course), "parameters")
+    compared = sum(len(cell.source) for cell in answers.students["big"])
+    assert MAX_STUDENT_CHARS - 1_100 < compared <= MAX_STUDENT_CHARS
+    sources = [cell.source for cell in answers.students["big"]]
+    grams, spans = kgrams(sources, names_of(sources))
+    assert len(grams) <= sum(len(s) for s in spans) <= MAX_STUDENT_CHARS
+    cut_cells = 300 - len(answers.students["big"])
+    assert answers.compared_in_part == {"big": (
+        f"{written - compared:,} characters left out ({cut_cells} cells not compared at all): "
+        "a student's first 300 cells are compared, the first 100,000 characters of each and "
+        "200,000 in all")}
+    page = render_similarity(compare_class(answers, 0.6, 0.2))
+    assert "<h2>Compared in part (1)</h2>" in page
+    assert f"({cut_cells} cells not compared at all)" in page
