@@ -27,6 +27,7 @@ FLOORS = {
     "reports": 8,
     "similarity": 8,
     "engines": 9, "intake": 9,
+    "service": 10,
     "handback": 10,
     "autograde": 10, "rehearsal": 10,
     "cli": 11,
