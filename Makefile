@@ -28,6 +28,8 @@ help:
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
+	@echo "  make serve               [WORKERS=N] [SCHEDULER=tcp://HOST:8786] grade each hand-in as it arrives"
+	@echo "  make queue               every hand-in the grading service knows, with its state"
 	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
@@ -266,6 +268,16 @@ collect-zip: $(STAMP)
 	  { echo "make collect-zip ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) collect-zip "$$ASSIGNMENT" "$$ZIP" --lms="$$LMS"
+
+# The grading service in the foreground: each hand-in graded as it arrives (the exchange,
+# the service's queue), until Ctrl-C or SIGTERM. make queue lists what it knows.
+WORKERS ?= 1
+.PHONY: serve queue
+serve: $(STAMP) $(if $(SCHEDULER),,grading-system)
+	$(CHECK_CONFIG)
+	$(GRADER) serve --workers $(WORKERS) $${SCHEDULER:+"--scheduler=$$SCHEDULER"}
+queue: $(STAMP)
+	$(GRADER) queue
 
 # With SCHEDULER the sandbox runs on the Dask workers: this machine needs no bubblewrap.
 autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)

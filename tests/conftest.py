@@ -12,6 +12,7 @@ The tests mirror what they test, one folder each:
     scale        grading in parallel, on Dask and into PostgreSQL
     book         the course site
     hub          a real JupyterHub in a browser
+    service      the grading service (`python -m grader serve`) as a real process
 
 The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/ and units/, less
 the few tests there marked slow by hand (a fresh interpreter that builds the 124M model);

@@ -18,6 +18,9 @@ Top floor, the instructor's commands:
   (`graded`), fed by a list of hand-ins (a batch) or a `HandInQueue` that
   blocks until the next one arrives, results collected while it waits.
 - ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
+- ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
+  durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite,
+  claimed under a lease), the exchange watched, one warm engine for the service's life.
 
 The wings, from the top down:
 

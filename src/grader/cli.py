@@ -16,6 +16,8 @@
     python -m grader rehearse [--students N] [--folder DIR] [--assignment NAME ...]
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
+    python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
+    python -m grader queue [--json]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -38,6 +40,10 @@ back; `rehearse` runs a whole fake class on this machine (make rehearse),
 (make extensions, grader/recording/extensions.py);
 `similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
 students whose answers look alike, for a person to read (docs/similarity.md).
+`serve` grades each hand-in as it arrives (the exchange's inbound folder, read
+every second, and the service's queue) until SIGTERM or Ctrl-C, recording each
+in the gradebook as it is graded (grader/service/); `queue` lists every hand-in
+the service knows, with its state and score (--json: a list of objects).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -49,6 +55,9 @@ a message saying what to fix.
 
 import argparse
 import dataclasses
+import json
+import signal
+import threading
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -64,6 +73,7 @@ from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
+from .service import LEASE_SECONDS, course_store, queue_record, queue_table, run_service
 from .similarity import write_similarity
 
 
@@ -164,6 +174,19 @@ def build_parser() -> argparse.ArgumentParser:
     similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
                          help="list pairs at or above this similarity, 0 to 1 (default: "
                               "c.SimilarityReport.threshold)")
+    serve = commands.add_parser("serve", help="grade each hand-in as it arrives, until stopped")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="students graded at once on this machine (default 1)")
+    serve.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="grade on the workers of the Dask cluster at ADDRESS; the queue "
+                            "stays in the service's database")
+    serve.add_argument("--lease", type=float, default=LEASE_SECONDS, metavar="SECONDS",
+                       help="how long a claimed hand-in is held without a heartbeat before "
+                            f"another service may take it (default {LEASE_SECONDS:g})")
+    listing = commands.add_parser("queue", help="every hand-in the grading service knows")
+    listing.add_argument("--json", action="store_true",
+                         help="a JSON list of {student, assignment, state, attempts, arrived, "
+                              "graded, score}")
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -306,10 +329,33 @@ def run_similarity(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_serve(args: argparse.Namespace) -> int:
+    if args.workers < 1 or args.lease <= 0:
+        print("error: --workers takes a number from 1 up, --lease a positive number of "
+              "seconds", file=sys.stderr)
+        return 2
+    settings = loaded_with_warnings(args)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    run_service(settings, args.workers, args.scheduler, stop, args.lease)
+    return 0
+
+
+def run_queue(args: argparse.Namespace) -> int:
+    jobs = course_store(load(args.course).data).jobs()
+    if args.json:
+        print(json.dumps([queue_record(job) for job in jobs], indent=1))
+    else:
+        print("\n".join(queue_table(jobs)))
+    return 0
+
+
 COMMANDS = {"autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),
             "feedback-zip": lines_of_one_assignment(write_feedback_zip),
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "similarity": run_similarity, "release-lines": run_release_lines}
+            "similarity": run_similarity, "release-lines": run_release_lines,
+            "serve": run_serve, "queue": run_queue}

@@ -1,5 +1,30 @@
-"""The service wing: hand-ins graded as they arrive.
+"""The service wing: hand-ins graded as they arrive, for as long as the service runs.
 
-- ``visibility.py``: what a student sees of each check before their due date.
-- ``rate_limit.py``: how many checks a student may ask for, and when the next is allowed.
+- ``store.py``: the durable queue: each hand-in's bytes stored first (by their
+  SHA-256), then a `Job` row in SQLite; claims with a lease and a heartbeat,
+  duplicates, a bounded number of attempts; `course_store`, the course's own.
+- ``inbound.py``: hand-ins taken from nbgrader's exchange, its inbound folder
+  read about once a second.
+- ``submitted.py``: a claimed hand-in written into submitted/, where the batch
+  reads it, so that both grade through the same path.
+- ``loop.py``: `run_service`: one engine kept warm for the service's life, fed by a
+  `HandInQueue` of claimed jobs, each result recorded by the single writer as it
+  comes back; a clean stop on SIGTERM.
+- ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``visibility.py``: what a student sees of each check before their due date
+  (``c.CheckFeedback``: now, hint, after_due).
+- ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
+  what remains and when the next is allowed.
+
+Other code hands a notebook in with `course_store(settings.data).hand_in(...)`.
 """
+
+from .inbound import inbound_folder, take_inbound, watch_inbound
+from .listing import QUEUE_FIELDS, queue_record, queue_table
+from .loop import LEASE_SECONDS, Service, run_service
+from .store import (MAX_ATTEMPTS, CheckRecord, Job, JobState, QueuedJob, Store, StoreError,
+                    course_store)
+
+__all__ = ["CheckRecord", "Job", "JobState", "LEASE_SECONDS", "MAX_ATTEMPTS", "QUEUE_FIELDS",
+           "QueuedJob", "Service", "Store", "StoreError", "course_store", "inbound_folder",
+           "queue_record", "queue_table", "run_service", "take_inbound", "watch_inbound"]

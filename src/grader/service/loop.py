@@ -1,0 +1,261 @@
+"""The service's loop: jobs claimed from the store, graded by one engine kept warm, recorded.
+
+`serve` runs until `stop` is set (SIGTERM, SIGINT). It prepares every released
+assignment once (templates and checks, before the workers are forked), keeps
+ONE engine for its whole life and feeds it through a `HandInQueue`: a claimer
+thread leases jobs from the store as the engine has room, a heartbeat thread
+keeps their leases, and each result is recorded through the assignment's
+single `Writer` as soon as it comes back, then the job finished. Stopping:
+nothing more is claimed, the jobs not handed out yet go back to the queue
+(their leases released), the gradings in flight finish and are recorded, and
+the work folders are removed. A service killed outright leaves leases that run
+out, or that the next service on this machine takes back at once.
+"""
+
+import dataclasses
+import os
+import queue
+import socket
+import sys
+import threading
+
+from ..engines import HandInQueue, engine
+from ..plan import HandIn, refusal, refused_result
+from ..recording import Writer, check_released
+from ..results import CheckStatus, StudentResult, StudentStatus
+from ..safe_text import writable
+from ..settings import CourseError, Settings
+from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
+                      private_work_root, read_job, remove_left_overs)
+from .inbound import inbound_folder, watch_inbound
+from .store import CheckRecord, JobState, QueuedJob, Store, StoreError, course_store
+from .submitted import place_in_submitted
+
+LEASE_SECONDS = 60.0  # a claimed job's lease, renewed every LEASE_SECONDS / 4
+STOP_SECONDS = 25.0  # after SIGTERM: what is in flight may finish within this, else goes back
+IDLE_SECONDS = 0.5  # the claimer's wait when the store has nothing to grade
+
+
+@dataclasses.dataclass(frozen=True)
+class Claimed:
+    """A job leased from the store and its hand-in in submitted/, as the engine grades it."""
+
+    job: QueuedJob
+    hand_in: HandIn
+
+    @property
+    def student(self) -> str:
+        return self.job.student
+
+    @property
+    def assignment(self) -> str:
+        return self.job.assignment
+
+
+def worker_name() -> str:
+    """This service's name on its leases: host and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def check_records(result: StudentResult) -> list[CheckRecord]:
+    """Each check's result, as the store keeps it."""
+    return [CheckRecord(t.grade_id, t.status == CheckStatus.PASSED, t.points, t.max_points,
+                        t.message) for nb in result.notebooks for t in nb.tests]
+
+
+def released_assignments(settings: Settings) -> dict[str, Assignment]:
+    """Every assignment as released now, prepared; one not released is reported and left out
+    (its hand-ins are refused with the reason)."""
+    prepared = {}
+    for name in settings.assignments:
+        try:
+            check_released(settings, name, settings.instructor_notebooks(name))
+        except CourseError as error:
+            print(f"serve: {name} is not graded: {error}", file=sys.stderr)
+            continue
+        prepared[name] = prepare_assignment(settings, name, settings.limits)
+    return prepared
+
+
+class Service:
+    """One grading service of a course: its store, its engine and what it holds now."""
+
+    def __init__(self, settings: Settings, store: Store, workers: int = 1,
+                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS):
+        self.settings, self.store = settings, store
+        self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
+        self.name = worker_name()
+        self.held: dict[int, QueuedJob] = {}  # claimed and not finished, by job id
+        self.lock = threading.Lock()  # held, and the writers (the claimer records refusals)
+        self.writers: dict[str, Writer] = {}
+        self.prepared: dict[str, Assignment] = {}
+
+    def serve(self, stop: threading.Event, room: int | None = None) -> None:
+        """Grade every hand-in the store has and gets, until `stop` is set."""
+        remove_left_overs()
+        self.store.take_back(self.name.rpartition(":")[0] + ":")  # leases of dead services here
+        self.prepared = released_assignments(self.settings)
+        waiting: queue.Queue[Claimed] = queue.Queue()
+        hand_ins: HandInQueue[Claimed] = HandInQueue(waiting)
+        with private_work_root():
+            try:
+                if not self.scheduler:
+                    for assignment in self.prepared.values():
+                        prepare_machine(assignment, self.workers)
+                with engine(self.workers, self.scheduler) as grading:
+                    for name in self.prepared:
+                        self.writers[name] = Writer(self.settings, name)
+                        self.writers[name].start()
+                    print(f"serving {', '.join(self.prepared) or 'no assignment'}: "
+                          f"{grading.where}", file=sys.stderr, flush=True)
+                    threads = [threading.Thread(target=self.claim_jobs, name="claimer", daemon=True,
+                                                args=(stop, waiting, hand_ins,
+                                                      room or grading.in_flight())),
+                               threading.Thread(target=self.keep_leases, args=(stop,),
+                                                name="heartbeat", daemon=True)]
+                    for thread in threads:
+                        thread.start()
+                    for claimed, result in grading.graded(hand_ins, self.read):
+                        self.record(claimed, result)
+                    for thread in threads:
+                        thread.join(timeout=30)
+            finally:
+                self.give_back_held("the service stopped before grading it")
+                with self.lock:
+                    for writer in self.writers.values():
+                        writer.finish()
+                close_templates()
+
+    def read(self, claimed: Claimed) -> Job:
+        """The worker's Job of a claimed hand-in, read from submitted/ as the batch reads it."""
+        return read_job(self.prepared[claimed.assignment], claimed.student,
+                        claimed.hand_in.submitted_dir)
+
+    def claim_jobs(self, stop: threading.Event, waiting: "queue.Queue[Claimed]",
+                   hand_ins: HandInQueue[Claimed], room: int) -> None:
+        """Lease jobs while the engine has room; at `stop`, give back those not handed out
+        and close the queue."""
+        try:
+            while not stop.is_set():
+                with self.lock:
+                    full = len(self.held) >= room
+                job = None if full else self.store.claim(self.name, self.lease_seconds)
+                if job is None:
+                    stop.wait(IDLE_SECONDS)
+                    continue
+                claimed = self.placed(job)
+                if claimed is not None:
+                    hand_ins.put(claimed)
+        finally:
+            while True:
+                try:
+                    claimed = waiting.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(claimed, Claimed):
+                    self.give_back(claimed.job.id, "the service stopped before grading it")
+            hand_ins.close()
+
+    def placed(self, job: QueuedJob) -> Claimed | None:
+        """A claimed job written into submitted/, held; None when it is refused (recorded)."""
+        with self.lock:
+            self.held[job.id] = job
+        if job.assignment not in self.prepared:
+            self.finish(job, JobState.REFUSED, reason=f"{job.assignment!r} is not an "
+                        f"assignment this service grades ({', '.join(self.prepared) or 'none'})")
+            return None
+        notebooks = self.settings.instructor_notebooks(job.assignment)
+        try:
+            hand_in = place_in_submitted(self.settings, job, self.store.files(job), notebooks)
+        except (OSError, StoreError) as error:
+            self.finish(job, JobState.REFUSED, reason=f"not graded: {error}")
+            return None
+        reason = refusal(self.settings, hand_in)
+        if reason:
+            self.record(Claimed(job, hand_in), refused_result(hand_in, reason))
+            return None
+        return Claimed(job, hand_in)
+
+    def record(self, claimed: Claimed, result: StudentResult) -> None:
+        """A result into the gradebook through the assignment's writer, then the job finished."""
+        writer = self.writers[claimed.assignment]
+        with self.lock:
+            failures = len(writer.failures)
+            writer.record(claimed.hand_in, result)
+            failed = len(writer.failures) > failures
+        job = claimed.job
+        if failed:
+            self.retry(job, result.error or "the grader failed while recording it")
+        elif result.status == StudentStatus.REFUSED:
+            self.finish(job, JobState.REFUSED, result.points, result.max_points,
+                        check_records(result), "; ".join(result.notes))
+        else:
+            self.finish(job, JobState.GRADED, result.points, result.max_points,
+                        check_records(result))
+
+    def finish(self, job: QueuedJob, state: JobState, score: float | None = None,
+               max_score: float | None = None, checks: list[CheckRecord] | None = None,
+               reason: str = "") -> None:
+        self.store.finish(job.id, state, score, max_score, checks, reason)
+        with self.lock:
+            self.held.pop(job.id, None)
+
+    def retry(self, job: QueuedJob, reason: str) -> None:
+        self.store.retry(job.id, writable(reason))
+        with self.lock:
+            self.held.pop(job.id, None)
+
+    def give_back(self, job_id: int, reason: str) -> None:
+        self.store.release(job_id, self.name, reason)
+        with self.lock:
+            self.held.pop(job_id, None)
+
+    def give_back_held(self, reason: str) -> None:
+        """Every job still held back to the queue (a service stopping early)."""
+        with self.lock:
+            held = list(self.held)
+        for job_id in held:
+            self.give_back(job_id, reason)
+
+    def keep_leases(self, stop: threading.Event) -> None:
+        """Renew the lease of every job held, every quarter lease, until `stop` is set."""
+        while not stop.wait(self.lease_seconds / 4):
+            with self.lock:
+                held = list(self.held)
+            for job_id in held:
+                self.store.heartbeat(job_id, self.name, self.lease_seconds)
+
+
+def run_service(settings: Settings, workers: int = 1, scheduler: str | None = None,
+          stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS) -> None:
+    """What `python -m grader serve` runs: the exchange watched and the store's jobs graded
+    until `stop` is set."""
+    stop = stop or threading.Event()
+    store = course_store(settings.data)
+    service = Service(settings, store, workers, scheduler, lease_seconds)
+    watcher = threading.Thread(target=watch_inbound, args=(store, inbound_folder(settings), stop),
+                               name="exchange", daemon=True)
+    stopped = threading.Event()
+    guard = threading.Thread(target=stop_in_time, args=(service, stop, stopped),
+                             name="stop guard", daemon=True)
+    watcher.start()
+    guard.start()
+    try:
+        service.serve(stop)
+    finally:
+        stopped.set()
+        stop.set()
+        watcher.join(timeout=10)
+
+
+def stop_in_time(service: Service, stop: threading.Event, stopped: threading.Event) -> None:
+    """Once `stop` is set, give the service STOP_SECONDS to finish what is in flight; past
+    that, its jobs go back to the queue and the process ends (its workers and their
+    sandboxes die with it; the next start removes their folders)."""
+    stop.wait()
+    if stopped.wait(STOP_SECONDS):
+        return
+    print(f"serve: the gradings in flight did not finish within {STOP_SECONDS:g} s: "
+          "given back to the queue", file=sys.stderr, flush=True)
+    service.give_back_held("the service stopped before grading it")
+    os._exit(3)

@@ -1,0 +1,378 @@
+"""The service's durable queue: each hand-in's bytes stored first, then a job row.
+
+A hand-in's files are written under ``blobs/``, each named by its SHA-256
+(folders 0700, files 0600: students never read them), and only then is its
+`Job` added to an SQLite database (WAL; one transaction per change of state).
+A worker `claim`s a waiting job with a lease and keeps it with `heartbeat`;
+a job whose lease ran out (its worker died) is claimable again, and one
+claimed `max_attempts` times without finishing ends `failed` with its reason.
+A student's jobs of one assignment are handed out one at a time, in the order
+they arrived, so the one recorded last is the one handed in last. The same
+bytes handed in again while they are still the student's latest hand-in are
+recorded as a `duplicate` and not graded again.
+"""
+
+import contextlib
+import dataclasses
+import datetime
+import enum
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+
+MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    files TEXT NOT NULL,
+    source TEXT NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    arrived TEXT NOT NULL,
+    graded TEXT,
+    score REAL,
+    max_score REAL,
+    checks TEXT NOT NULL DEFAULT '[]',
+    reason TEXT NOT NULL DEFAULT '',
+    worker TEXT,
+    lease_until REAL
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
+CREATE INDEX IF NOT EXISTS jobs_by_student ON jobs (student, assignment, id);
+CREATE INDEX IF NOT EXISTS jobs_by_source ON jobs (source);
+"""
+
+
+class JobState(enum.StrEnum):
+    WAITING = "waiting"  # stored, not claimed yet (or given back)
+    GRADING = "grading"  # claimed by a worker, under its lease
+    GRADED = "graded"  # graded and recorded in the gradebook
+    FAILED = "failed"  # the grader failed on it, `max_attempts` times or for good
+    REFUSED = "refused"  # not graded at all (its reason says why)
+    DUPLICATE = "duplicate"  # the same bytes as the student's latest hand-in: not graded again
+
+
+FINAL_STATES = (JobState.GRADED, JobState.FAILED, JobState.REFUSED)
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckRecord:
+    """What one check of a graded hand-in gave."""
+
+    grade_id: str
+    passed: bool
+    points: float
+    max_points: float
+    message: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class QueuedJob:
+    """One hand-in the service knows: whose, of what, its bytes' digest and how it went."""
+
+    id: int
+    student: str
+    assignment: str
+    digest: str  # SHA-256 of the hand-in: its files' names and digests
+    source: str  # where it came from (exchange:<folder>, zip:<file>, submit, ...)
+    state: JobState
+    attempts: int  # times a worker claimed it
+    arrived: datetime.datetime  # UTC
+    graded: datetime.datetime | None  # UTC, when it reached its final state
+    score: float | None
+    max_score: float | None
+    checks: list[CheckRecord]
+    reason: str  # why it failed, was refused or is a duplicate (of which job)
+    files: dict[str, str] = dataclasses.field(repr=False, default_factory=dict)  # name -> digest
+
+
+Job = QueuedJob  # the service's name for it; worker.Job is the data one grading is given
+
+
+class StoreError(Exception):
+    """A hand-in the store cannot take (what is wrong is said), or a job it does not know."""
+
+
+def utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def database_path(path_or_url: str) -> str:
+    """The SQLite file of a path or an ``sqlite:///`` URL (PostgreSQL is not supported yet)."""
+    if "://" not in path_or_url:
+        return os.path.abspath(path_or_url)
+    if path_or_url.startswith("sqlite:///"):
+        return os.path.abspath(path_or_url[len("sqlite:///"):])
+    raise StoreError(f"the service's queue takes an SQLite file or sqlite:/// URL, not "
+                     f"{path_or_url.split('://')[0]}:// ({path_or_url})")
+
+
+def hand_in_digest(files: dict[str, str]) -> str:
+    """The digest of a hand-in: SHA-256 over its files' names and their digests, sorted."""
+    listing = "\n".join(f"{name}\0{digest}" for name, digest in sorted(files.items()))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """The queue of hand-ins in the SQLite file `path_or_url`, its bytes in ``blobs/`` beside it.
+
+    Each method opens its own connection, so a Store may be used from any
+    thread or process; every change of state is one transaction.
+    """
+
+    def __init__(self, path_or_url: str, max_attempts: int = MAX_ATTEMPTS):
+        self.path = database_path(path_or_url)
+        self.blobs = os.path.join(os.path.dirname(self.path), "blobs")
+        self.max_attempts = max_attempts
+        for folder in (os.path.dirname(self.path), self.blobs):
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            os.chmod(folder, 0o700)
+        with self._connection() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+        os.chmod(self.path, 0o600)
+
+    @contextlib.contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        try:
+            yield db
+        finally:
+            db.close()
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken at once (BEGIN IMMEDIATE), committed or rolled back."""
+        with self._connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def _store_blob(self, content: bytes) -> str:
+        """Write `content` under its SHA-256 (once; whole or not at all); returns the digest."""
+        digest = hashlib.sha256(content).hexdigest()
+        folder = os.path.join(self.blobs, digest[:2])
+        path = os.path.join(folder, digest)
+        if os.path.isfile(path):
+            return digest
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        partial = f"{path}.{os.getpid()}.partial"
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(content)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(partial, path)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(partial)
+            raise
+        return digest
+
+    def hand_in(self, student: str, assignment: str, files: dict[str, bytes], source: str,
+                arrived: datetime.datetime | None = None) -> QueuedJob:
+        """Store a hand-in's `files` ({relative name: bytes}), then its job; returns the job.
+
+        The same bytes as the student's latest hand-in of `assignment` give a job
+        in state `duplicate`, which is never graded.
+        """
+        if not files:
+            raise StoreError(f"a hand-in of {assignment} by {student} with no files")
+        for name in files:
+            parts = name.split("/")
+            if name.startswith("/") or any(p in ("", ".", "..") for p in parts):
+                raise StoreError(f"a hand-in of {assignment} by {student}: file name {name!r} "
+                                 "is not a plain relative path")
+        digests = {name: self._store_blob(content) for name, content in files.items()}
+        digest = hand_in_digest(digests)
+        arrived = (arrived or utc_now()).astimezone(datetime.timezone.utc)
+        with self._transaction() as db:
+            latest = db.execute(
+                "SELECT id, digest FROM jobs WHERE student = ? AND assignment = ? AND state != ? "
+                "ORDER BY id DESC LIMIT 1", (student, assignment, JobState.DUPLICATE)).fetchone()
+            duplicate = latest is not None and latest["digest"] == digest
+            state = JobState.DUPLICATE if duplicate else JobState.WAITING
+            reason = f"the same files as hand-in {latest['id']}" if duplicate else ""
+            cursor = db.execute(
+                "INSERT INTO jobs (student, assignment, digest, files, source, state, arrived, "
+                "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (student, assignment, digest, json.dumps(digests, sort_keys=True), source,
+                 state, arrived.isoformat(), reason))
+            return self._job(db, cursor.lastrowid)
+
+    def claim(self, worker: str, lease_seconds: float) -> QueuedJob | None:
+        """The next job to grade, leased to `worker` for `lease_seconds`; None when none waits.
+
+        A job is claimable when it waits or its lease ran out, and no earlier hand-in
+        of the same student and assignment is still to be graded. A job whose lease
+        ran out after `max_attempts` claims ends `failed` instead.
+        """
+        now = time.time()
+        with self._transaction() as db:
+            rows = db.execute(
+                "SELECT id, student, assignment, state, attempts, lease_until FROM jobs "
+                "WHERE state IN (?, ?) ORDER BY id", (JobState.WAITING, JobState.GRADING))
+            busy: set[tuple[str, str]] = set()
+            for row in rows.fetchall():
+                pair = (row["student"], row["assignment"])
+                if pair in busy:
+                    continue
+                leased = row["state"] == JobState.GRADING
+                if leased and row["lease_until"] is not None and row["lease_until"] > now:
+                    busy.add(pair)
+                    continue
+                if leased and row["attempts"] >= self.max_attempts:
+                    db.execute(
+                        "UPDATE jobs SET state = ?, graded = ?, reason = ?, worker = NULL, "
+                        "lease_until = NULL WHERE id = ?",
+                        (JobState.FAILED, utc_now().isoformat(),
+                         f"its grading stopped {row['attempts']} times without finishing "
+                         "(the worker died or hung); not graded", row["id"]))
+                    continue
+                db.execute("UPDATE jobs SET state = ?, attempts = attempts + 1, worker = ?, "
+                           "lease_until = ? WHERE id = ?",
+                           (JobState.GRADING, worker, now + lease_seconds, row["id"]))
+                return self._job(db, row["id"])
+        return None
+
+    def heartbeat(self, job_id: int, worker: str, lease_seconds: float = 60.0) -> bool:
+        """Extend `worker`'s lease of a job it is grading; False when it no longer holds it."""
+        with self._transaction() as db:
+            changed = db.execute(
+                "UPDATE jobs SET lease_until = ? WHERE id = ? AND worker = ? AND state = ?",
+                (time.time() + lease_seconds, job_id, worker, JobState.GRADING)).rowcount
+        return changed == 1
+
+    def release(self, job_id: int, worker: str, reason: str = "") -> bool:
+        """Give a job `worker` holds back to the queue, its claim not counted (a service
+        that stops); False when it does not hold it."""
+        with self._transaction() as db:
+            changed = db.execute(
+                "UPDATE jobs SET state = ?, attempts = MAX(attempts - 1, 0), worker = NULL, "
+                "lease_until = NULL, reason = ? WHERE id = ? AND worker = ? AND state = ?",
+                (JobState.WAITING, reason, job_id, worker, JobState.GRADING)).rowcount
+        return changed == 1
+
+    def take_back(self, host_prefix: str) -> list[int]:
+        """End at once the leases of workers named `host_prefix` + process id whose process
+        is gone (a service on this machine killed outright); returns the jobs' ids. Their
+        next claim counts as an attempt."""
+        with self._transaction() as db:
+            rows = db.execute("SELECT id, worker FROM jobs WHERE state = ? AND worker LIKE ?",
+                              (JobState.GRADING, host_prefix.replace("%", "") + "%")).fetchall()
+            gone = [row["id"] for row in rows if not process_alive(row["worker"][len(host_prefix):])]
+            for job_id in gone:
+                db.execute("UPDATE jobs SET lease_until = 0 WHERE id = ?", (job_id,))
+        return gone
+
+    def retry(self, job_id: int, reason: str) -> QueuedJob:
+        """A claimed job whose grading failed: back to the queue with `reason`, or `failed`
+        once it has been claimed `max_attempts` times."""
+        with self._transaction() as db:
+            job = self._job(db, job_id)
+            if job.attempts >= self.max_attempts:
+                state, graded = JobState.FAILED, utc_now().isoformat()
+                reason = f"{reason} (after {job.attempts} attempts)"
+            else:
+                state, graded = JobState.WAITING, None
+            db.execute("UPDATE jobs SET state = ?, graded = ?, reason = ?, worker = NULL, "
+                       "lease_until = NULL WHERE id = ?", (state, graded, reason, job_id))
+            return self._job(db, job_id)
+
+    def finish(self, job_id: int, state: JobState, score: float | None = None,
+               max_score: float | None = None, checks: list[CheckRecord] | None = None,
+               reason: str = "") -> QueuedJob:
+        """A job's final state (graded, failed or refused), with its score and checks."""
+        state = JobState(state)
+        if state not in FINAL_STATES:
+            raise StoreError(f"finish takes a final state ({', '.join(FINAL_STATES)}), "
+                             f"not {state}")
+        records = [dataclasses.asdict(c) for c in checks or []]
+        with self._transaction() as db:
+            changed = db.execute(
+                "UPDATE jobs SET state = ?, graded = ?, score = ?, max_score = ?, checks = ?, "
+                "reason = ?, worker = NULL, lease_until = NULL WHERE id = ?",
+                (state, utc_now().isoformat(), score, max_score, json.dumps(records), reason,
+                 job_id)).rowcount
+            if changed != 1:
+                raise StoreError(f"no hand-in {job_id} in the queue {self.path}")
+            return self._job(db, job_id)
+
+    def job(self, job_id: int) -> QueuedJob:
+        with self._connection() as db:
+            return self._job(db, job_id)
+
+    def jobs(self, student: str | None = None, assignment: str | None = None) -> list[QueuedJob]:
+        """Every job, in the order they arrived; only `student`'s, `assignment`'s if given."""
+        where, values = [], []
+        for column, value in (("student", student), ("assignment", assignment)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                values.append(value)
+        query = "SELECT * FROM jobs" + (" WHERE " + " AND ".join(where) if where else "")
+        with self._connection() as db:
+            return [job_from_row(row) for row in db.execute(query + " ORDER BY id", values)]
+
+    def known_sources(self, prefix: str) -> set[str]:
+        """The sources of every job whose source starts with `prefix`."""
+        with self._connection() as db:
+            rows = db.execute("SELECT source FROM jobs WHERE source LIKE ? ESCAPE '\\'",
+                              (prefix.replace("\\", "\\\\").replace("%", "\\%")
+                               .replace("_", "\\_") + "%",))
+            return {row["source"] for row in rows}
+
+    def files(self, job: QueuedJob) -> dict[str, bytes]:
+        """The bytes of a job's files, as handed in."""
+        contents = {}
+        for name, digest in job.files.items():
+            with open(os.path.join(self.blobs, digest[:2], digest), "rb") as handle:
+                contents[name] = handle.read()
+        return contents
+
+    def _job(self, db: sqlite3.Connection, job_id: int) -> QueuedJob:
+        row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None:
+            raise StoreError(f"no hand-in {job_id} in the queue {self.path}")
+        return job_from_row(row)
+
+
+def process_alive(pid_text: str) -> bool:
+    """Whether the process of this id (text) runs on this machine."""
+    try:
+        os.kill(int(pid_text), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def job_from_row(row: sqlite3.Row) -> QueuedJob:
+    """The Job of one database row."""
+    def moment(text: str | None) -> datetime.datetime | None:
+        return datetime.datetime.fromisoformat(text) if text else None
+
+    return Job(id=row["id"], student=row["student"], assignment=row["assignment"],
+               digest=row["digest"], source=row["source"], state=JobState(row["state"]),
+               attempts=row["attempts"], arrived=moment(row["arrived"]),
+               graded=moment(row["graded"]), score=row["score"], max_score=row["max_score"],
+               checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
+               reason=row["reason"], files=json.loads(row["files"]))
+
+
+def course_store(data_folder: str) -> Store:
+    """The course's queue: service/queue.db in its data folder (course-data/, beside the
+    gradebook), its bytes in service/blobs/."""
+    return Store(os.path.join(data_folder, "service", "queue.db"))

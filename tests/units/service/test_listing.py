@@ -1,0 +1,53 @@
+"""`python -m grader queue`: every hand-in the service knows, as a table or as JSON with
+exactly the keys student, assignment, state, attempts, arrived, graded, score."""
+
+import datetime
+import json
+
+from grader.cli import main
+from grader.service import JobState, course_store, queue_table
+
+ARRIVED = datetime.datetime(2026, 12, 1, 16, 59, 30, tzinfo=datetime.timezone.utc)
+NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+
+
+def course_with_queue(tmp_path):
+    (tmp_path / "nbgrader_config.py").write_text(
+        "c = get_config()\nc.CourseDirectory.submitted_directory = 'course-data/submitted'\n")
+    store = course_store(str(tmp_path / "course-data"))
+    graded = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit", ARRIVED)
+    store.claim("w1", 60)
+    store.finish(graded.id, JobState.GRADED, 5.0, 6.0, [])
+    store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit", ARRIVED)
+    store.hand_in("bob", "tiny", {"tiny.ipynb": NOTEBOOK + b" "}, "submit", ARRIVED)
+    return store
+
+
+def test_queue_json_lists_every_hand_in_with_exactly_its_keys_in_utc(tmp_path, capsys):
+    store = course_with_queue(tmp_path)
+    assert main(["queue", "--json", "--course", str(tmp_path)]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    graded_at = store.jobs()[0].graded.isoformat().replace("+00:00", "Z")
+    assert listed == [
+        {"student": "ada", "assignment": "tiny", "state": "graded", "attempts": 1,
+         "arrived": "2026-12-01T16:59:30Z", "graded": graded_at, "score": 5.0},
+        {"student": "ada", "assignment": "tiny", "state": "duplicate", "attempts": 0,
+         "arrived": "2026-12-01T16:59:30Z", "graded": None, "score": None},
+        {"student": "bob", "assignment": "tiny", "state": "waiting", "attempts": 0,
+         "arrived": "2026-12-01T16:59:30Z", "graded": None, "score": None}]
+
+
+def test_queue_prints_a_table_with_a_header_and_a_line_per_hand_in(tmp_path, capsys):
+    course_with_queue(tmp_path)
+    assert main(["queue", "--course", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["student", "assignment", "state", "attempts", "arrived",
+                                "graded", "score"]
+    assert [line.split()[:4] for line in lines[1:]] == [
+        ["ada", "tiny", "graded", "1"], ["ada", "tiny", "duplicate", "0"],
+        ["bob", "tiny", "waiting", "0"]]
+    assert lines[1].split()[-1] == "5/6"
+
+
+def test_an_empty_queue_says_so():
+    assert queue_table([]) == ["no hand-ins in the queue"]

@@ -1,0 +1,165 @@
+"""The service's durable queue: bytes stored first, jobs claimed under a lease, each state
+change one transaction, duplicates and workers that die recorded as such."""
+
+import datetime
+import os
+import stat
+import threading
+import time
+
+import pytest
+
+from grader.service import CheckRecord, JobState, Store, StoreError
+
+NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+OTHER = b'{"cells": [], "metadata": {"edited": true}, "nbformat": 4, "nbformat_minor": 5}\n'
+
+
+@pytest.fixture
+def store(tmp_path):
+    return Store(str(tmp_path / "service" / "queue.db"))
+
+
+def test_a_hand_in_waits_with_its_bytes_stored_by_their_digest(store):
+    arrived = datetime.datetime(2026, 12, 1, 16, 59, tzinfo=datetime.timezone.utc)
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit", arrived)
+    assert (job.student, job.assignment, job.source, job.state, job.attempts) == (
+        "ada", "tiny", "submit", JobState.WAITING, 0)
+    assert job.arrived == arrived and job.graded is None and job.score is None
+    assert store.files(job) == {"tiny.ipynb": NOTEBOOK}
+    assert store.jobs() == [job]
+    import hashlib
+    blob = hashlib.sha256(NOTEBOOK).hexdigest()
+    assert os.path.isfile(os.path.join(store.blobs, blob[:2], blob))
+
+
+def test_students_cannot_read_the_queue_or_the_bytes(store):
+    store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    modes = {}
+    for folder, _, names in os.walk(os.path.dirname(store.path)):
+        modes[folder] = stat.S_IMODE(os.stat(folder).st_mode)
+        for name in names:
+            modes[os.path.join(folder, name)] = stat.S_IMODE(os.stat(os.path.join(folder, name))
+                                                             .st_mode)
+    folders = {p: m for p, m in modes.items() if os.path.isdir(p)}
+    assert set(folders.values()) == {0o700}
+    blobs = [m for p, m in modes.items() if p.startswith(store.blobs) and os.path.isfile(p)]
+    assert blobs == [0o600]
+    assert modes[store.path] == 0o600
+
+
+def test_the_same_bytes_again_are_a_duplicate_and_other_bytes_a_new_hand_in(store):
+    first = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    again = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    other_student = store.hand_in("bob", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    edited = store.hand_in("ada", "tiny", {"tiny.ipynb": OTHER}, "submit")
+    back_to_first = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    assert again.state == JobState.DUPLICATE and again.reason == f"the same files as hand-in {first.id}"
+    assert [j.state for j in (other_student, edited, back_to_first)] == [JobState.WAITING] * 3
+    assert [j.id for j in store.jobs(student="ada")] == [first.id, again.id, edited.id,
+                                                          back_to_first.id]
+
+
+def test_bad_file_names_are_refused_before_anything_is_stored(store):
+    for name in ("../escape.ipynb", "/abs.ipynb", "a//b.ipynb"):
+        with pytest.raises(StoreError, match="not a plain relative path"):
+            store.hand_in("ada", "tiny", {name: NOTEBOOK}, "submit")
+    with pytest.raises(StoreError, match="no files"):
+        store.hand_in("ada", "tiny", {}, "submit")
+    assert store.jobs() == []
+
+
+def test_a_postgresql_url_is_refused_with_what_is_taken():
+    with pytest.raises(StoreError, match="SQLite file or sqlite:/// URL"):
+        Store("postgresql://grader@localhost/gradebook")
+
+
+def test_a_claim_leases_the_oldest_waiting_job_and_finish_records_its_grade(store):
+    first = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    second = store.hand_in("bob", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    claimed = store.claim("w1", lease_seconds=60)
+    assert (claimed.id, claimed.state, claimed.attempts) == (first.id, JobState.GRADING, 1)
+    assert store.claim("w2", lease_seconds=60).id == second.id
+    assert store.claim("w3", lease_seconds=60) is None
+    checks = [CheckRecord("double_visible", True, 1.0, 1.0, ""),
+              CheckRecord("double_hidden", False, 0.0, 2.0, "double(21) should be 42")]
+    done = store.finish(first.id, JobState.GRADED, 1.0, 3.0, checks, "")
+    assert (done.state, done.score, done.max_score, done.checks) == (
+        JobState.GRADED, 1.0, 3.0, checks)
+    assert done.graded.tzinfo == datetime.timezone.utc
+    with pytest.raises(StoreError, match="final state"):
+        store.finish(second.id, JobState.WAITING)
+
+
+def test_a_students_second_hand_in_waits_until_the_first_is_graded(store):
+    first = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    second = store.hand_in("ada", "tiny", {"tiny.ipynb": OTHER}, "submit")
+    assert store.claim("w1", 60).id == first.id
+    assert store.claim("w2", 60) is None
+    store.finish(first.id, JobState.GRADED, 6.0, 6.0, [])
+    assert store.claim("w2", 60).id == second.id
+
+
+def test_an_expired_lease_is_claimed_again_and_counted_until_the_job_fails(tmp_path):
+    store = Store(str(tmp_path / "queue.db"), max_attempts=2)
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    assert store.claim("w1", lease_seconds=0.01).attempts == 1
+    time.sleep(0.05)  # the lease runs out: w1 died
+    again = store.claim("w2", lease_seconds=0.01)
+    assert (again.id, again.attempts) == (job.id, 2)
+    assert store.heartbeat(job.id, "w1") is False
+    time.sleep(0.05)
+    assert store.claim("w3", lease_seconds=60) is None
+    failed = store.job(job.id)
+    assert failed.state == JobState.FAILED and "stopped 2 times" in failed.reason
+
+
+def test_a_heartbeat_keeps_the_lease_and_a_release_gives_the_job_back_uncounted(store):
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    store.claim("w1", lease_seconds=0.2)
+    assert store.heartbeat(job.id, "w1", lease_seconds=60)
+    time.sleep(0.3)
+    assert store.claim("w2", 60) is None  # the heartbeat kept it
+    assert store.release(job.id, "w2") is False
+    assert store.release(job.id, "w1", "the service stopped") is True
+    back = store.job(job.id)
+    assert (back.state, back.attempts, back.reason) == (JobState.WAITING, 0,
+                                                        "the service stopped")
+
+
+def test_a_failed_grading_is_retried_then_ends_failed_with_its_reason(tmp_path):
+    store = Store(str(tmp_path / "queue.db"), max_attempts=2)
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    store.claim("w1", 60)
+    assert store.retry(job.id, "the worker crashed").state == JobState.WAITING
+    store.claim("w1", 60)
+    ended = store.retry(job.id, "the worker crashed")
+    assert (ended.state, ended.reason) == (JobState.FAILED,
+                                           "the worker crashed (after 2 attempts)")
+    assert ended.graded is not None
+
+
+def test_claims_from_many_threads_hand_out_each_job_once(store):
+    for n in range(20):
+        store.hand_in(f"s{n:02d}", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    claimed, lock = [], threading.Lock()
+
+    def worker(name):
+        while (job := store.claim(name, 60)) is not None:
+            with lock:
+                claimed.append(job.id)
+
+    threads = [threading.Thread(target=worker, args=(f"w{n}",)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(claimed) == [j.id for j in store.jobs()]
+
+
+def test_a_second_store_on_the_same_file_sees_the_same_jobs(store):
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "exchange:ada+tiny+x")
+    again = Store(store.path)
+    assert again.jobs() == [job]
+    assert again.known_sources("exchange:") == {"exchange:ada+tiny+x"}
+    assert again.known_sources("exchange_") == set()
