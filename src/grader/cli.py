@@ -21,6 +21,8 @@
     python -m grader canvas-push ASSIGNMENT [--dry-run]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
     python -m grader queue [--json]
+    python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
+    python -m grader student-view ASSIGNMENT --student ID [--json]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -54,7 +56,11 @@ docs/canvas.md).
 `serve` grades each hand-in as it arrives (the exchange's inbound folder, read
 every second, and the service's queue) until SIGTERM or Ctrl-C, recording each
 in the gradebook as it is graded (grader/service/); `queue` lists every hand-in
-the service knows, with its state and score (--json: a list of objects).
+the service knows, with its state and score (--json: a list of objects);
+`check` asks the service for a check of a student's notebooks within the rate
+limit (c.CheckRateLimit), and `student-view` prints that student's hand-ins as
+they see them now, each check by its visibility (c.CheckFeedback;
+grader/service/student_commands.py).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -90,6 +96,7 @@ from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load
                        write_release_lines)
 from .service import (LEASE_SECONDS, course_store, queue_record, queue_submitted, queue_table,
                       run_service)
+from .service.student_commands import STUDENT_COMMANDS, add_student_commands
 from .similarity import write_similarity
 
 
@@ -229,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true",
                          help="a JSON list of {student, assignment, state, attempts, arrived, "
                               "graded, score}")
+    add_student_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -427,4 +435,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines,
+            **STUDENT_COMMANDS,
             "serve": run_serve, "queue": run_queue}

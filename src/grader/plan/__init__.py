@@ -12,10 +12,10 @@
 from .build import MAX_EXTRA_CELLS, Plan, PlanCell, build_plan
 from .hand_in import HandIn, refusal, refused_result
 from .matching import with_metadata_restored
-from .submission import (MAX_COPIED_FILE_BYTES, Unreadable, parse_submission, read_submission,
+from .submission import (MAX_COPIED_FILE_BYTES, MAX_NOTEBOOK_BYTES, Unreadable, parse_submission, read_submission,
                          read_submission_bytes, student_extra_files, submission_link_problem)
 
-__all__ = ["MAX_COPIED_FILE_BYTES", "MAX_EXTRA_CELLS", "HandIn", "Plan", "PlanCell",
+__all__ = ["MAX_COPIED_FILE_BYTES", "MAX_EXTRA_CELLS", "MAX_NOTEBOOK_BYTES", "HandIn", "Plan", "PlanCell",
            "Unreadable", "build_plan", "parse_submission", "read_submission",
            "read_submission_bytes", "refusal", "refused_result", "student_extra_files",
            "submission_link_problem", "with_metadata_restored"]

@@ -11,6 +11,10 @@
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``visibility.py``: what a student sees of each check before their due date
+  (``c.CheckFeedback``: now, hint, after_due).
+- ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
+  what remains and when the next is allowed.
 
 Other code hands a notebook in with `course_store(settings.data).hand_in(...)`;
 `queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).

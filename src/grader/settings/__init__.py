@@ -7,6 +7,8 @@
 - ``sections.py``: the grader's other settings, each on the configurable of what
   reads it: `Reports` (where reports go), `SimilarityReport` (which pairs it
   lists), `StudentVariants` (the salt of each student's own model).
+- ``service.py``: what the grading service shows students before their due date:
+  `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window).
 - ``renamed.py``: their old names (``c.SandboxGrader.variant_salt``), still read,
   with a warning that says the new one.
 - ``config_file.py``: nbgrader_config.py checked as nbgrader loads it.
@@ -24,10 +26,12 @@ from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
 from .release_lines import stale_salts, write_release_lines
 from .sections import Reports, SimilarityReport, StudentVariants
+from .service import CheckFeedback, CheckRateLimit
 
 # every class of the grader's own settings, as the command line's help lists them
-CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants)
+CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, CheckFeedback,
+                 CheckRateLimit)
 
-__all__ = ["CONFIGURABLES", "CourseError", "Limits", "Reports", "SandboxError", "SandboxGrader",
+__all__ = ["CONFIGURABLES", "CheckFeedback", "CheckRateLimit", "CourseError", "Limits", "Reports", "SandboxError", "SandboxGrader",
            "Settings", "SimilarityReport", "StudentVariants", "check_config",
            "limits_from_config", "load", "stale_salts", "write_release_lines"]

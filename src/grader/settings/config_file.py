@@ -28,6 +28,7 @@ from .errors import CourseError
 from .limits import SandboxGrader  # noqa: F401 (its settings are among the known ones)
 from .renamed import RENAMED, move_renamed, renamed_warning
 from .sections import Reports, SimilarityReport, StudentVariants  # noqa: F401 (the same)
+from .service import CheckFeedback, CheckRateLimit  # noqa: F401 (the same)
 
 CONFIG_NAME = "nbgrader_config.py"
 DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")  # a class as nbgrader_config.py names it

@@ -1,0 +1,97 @@
+"""The student's side of the service at the command line, as the hub's page shows it:
+
+    python -m grader check ASSIGNMENT NOTEBOOK.ipynb... --student ID
+    python -m grader student-view ASSIGNMENT --student ID [--json]
+
+`check` asks for a check of the notebooks (requests.ask_for_check: refused with its
+reason, or queued, with the checks left); `student-view` prints the student's hand-ins
+of the assignment, newest first, each check as the student sees it now.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+
+from ..settings import load
+from .requests import HandInView, ask_for_check, student_hand_ins
+from .store import JobState, course_store
+
+
+def add_student_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
+                         ) -> None:
+    check = commands.add_parser("check", help="ask the grading service to check a student's "
+                                "notebooks (within the rate limit)")
+    check.add_argument("assignment")
+    check.add_argument("notebooks", nargs="+", metavar="NOTEBOOK.ipynb")
+    check.add_argument("--student", required=True, help="whose notebooks they are")
+    view = commands.add_parser("student-view", help="a student's hand-ins as they see them "
+                               "now (feedback by visibility, checks left)")
+    view.add_argument("assignment")
+    view.add_argument("--student", required=True)
+    view.add_argument("--json", action="store_true", help="the same as JSON")
+
+
+def run_check(args: argparse.Namespace) -> int:
+    settings = load(args.course)
+    files = {}
+    for path in args.notebooks:
+        try:
+            with open(path, "rb") as handle:
+                files[os.path.basename(path)] = handle.read()
+        except OSError as error:
+            print(f"error: {path} cannot be read: {error.strerror}", file=sys.stderr)
+            return 2
+    asked = ask_for_check(settings, course_store(settings.data), args.student,
+                          args.assignment, files)
+    if asked.job is None:
+        print(asked.refusal, file=sys.stderr)
+        return 1
+    state = ("not checked again: the same notebook as before"
+             if asked.job.state == JobState.DUPLICATE else "queued")
+    print(f"{args.student} {args.assignment}: hand-in {asked.job.id} {state}")
+    if asked.allowance is not None:
+        print(asked.allowance.sentence())
+    return 0
+
+
+def view_record(view: HandInView) -> dict[str, object]:
+    job = view.job
+    return {"hand_in": job.id, "state": str(job.state), "arrived": job.arrived.isoformat(),
+            "checks": [dict(dataclasses.asdict(check), visibility=str(check.visibility))
+                       for check in view.checks]}
+
+
+def view_lines(view: HandInView) -> list[str]:
+    job = view.job
+    lines = [f"hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC: {job.state}"
+             + (f" ({job.reason})" if job.reason else "")]
+    for check in view.checks:
+        if check.passed is None:
+            lines.append(f"  {check.grade_id}: after the due date")
+            continue
+        verdict = "passed" if check.passed else "failed"
+        points = "" if check.points is None else f" {check.points:g}/{check.max_points:g}"
+        lines.append(f"  {check.grade_id}: {verdict}{points}"
+                     + (f": {check.message}" if check.message else ""))
+    return lines
+
+
+def run_student_view(args: argparse.Namespace) -> int:
+    settings = load(args.course)
+    views, left = student_hand_ins(settings, course_store(settings.data), args.student,
+                                   args.assignment)
+    if args.json:
+        print(json.dumps({"hand_ins": [view_record(v) for v in views],
+                          "checks_left": left.remaining,
+                          "next_allowed": left.next_allowed and left.next_allowed.isoformat(),
+                          "limit": left.sentence()}, indent=1))
+        return 0
+    for view in views:
+        print("\n".join(view_lines(view)))
+    print(left.sentence())
+    return 0
+
+
+STUDENT_COMMANDS = {"check": run_check, "student-view": run_student_view}
