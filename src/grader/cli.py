@@ -21,6 +21,7 @@
     python -m grader canvas-push ASSIGNMENT [--dry-run]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
     python -m grader queue [--json]
+    python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
 
@@ -60,7 +61,8 @@ the service knows, with its state and score (--json: a list of objects);
 `check` asks the service for a check of a student's notebooks within the rate
 limit (c.CheckRateLimit), and `student-view` prints that student's hand-ins as
 they see them now, each check by its visibility (c.CheckFeedback;
-grader/service/student_commands.py).
+grader/service/student_commands.py); `page` serves the students' page of
+the service on the hub (grader/service/page.py).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -74,9 +76,6 @@ sandbox), with a message saying what to fix.
 
 import argparse
 import dataclasses
-import json
-import signal
-import threading
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -94,9 +93,8 @@ from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
                        write_release_lines)
-from .service import (LEASE_SECONDS, course_store, queue_record, queue_submitted, queue_table,
-                      run_service)
-from .service.student_commands import STUDENT_COMMANDS, add_student_commands
+from .service import course_store, queue_submitted
+from .service.commands import SERVICE_COMMANDS, add_service_commands
 from .similarity import write_similarity
 
 
@@ -223,20 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="change the students whose results change (default: a dry run)")
     again.add_argument("--jobs", type=int, default=1,
                        help="students graded at once on this machine (default 1)")
-    serve = commands.add_parser("serve", help="grade each hand-in as it arrives, until stopped")
-    serve.add_argument("--workers", type=int, default=1,
-                       help="students graded at once on this machine (default 1)")
-    serve.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="grade on the workers of the Dask cluster at ADDRESS; the queue "
-                            "stays in the service's database")
-    serve.add_argument("--lease", type=float, default=LEASE_SECONDS, metavar="SECONDS",
-                       help="how long a claimed hand-in is held without a heartbeat before "
-                            f"another service may take it (default {LEASE_SECONDS:g})")
-    listing = commands.add_parser("queue", help="every hand-in the grading service knows")
-    listing.add_argument("--json", action="store_true",
-                         help="a JSON list of {student, assignment, state, attempts, arrived, "
-                              "graded, score}")
-    add_student_commands(commands)
+    add_service_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -404,28 +389,6 @@ def run_push(args: argparse.Namespace) -> int:
     return status
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    if args.workers < 1 or args.lease <= 0:
-        print("error: --workers takes a number from 1 up, --lease a positive number of "
-              "seconds", file=sys.stderr)
-        return 2
-    settings = loaded_with_warnings(args)
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    run_service(settings, args.workers, args.scheduler, stop, args.lease)
-    return 0
-
-
-def run_queue(args: argparse.Namespace) -> int:
-    jobs = course_store(load(args.course).data).jobs()
-    if args.json:
-        print(json.dumps([queue_record(job) for job in jobs], indent=1))
-    else:
-        print("\n".join(queue_table(jobs)))
-    return 0
-
-
 COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_summary,
             "check-config": run_check_config, "due": run_due, "roster": run_roster,
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
@@ -435,5 +398,4 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines,
-            **STUDENT_COMMANDS,
-            "serve": run_serve, "queue": run_queue}
+            **SERVICE_COMMANDS}

@@ -15,6 +15,12 @@
   (``c.CheckFeedback``: now, hint, after_due).
 - ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
   what remains and when the next is allowed.
+- ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
+  stored when it cannot be graded or the limit is reached) and `student_hand_ins`,
+  what the student sees of their hand-ins.
+- ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
+- ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
+  page, check, student-view), which cli.py adds.
 
 Other code hands a notebook in with `course_store(settings.data).hand_in(...)`;
 `queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).

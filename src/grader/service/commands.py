@@ -1,0 +1,93 @@
+"""The grading service's commands, added to ``python -m grader`` by cli.py:
+
+    python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
+    python -m grader queue [--json]
+    python -m grader page [--port PORT] [--instructors GROUP]
+    python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
+    python -m grader student-view ASSIGNMENT --student ID [--json]
+
+`serve` grades each hand-in as it arrives (loop.py); `queue` lists every hand-in
+the service knows (listing.py); `page` is the students' page on the hub (page.py);
+`check` and `student-view` are the page's two actions at the command line
+(student_commands.py).
+"""
+
+import argparse
+import json
+import signal
+import sys
+import threading
+
+from ..settings import Settings, load
+from .listing import queue_record, queue_table
+from .loop import LEASE_SECONDS, run_service
+from .store import course_store
+from .student_commands import STUDENT_COMMANDS, add_student_commands
+
+PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
+INSTRUCTORS = "gptcourse-graders"  # the Unix group whose members see every student's page
+
+
+def loaded(args: argparse.Namespace) -> Settings:
+    settings = load(args.course)
+    for warning in settings.warnings:
+        print(warning, file=sys.stderr)
+    return settings
+
+
+def add_service_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
+                         ) -> None:
+    serve = commands.add_parser("serve", help="grade each hand-in as it arrives, until stopped")
+    serve.add_argument("--workers", type=int, default=1,
+                       help="students graded at once on this machine (default 1)")
+    serve.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="grade on the workers of the Dask cluster at ADDRESS; the queue "
+                            "stays in the service's database")
+    serve.add_argument("--lease", type=float, default=LEASE_SECONDS, metavar="SECONDS",
+                       help="how long a claimed hand-in is held without a heartbeat before "
+                            f"another service may take it (default {LEASE_SECONDS:g})")
+    listing = commands.add_parser("queue", help="every hand-in the grading service knows")
+    listing.add_argument("--json", action="store_true",
+                         help="a JSON list of {student, assignment, state, attempts, arrived, "
+                              "graded, score}")
+    page = commands.add_parser("page", help="the students' page of the grading service, "
+                               "as a JupyterHub-managed service")
+    page.add_argument("--port", type=int, default=PAGE_PORT,
+                      help=f"its port on 127.0.0.1 (default {PAGE_PORT})")
+    page.add_argument("--instructors", default=INSTRUCTORS, metavar="GROUP",
+                      help=f"the Unix group that sees every student (default {INSTRUCTORS})")
+    add_student_commands(commands)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    if args.workers < 1 or args.lease <= 0:
+        print("error: --workers takes a number from 1 up, --lease a positive number of "
+              "seconds", file=sys.stderr)
+        return 2
+    settings = loaded(args)
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    run_service(settings, args.workers, args.scheduler, stop, args.lease)
+    return 0
+
+
+def run_queue(args: argparse.Namespace) -> int:
+    jobs = course_store(load(args.course).data).jobs()
+    if args.json:
+        print(json.dumps([queue_record(job) for job in jobs], indent=1))
+    else:
+        print("\n".join(queue_table(jobs)))
+    return 0
+
+
+def run_page(args: argparse.Namespace) -> int:
+    from .page import serve_page  # tornado and the hub's client: only for the page
+
+    settings = loaded(args)
+    serve_page(settings, course_store(settings.data), args.port, args.instructors)
+    return 0
+
+
+SERVICE_COMMANDS = {"serve": run_serve, "queue": run_queue, "page": run_page,
+                    **STUDENT_COMMANDS}

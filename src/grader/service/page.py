@@ -1,0 +1,168 @@
+"""The students' page of the grading service, a JupyterHub-managed service (HubOAuth).
+
+    python -m grader page [--port PORT] [--instructors GROUP]
+
+The hub starts it (deploy/jupyterhub_config.py) and proxies it at
+/services/grading/; it listens on 127.0.0.1 only. Who is asking is the hub's
+login, never anything the notebook says. A student sees only their own hand-ins
+of each assignment, each check by its visibility (visibility.py), the checks they
+have left (rate_limit.py), and a "Check my notebook" button per assignment: it
+checks the notebook as the student last saved it in their home folder
+(~/ASSIGNMENT/NOTEBOOK.ipynb, where the Assignments tab fetches it), through
+`requests.ask_for_check`. Members of the instructors' Unix group see every
+student's hand-ins (?student=ID). The page only reads and writes the service's
+queue; `python -m grader serve` grades what it queues.
+"""
+
+import grp
+import html
+import os
+import pwd
+import stat
+
+from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
+from tornado import ioloop, web
+
+from ..plan import MAX_NOTEBOOK_BYTES
+from ..settings import Settings
+from .requests import HandInView, ask_for_check, student_hand_ins
+from .store import Store
+
+STYLE = """body{font-family:system-ui,sans-serif;max-width:56rem;margin:1rem auto;padding:0 1rem;
+line-height:1.5;color:#1a1a1a;background:#fff}h1{font-size:1.6rem}h2{font-size:1.25rem;
+margin-top:2rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem
+.5rem;border-bottom:1px solid #bbb;vertical-align:top}.passed{color:#0a5c1f}.failed{color:#9b1c1c}
+.note{background:#eef3fb;border-left:4px solid #2b5797;padding:.5rem .8rem}button{font-size:1rem;
+padding:.4rem .9rem}"""
+
+
+def saved_notebooks(user: str, assignment: str, notebooks: list[str]) -> dict[str, bytes]:
+    """The student's saved notebooks of `assignment` from their home folder: only regular
+    files they own, inside their home, no link followed, at most a notebook's size."""
+    home = os.path.realpath(pwd.getpwnam(user).pw_dir)
+    uid = pwd.getpwnam(user).pw_uid
+    found = {}
+    for name in notebooks:
+        path = os.path.join(home, assignment, f"{name}.ipynb")
+        if os.path.realpath(path) != path:
+            continue  # a link somewhere on the way: not the student's own file
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
+                found[f"{name}.ipynb"] = handle.read(MAX_NOTEBOOK_BYTES + 1)
+    return found
+
+
+def is_instructor(user: str, group: str) -> bool:
+    try:
+        members = grp.getgrnam(group)
+    except KeyError:
+        return False
+    return user in members.gr_mem or pwd.getpwnam(user).pw_gid == members.gr_gid
+
+
+def hand_in_rows(view: HandInView) -> str:
+    job = view.job
+    rows = []
+    for check in view.checks:
+        if check.passed is None:
+            verdict, detail = "after the due date", ""
+        else:
+            verdict = "passed" if check.passed else "failed"
+            detail = html.escape(check.message)
+        points = "" if check.points is None else f"{check.points:g} / {check.max_points:g}"
+        rows.append(f'<tr><td>{html.escape(check.grade_id)}</td><td class="'
+                    f'{"failed" if check.passed is False else "passed"}">{verdict}</td>'
+                    f"<td>{points}</td><td>{detail}</td></tr>")
+    state = html.escape(str(job.state)) + (f" ({html.escape(job.reason)})" if job.reason else "")
+    table = ("<table><caption>Checks of this hand-in</caption><thead><tr><th scope=\"col\">"
+             "Check</th><th scope=\"col\">Result</th><th scope=\"col\">Points</th>"
+             "<th scope=\"col\">Message</th></tr></thead><tbody>" + "".join(rows)
+             + "</tbody></table>") if rows else ""
+    return (f"<h3>Hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC: {state}</h3>{table}")
+
+
+def page_html(user: str, student: str, sections: list[tuple[str, list[HandInView], str]],
+              message: str, xsrf: str) -> str:
+    """The whole page: per assignment, the button, the checks left, the hand-ins."""
+    parts = [f"<h1>Checks of {html.escape(student)}'s notebooks</h1>"]
+    if message:
+        parts.append(f'<p class="note" role="status">{html.escape(message)}</p>')
+    for assignment, views, left in sections:
+        name = html.escape(assignment)
+        parts.append(f"<h2>{name}</h2><p>{html.escape(left)}</p>")
+        if user == student:
+            parts.append(f'<form method="post" action="check">{xsrf}<input type="hidden" '
+                         f'name="assignment" value="{name}"><button type="submit">Check my '
+                         f"notebook ({name})</button></form>")
+        parts.extend(hand_in_rows(view) for view in views)
+        if not views:
+            parts.append("<p>No hand-ins yet.</p>")
+    return ('<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+            'content="width=device-width, initial-scale=1"><title>Checks of my notebooks'
+            f"</title><style>{STYLE}</style></head><body><main>{''.join(parts)}</main>"
+            "</body></html>")
+
+
+class PageHandler(HubOAuthenticated, web.RequestHandler):
+    def initialize(self, settings: Settings, store: Store, instructors: str) -> None:
+        self.course, self.store, self.instructors = settings, store, instructors
+
+    def student(self) -> str:
+        user = self.current_user["name"]
+        asked = self.get_argument("student", user)
+        if asked != user and not is_instructor(user, self.instructors):
+            raise web.HTTPError(403, "a student sees only their own hand-ins")
+        return asked
+
+    def show(self, message: str = "") -> None:
+        student = self.student()
+        sections = []
+        for assignment in self.course.assignments:
+            views, left = student_hand_ins(self.course, self.store, student, assignment)
+            sections.append((assignment, views, left.sentence()))
+        self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
+                        "form-action 'self'")
+        self.write(page_html(self.current_user["name"], student, sections, message,
+                             self.xsrf_form_html()))
+
+    @web.authenticated
+    def get(self) -> None:
+        self.show()
+
+
+class CheckHandler(PageHandler):
+    @web.authenticated
+    def post(self) -> None:
+        user = self.current_user["name"]
+        assignment = self.get_body_argument("assignment", "")
+        if assignment not in self.course.assignments:
+            raise web.HTTPError(400, "no such assignment")
+        notebooks = sorted(self.course.instructor_notebooks(assignment))
+        files = saved_notebooks(user, assignment, notebooks)
+        if not files:
+            where = ", ".join(f"~/{assignment}/{name}.ipynb" for name in notebooks)
+            return self.show(f"not checked: no saved notebook at {where}; fetch the "
+                             "assignment from the Assignments tab and save it; it costs no check")
+        asked = ask_for_check(self.course, self.store, user, assignment, files)
+        if asked.job is None:
+            return self.show(asked.refusal)
+        left = asked.allowance.sentence() if asked.allowance else ""
+        self.show(f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}")
+
+
+def serve_page(settings: Settings, store: Store, port: int, instructors: str) -> None:
+    """Serve the page on 127.0.0.1 under the hub's prefix until the process is stopped."""
+    prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
+    options = {"settings": settings, "store": store, "instructors": instructors}
+    app = web.Application([
+        (prefix, PageHandler, options),
+        (prefix + "check", CheckHandler, options),
+        (prefix + "oauth_callback", HubOAuthCallbackHandler),
+    ], cookie_secret=os.urandom(32), xsrf_cookies=True)
+    app.listen(port, address="127.0.0.1")
+    ioloop.IOLoop.current().start()
