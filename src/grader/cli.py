@@ -25,7 +25,8 @@ and .json beside the gradebook's other run-time data). check-config loads
 nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `release-lines`
 writes the term's salt and the install line into the instructor's notebooks
-(the first step of make release). `due` sets an
+(the first step of make release), with a warning when _config.yml names no
+repository for their first cell to install the course package from. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt and the grade report pages;
 `collect-zip` puts the notebooks of an LMS's download into submitted/ (make
@@ -62,8 +63,8 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .reports import import_roster, write_grades, write_summary
-from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
-                       write_release_lines)
+from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load,
+                       no_install_line_warning, stale_salts, write_release_lines)
 from .similarity import write_similarity
 
 
@@ -222,6 +223,9 @@ def run_release_lines(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     for path, line in write_release_lines(settings):
         print(f"{os.path.relpath(path, settings.root)}: {line}")
+    warning = no_install_line_warning(settings)
+    if warning:
+        print(warning, file=sys.stderr)
     return 0
 
 
