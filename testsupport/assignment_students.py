@@ -159,6 +159,19 @@ PARAMETERS_STUDENTS = {
         "model_size_mib_any_model": "MB",
         "gpt2_totals_values": "tied count",
     }),
+    # my_model tied before it is counted: the total is then the tied count, and taking the
+    # head away from a tied count takes it twice. Each check names the tie.
+    "tied_my_model_first": Student(total=9, answers={
+        "values_answer": _src("""
+            tie_weights(my_model)
+            total_params = count_parameters(my_model)
+            out_head_params = my_model.out_head.weight.numel()
+            tied_params = total_params - out_head_params
+            """),
+    }, failures={
+        "total_params_value": "my_model is tied now, so counting it gives the tied count",
+        "tied_params_value": "my_model is tied now: counting it already leaves the head out",
+    }),
     # counting the state dict: the attention masks (buffers) and a tied matrix twice.
     # The checks of count_tied_parameters, model_size_mib and count_on_meta use a
     # correct count_parameters, so only count_parameters' own checks and the three
