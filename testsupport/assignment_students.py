@@ -169,8 +169,19 @@ PARAMETERS_STUDENTS = {
             tied_params = total_params - out_head_params
             """),
     }, failures={
-        "total_params_value": "my_model is tied now, so counting it gives the tied count",
-        "tied_params_value": "my_model is tied now: counting it already leaves the head out",
+        # (in the course's grader the checks see the set-up's my_model, untied, and say
+        # the same in the words of a tied count)
+        "total_params_value": "the tied count",
+        "tied_params_value": "already leaves the head out",
+    }),
+    # my_model tied in place after it was counted: every value was taken first, and the
+    # checks count from my_config, so nothing is lost (in plain Jupyter too)
+    "ties_my_model_after_counting": Student(total=10, answers={
+        "values_answer": _src("""
+            total_params = count_parameters(my_model)
+            out_head_params = my_model.out_head.weight.numel()
+            tied_params = count_parameters(tie_weights(my_model))
+            """),
     }),
     # counting the state dict: the attention masks (buffers) and a tied matrix twice.
     # The checks of count_tied_parameters, model_size_mib and count_on_meta use a
