@@ -1,18 +1,22 @@
 """What the browser tests share: Debian's Chromium through Playwright, and axe-core's check.
 
-axe-core comes from npm into .book-deps/ (`make test` installs it) and is injected
-into each page from that file, so nothing is fetched. A page is checked against
+axe-core comes from npm into .book-deps/ (`make test` installs the Makefile's
+AXE_VERSION) and is injected into each page from that file, so nothing is fetched; a
+copy of another version is reported as missing, since its rules differ. A page is checked against
 the WCAG 2.0 and 2.1 A and AA rules; a rule is switched off only by name, with
 the reason beside it, in the test that does so.
 """
 
 import contextlib
+import json
+import re
 from pathlib import Path
 
 from testsupport.course import ROOT as COURSE_ROOT
 
 ROOT = Path(COURSE_ROOT).resolve()
 AXE = ROOT / ".book-deps" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_PACKAGE = AXE.parent / "package.json"
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
@@ -34,12 +38,31 @@ _RUN_AXE = """async ([tags, disabled]) => {
 }"""
 
 
+def pinned_axe_version() -> str:
+    """AXE_VERSION in the Makefile: the axe-core release the checks run."""
+    found = re.search(r"^AXE_VERSION := (\S+)$", (ROOT / "Makefile").read_text(), re.M)
+    assert found, "the Makefile sets no AXE_VERSION"
+    return found.group(1)
+
+
+def installed_axe_version() -> str | None:
+    """The version of the axe-core copy in .book-deps/, or None when there is none."""
+    if not AXE.exists() or not AXE_PACKAGE.exists():
+        return None
+    return json.loads(AXE_PACKAGE.read_text(encoding="utf-8")).get("version")
+
+
 def missing_tools() -> str | None:
-    """Why the browser check cannot run here (Chromium or axe-core missing), or None."""
+    """Why the browser check cannot run here (Chromium or the pinned axe-core missing),
+    or None."""
     if not Path(CHROMIUM).exists():
         return f"{CHROMIUM} is missing: `make system` installs Debian's chromium"
-    if not AXE.exists():
-        return f"{AXE.relative_to(ROOT)} is missing: `make test` installs axe-core"
+    installed, pinned = installed_axe_version(), pinned_axe_version()
+    if installed is None:
+        return f"{AXE.relative_to(ROOT)} is missing: `make test` installs axe-core {pinned}"
+    if installed != pinned:
+        return (f"{AXE.relative_to(ROOT)} is axe-core {installed}, not the Makefile's "
+                f"{pinned}: `make test` installs it")
     return None
 
 

@@ -159,6 +159,30 @@ PARAMETERS_STUDENTS = {
         "model_size_mib_any_model": "MB",
         "gpt2_totals_values": "tied count",
     }),
+    # my_model tied before it is counted: the total is then the tied count, and taking the
+    # head away from a tied count takes it twice. Each check names the tie.
+    "tied_my_model_first": Student(total=9, answers={
+        "values_answer": _src("""
+            tie_weights(my_model)
+            total_params = count_parameters(my_model)
+            out_head_params = my_model.out_head.weight.numel()
+            tied_params = total_params - out_head_params
+            """),
+    }, failures={
+        # (in the course's grader the checks see the set-up's my_model, untied, and say
+        # the same in the words of a tied count)
+        "total_params_value": "the tied count",
+        "tied_params_value": "already leaves the head out",
+    }),
+    # my_model tied in place after it was counted: every value was taken first, and the
+    # checks count from my_config, so nothing is lost (in plain Jupyter too)
+    "ties_my_model_after_counting": Student(total=10, answers={
+        "values_answer": _src("""
+            total_params = count_parameters(my_model)
+            out_head_params = my_model.out_head.weight.numel()
+            tied_params = count_parameters(tie_weights(my_model))
+            """),
+    }),
     # counting the state dict: the attention masks (buffers) and a tied matrix twice.
     # The checks of count_tied_parameters, model_size_mib and count_on_meta use a
     # correct count_parameters, so only count_parameters' own checks and the three

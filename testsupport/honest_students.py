@@ -249,6 +249,14 @@ STYLES = [
         lambda nb: nb["cells"][position(nb, "student_id")].update(
             source='STUDENT_ID = "parameters-typed-own-id-on-a-laptop"\n'),
         insert_after("own-model", code("print(my_config)\nmy_model"))]),
+    # tying my_model in place once it is counted (the task says not to, but the counts
+    # were taken first): the checks count from my_config, so nothing is lost
+    Style("parameters-ties-my-model-after-counting", P, [
+        answer("values_answer",
+               "total_params = count_parameters(my_model)\n"
+               "out_head_params = my_model.out_head.weight.numel()\n"
+               "tied_params = count_parameters(tie_weights(my_model))  # my_model tied from here\n"
+               "print(my_model.out_head.weight is my_model.tok_emb.weight)\n")]),
     Style("parameters-prints-while-counting", P, [
         answer("count_parameters_answer",
                "def count_parameters(model):\n"

@@ -2,13 +2,14 @@
 
 Sphinx copies ``html_static_path`` only when some page is out of date, so a build
 after editing ``book/_static/course.css`` alone would keep the old stylesheet. This
-marks every page out of date when a file of ``book/_static`` or ``book/_ext`` is newer
-than the last build (the executed notebooks are cached, so nothing runs again).
+marks every page out of date when a file of ``book/_static``, ``book/_ext`` or
+``book/_templates`` is newer than the last build (the executed notebooks are cached, so
+nothing runs again).
 """
 
 from pathlib import Path
 
-WATCHED = ("_static", "_ext")
+WATCHED = ("_static", "_ext", "_templates")
 
 
 def _newest(book):

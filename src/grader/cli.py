@@ -33,7 +33,8 @@ and .json beside the gradebook's other run-time data). check-config loads
 nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `release-lines`
 writes the term's salt and the install line into the instructor's notebooks
-(the first step of make release). `due` sets an
+(the first step of make release), with a warning when _config.yml names no
+repository for their first cell to install the course package from. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt, the grade report pages and
 the item analyses; `item-analysis` writes reports/ASSIGNMENT-items.csv and
@@ -91,8 +92,8 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
-from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load, stale_salts,
-                       write_release_lines)
+from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load,
+                       no_install_line_warning, stale_salts, write_release_lines)
 from .service import course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands
 from .similarity import write_similarity
@@ -280,6 +281,9 @@ def run_release_lines(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     for path, line in write_release_lines(settings):
         print(f"{os.path.relpath(path, settings.root)}: {line}")
+    warning = no_install_line_warning(settings)
+    if warning:
+        print(warning, file=sys.stderr)
     return 0
 
 

@@ -9,12 +9,11 @@ import stat
 import pytest
 
 from grader.files import write_atomically
+from testsupport.accessibility import AXE, WCAG_TAGS, missing_tools
 from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import ROOT, copy_course, make
 from testsupport.similar_students import COPIED, HONEST, hand_in_each, synthetic_class
 
-AXE = os.path.join(ROOT, ".book-deps", "node_modules", "axe-core", "axe.min.js")
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 SCREENSHOTS = os.path.join(ROOT, "_build", "screenshots")
 
 
@@ -85,8 +84,8 @@ def test_make_similarity_for_one_assignment_and_an_unknown_one(reported):
 def test_the_page_reads_on_a_laptop_and_a_phone_and_meets_wcag_aa(reported):
     from playwright.sync_api import sync_playwright
 
-    if not os.path.exists(AXE):
-        pytest.fail(f"{os.path.relpath(AXE, ROOT)} is missing: `make test` installs axe-core")
+    if missing_tools():
+        pytest.fail(missing_tools())
     page_path = os.path.join(reported["reports"], "similarity-parameters.html")
     text = open(page_path, encoding="utf-8").read()
     assert "src=" not in text and "<link" not in text and "<script" not in text
@@ -101,7 +100,7 @@ def test_the_page_reads_on_a_laptop_and_a_phone_and_meets_wcag_aa(reported):
                 page = browser.new_page(viewport={"width": width, "height": 900})
                 page.on("request", lambda request: requests.append(request.url))
                 page.goto("file://" + page_path + "#pair-1")
-                page.add_script_tag(path=AXE)
+                page.add_script_tag(path=str(AXE))
                 violations = page.evaluate(
                     """async tags => (await axe.run(document, {runOnly: {type: "tag",
                     values: tags}})).violations.map(v => v.id + ": " + v.help)""", WCAG_TAGS)

@@ -1,3 +1,4 @@
+import numpy
 import pytest
 import torch
 
@@ -65,3 +66,41 @@ def test_temperature_divides_the_logits():
 def test_a_temperature_of_zero_is_refused():
     with pytest.raises(ValueError, match="temperature"):
         sample_next_token(LOGITS, temperature=0)
+
+
+def test_top_k_keeps_every_id_tied_with_the_kth_score():
+    # ids 1, 2 and 3 share the second-highest score: top_k=2 keeps all four ids
+    tied = torch.tensor([[2.0, 1.0, 1.0, 1.0]])
+    assert set(draws(400, logits=tied, top_k=2)) == {0, 1, 2, 3}
+
+
+def test_a_top_k_above_the_vocabulary_keeps_every_id():
+    assert set(draws(300, top_k=10)) == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"temperature": -1.0}, "temperature must be positive, got -1.0"),
+    ({"temperature": float("nan")}, "temperature must be positive, got nan"),
+    ({"top_k": 0}, "top_k must be None or an int of at least 1, got 0"),
+    ({"top_k": -3}, "top_k must be None or an int of at least 1, got -3"),
+    ({"top_k": 2.5}, "top_k must be None or an int of at least 1, got 2.5"),
+    ({"top_k": True}, "top_k must be None or an int of at least 1, got True"),
+    ({"top_p": 0.0}, r"top_p must be None or a number in \(0, 1\], got 0.0"),
+    ({"top_p": -0.5}, r"top_p must be None or a number in \(0, 1\], got -0.5"),
+    ({"top_p": 1.5}, r"top_p must be None or a number in \(0, 1\], got 1.5"),
+    ({"top_p": float("nan")}, r"top_p must be None or a number in \(0, 1\], got nan"),
+])
+def test_a_setting_out_of_range_is_refused_with_its_name(settings, message):
+    with pytest.raises(ValueError, match=message):
+        sample_next_token(LOGITS, **settings)
+
+
+def test_a_temperature_of_zero_points_to_greedy_choice():
+    with pytest.raises(ValueError, match="use top_k=1 or generate_text_simple"):
+        sample_next_token(LOGITS, temperature=0.0)
+
+
+def test_the_edges_of_the_ranges_are_accepted():
+    assert set(draws(50, top_p=1.0, top_k=1)) == {0}
+    assert set(draws(300, top_p=1.0)) == {0, 1, 2, 3}
+    assert set(draws(50, top_k=numpy.int64(1))) == {0}

@@ -15,7 +15,8 @@
 - ``course.py``: `Settings` of one course, read through nbgrader's `CourseDirectory`.
 - ``release_lines.py``: the lines `make release` writes into the instructor's
   notebooks (`write_release_lines`): the salt of each student's own model (checked
-  there by `stale_salts`) and where the course package installs from off the hub.
+  there by `stale_salts`) and where the course package installs from off the hub
+  (`no_install_line_warning` when no repository is set).
 
 `CONFIGURABLES` are the classes of the grader's own settings (limits.py, sections.py).
 """
@@ -24,7 +25,7 @@ from .config_file import check_config
 from .course import Settings, load
 from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
-from .release_lines import stale_salts, write_release_lines
+from .release_lines import no_install_line_warning, stale_salts, write_release_lines
 from .sections import Reports, SimilarityReport, StudentVariants
 from .service import CheckFeedback, CheckRateLimit
 
@@ -34,4 +35,5 @@ CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, Chec
 
 __all__ = ["CONFIGURABLES", "CheckFeedback", "CheckRateLimit", "CourseError", "Limits", "Reports", "SandboxError", "SandboxGrader",
            "Settings", "SimilarityReport", "StudentVariants", "check_config",
-           "limits_from_config", "load", "stale_salts", "write_release_lines"]
+           "limits_from_config", "load", "no_install_line_warning", "stale_salts",
+           "write_release_lines"]

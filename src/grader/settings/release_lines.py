@@ -12,8 +12,9 @@ copies carry what nbgrader_config.py and _config.yml say, on the hub and off it.
   course's repository, ``repository.url`` in ``_config.yml`` (the setting that also
   turns the site's launch buttons on), at the tag ``v<version>`` of the version in
   ``pyproject.toml``, which the instructor pushes with the release. With no
-  repository set it is ``None``, and the cell says the homework was released
-  without one.
+  repository set it is ``None``: the cell then stops where the package is missing
+  and tells the student to ask for the install line, and `no_install_line_warning`
+  says so to the instructor at release.
 
 `write_release_lines` (the first step of `make release`) writes both; a notebook
 that already holds them is left byte for byte, and the students' copies are
@@ -78,6 +79,36 @@ def wanted_values(settings: Settings) -> dict[re.Pattern[str], str]:
     requirement = install_requirement(settings.root)
     return {SALT_LINE: json.dumps(settings.variant_salt),
             PACKAGE_LINE: "None" if requirement is None else json.dumps(requirement)}
+
+
+def project_version(course_root: str) -> str:
+    """The version in the course's pyproject.toml, or '<version>' when it cannot be read."""
+    try:
+        with open(os.path.join(course_root, "pyproject.toml"), "rb") as handle:
+            return str(tomllib.load(handle)["project"]["version"])
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError):
+        return "<version>"
+
+
+def no_install_line_warning(settings: Settings) -> str | None:
+    """What the instructor must know when the notebooks' first cell promises an install off
+    the hub (it holds a COURSE_PACKAGE line) but _config.yml names no repository to install
+    from; None when a repository is set or no notebook has the line."""
+    if install_requirement(settings.root) is not None:
+        return None
+    promising = sorted(os.path.relpath(path, settings.root)
+                       for assignment in settings.assignments
+                       for path in settings.instructor_notebooks(assignment).values()
+                       if notebook_values(path, PACKAGE_LINE))
+    if not promising:
+        return None
+    return ("warning: _config.yml names no repository (repository.url is empty), so the "
+            "released notebooks cannot install the course package gptcourse off the hub.\n"
+            "  In Colab or on a laptop, the first cell of " + ", ".join(promising) + " stops "
+            "and tells the student to ask you for the install line.\n"
+            "  For students off the hub: set repository.url in _config.yml to the course's "
+            "repository, push the tag v" + project_version(settings.root) + ", and run "
+            "`make release` again. For a class that works only on the hub, nothing is missing.")
 
 
 def stale_salts(settings: Settings) -> list[str]:

@@ -15,6 +15,8 @@ from grader.settings.release_lines import install_requirement
 from testsupport.course import assignments, copy_course, notebook_file
 
 PYPROJECT = '[project]\nname = "gptcourse"\nversion = "1.2.0"\n'
+# the comment of the line, for the student who reads the first cell
+PACKAGE_COMMENT = "  # where pip installs the course package from, set for this homework"
 
 
 def course(folder, url):
@@ -54,10 +56,8 @@ def test_release_writes_the_line_into_every_notebook_and_nothing_else(tmp_path):
         old, new = before[path].splitlines(), after.splitlines()
         assert len(old) == len(new)
         [(was, now)] = [(a, b) for a, b in zip(old, new) if a != b]  # one line changed
-        assert was.strip() == ('"COURSE_PACKAGE = None  # make release writes the course\'s '
-                               'repository here\\n",')
-        assert now.strip() == json.dumps(line + "  # make release writes the course's "
-                                         "repository here\n") + ","
+        assert was.strip() == json.dumps(f"COURSE_PACKAGE = None{PACKAGE_COMMENT}\n") + ","
+        assert now.strip() == json.dumps(f"{line}{PACKAGE_COMMENT}\n") + ","
 
 
 @pytest.mark.parametrize("assignment", assignments())
@@ -74,16 +74,17 @@ def test_where_the_package_is_installed_the_cell_installs_nothing(assignment, tm
 
 
 @pytest.mark.parametrize("package, expected", [
-    (None, "released without the course's repository"),
+    (None, "this copy of the homework came without its install line: ask your instructor"),
     ("gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0",
      "installing the course package: pip install 'gptcourse @ "
      "git+https://github.com/uni-ml/gptcourse@v1.2.0'"),
 ])
-def test_where_the_package_is_missing_the_cell_says_how_it_installs_it(package, expected,
-                                                                       tmp_path):
-    cell, _ = install_cell("parameters")
+@pytest.mark.parametrize("assignment", assignments())
+def test_where_the_package_is_missing_the_cell_says_how_it_installs_it(assignment, package,
+                                                                       expected, tmp_path):
+    cell, _ = install_cell(assignment)
     source = cell.source.replace(
-        "COURSE_PACKAGE = None  # make release writes the course's repository here",
+        f"COURSE_PACKAGE = None{PACKAGE_COMMENT}",
         f"COURSE_PACKAGE = {package!r}")
     # gptcourse made unfindable, and pip replaced by one that records what it was asked
     script = ("import importlib.util, subprocess, sys\ncalls = []\n"
@@ -134,3 +135,61 @@ def test_a_new_terms_salt_is_written_into_the_notebook_and_refused_until_then(tm
         after = handle.read()
     assert len(after.splitlines()) == len(before.splitlines())  # one line changed, no reformatting
     assert sum(a != b for a, b in zip(after.splitlines(), before.splitlines())) == 1
+
+
+def test_without_a_repository_release_warns_that_the_first_cell_cannot_install(tmp_path):
+    from grader.settings import no_install_line_warning
+
+    root = copy_course(str(tmp_path / "course"))
+    course(tmp_path / "course", "")
+    warning = no_install_line_warning(load(root))
+    assert warning.startswith("warning: _config.yml names no repository (repository.url is "
+                              "empty), so the released notebooks cannot install the course "
+                              "package gptcourse off the hub.\n")
+    for assignment in assignments(root):
+        assert os.path.relpath(notebook_file("solutions", assignment, root), root) in warning
+    assert "push the tag v1.2.0, and run `make release` again" in warning
+    course(tmp_path / "course", "https://github.com/uni-ml/gptcourse")
+    assert no_install_line_warning(load(root)) is None
+
+
+def test_notebooks_that_promise_no_install_get_no_warning(tmp_path):
+    from grader.settings import no_install_line_warning
+
+    root = copy_course(str(tmp_path / "course"))
+    course(tmp_path / "course", "")
+    for assignment in assignments(root):
+        path = notebook_file("solutions", assignment, root)
+        nb = nbformat.read(path, as_version=4)
+        nb.cells = [c for c in nb.cells if "COURSE_PACKAGE = " not in c.source]
+        nbformat.write(nb, path)
+    assert no_install_line_warning(load(root)) is None
+
+
+def test_the_release_lines_command_prints_the_warning_and_still_writes_the_lines(tmp_path,
+                                                                                capsys):
+    from grader.cli import main
+
+    root = copy_course(str(tmp_path / "course"))
+    course(tmp_path / "course", "")
+    assert main(["release-lines", "--course", root]) == 0
+    printed = capsys.readouterr()
+    assert "warning: _config.yml names no repository" in printed.err
+    course(tmp_path / "course", "https://github.com/uni-ml/gptcourse")
+    assert main(["release-lines", "--course", root]) == 0
+    printed = capsys.readouterr()
+    assert "warning" not in printed.err
+    assert printed.out.count('COURSE_PACKAGE = "gptcourse @ git+https://github.com/uni-ml/'
+                             'gptcourse@v1.2.0"') == len(assignments(root))
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_the_released_text_says_what_the_first_cell_does_without_an_install_line(assignment):
+    cell, nb = install_cell(assignment)
+    intro = " ".join(nb.cells[0].source.split())
+    assert "If the cell stops and says that this copy came without an install line, ask " \
+           "your instructor for the line" in intro
+    # the first cell speaks to the student: nothing of the instructor's commands
+    for code_cell in (c for c in nb.cells if c.cell_type == "code"):
+        assert "make release" not in code_cell.source
+        assert "nbgrader_config" not in code_cell.source
