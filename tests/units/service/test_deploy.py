@@ -8,8 +8,8 @@ from grader.cli import build_parser
 DEPLOY = pathlib.Path(__file__).resolve().parents[3] / "deploy"
 
 
-def serve_arguments(command):
-    assert command[1:4] == ["-m", "grader", "serve"], command
+def serve_arguments(command, name="serve"):
+    assert command[1:4] == ["-m", "grader", name], command
     return build_parser().parse_args(command[3:])
 
 
@@ -25,9 +25,15 @@ def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
     class Config:  # what jupyterhub_config.py's `c` is, for the lines it sets
         class JupyterHub:
             services = None
+            load_roles = None
 
     namespace = {"c": Config}
     exec((DEPLOY / "jupyterhub_service.py").read_text(), namespace)
-    [entry] = Config.JupyterHub.services
+    entry, page = Config.JupyterHub.services
     args = serve_arguments(entry["command"])
     assert (entry["name"], args.workers, args.course) == ("grader", 2, "/srv/course")
+    args = serve_arguments(page["command"], "page")
+    assert (page["name"], args.port, args.course) == ("grading", 10101, "/srv/course")
+    assert page["url"] == "http://127.0.0.1:10101"
+    [role] = Config.JupyterHub.load_roles
+    assert "access:services!service=grading" in role["scopes"]
