@@ -26,7 +26,9 @@ from tornado import ioloop, web
 from ..plan import MAX_NOTEBOOK_BYTES
 from ..settings import Settings
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .store import Store
+from .store import JobState, Store
+
+MESSAGE_COOKIE = "grading-message"  # what the last request did, shown once on the page
 
 STYLE = """body{font-family:system-ui,sans-serif;max-width:56rem;margin:1rem auto;padding:0 1rem;
 line-height:1.5;color:#1a1a1a;background:#fff}h1{font-size:1.6rem}h2{font-size:1.25rem;
@@ -119,7 +121,9 @@ class PageHandler(HubOAuthenticated, web.RequestHandler):
             raise web.HTTPError(403, "a student sees only their own hand-ins")
         return asked
 
-    def show(self, message: str = "") -> None:
+    def show(self) -> None:
+        message = (self.get_signed_cookie(MESSAGE_COOKIE) or b"").decode("utf-8", "replace")
+        self.clear_cookie(MESSAGE_COOKIE)
         student = self.student()
         sections = []
         for assignment in self.course.assignments:
@@ -138,6 +142,11 @@ class PageHandler(HubOAuthenticated, web.RequestHandler):
 class CheckHandler(PageHandler):
     @web.authenticated
     def post(self) -> None:
+        """Ask for the check, then back to the page (so that reloading it asks nothing)."""
+        self.set_signed_cookie(MESSAGE_COOKIE, self.asked(), expires_days=None)
+        self.redirect(self.request.path.rsplit("/", 1)[0] + "/")
+
+    def asked(self) -> str:
         user = self.current_user["name"]
         assignment = self.get_body_argument("assignment", "")
         if assignment not in self.course.assignments:
@@ -146,13 +155,16 @@ class CheckHandler(PageHandler):
         files = saved_notebooks(user, assignment, notebooks)
         if not files:
             where = ", ".join(f"~/{assignment}/{name}.ipynb" for name in notebooks)
-            return self.show(f"not checked: no saved notebook at {where}; fetch the "
-                             "assignment from the Assignments tab and save it; it costs no check")
+            return (f"not checked: no saved notebook at {where}; fetch the assignment from "
+                    "the Assignments tab and save it; it costs no check")
         asked = ask_for_check(self.course, self.store, user, assignment, files)
         if asked.job is None:
-            return self.show(asked.refusal)
+            return asked.refusal
+        if asked.job.state == JobState.DUPLICATE:
+            return (f"not checked again: your saved notebook is the same as when it was last "
+                    f"checked ({asked.job.reason}); it costs no check")
         left = asked.allowance.sentence() if asked.allowance else ""
-        self.show(f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}")
+        return f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}"
 
 
 def serve_page(settings: Settings, store: Store, port: int, instructors: str) -> None:

@@ -1,0 +1,211 @@
+"""The grading service's page on a real JupyterHub, in headless Chromium.
+
+A hub with the page as a managed service (deploy/jupyterhub_service.py's "grading"
+entry, on a free port) and `python -m grader serve` grading the tiny course: a
+student logs in with the hub's own login, opens /services/grading/, asks for a
+check before saving a notebook (refused, costing nothing), saves one in their
+home and asks again; the service grades it and the page shows each check by its
+visibility (the hidden check as a hint, no points before the due date) and the
+checks left. Another student's page is refused to a student and shown to a
+member of the instructors' group. The page passes axe-core's WCAG 2.1 A and AA.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import pytest
+
+from grader.recording import set_due_date
+from grader.service import JobState, course_store
+from grader.settings import load
+from testsupport.accessibility import CHROMIUM, CHROMIUM_FLAGS, axe_violations, violations_report
+from testsupport.hub import GRADER, PASSWORD, STUDENTS, VENV_BIN, ensure_account, install_proxy
+from testsupport.network import free_port
+from testsupport.course import ROOT
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
+
+ALICE, BOB = STUDENTS[:2]
+SCREENSHOTS = os.path.join(ROOT, "_build", "screenshots")
+PAGE_WAIT = 60_000  # ms, one step in the browser
+GRADED_SECONDS = 300  # the service's first grading starts its templates
+CONFIG = """\
+c = get_config()
+c.JupyterHub.bind_url = "http://127.0.0.1:{port}"
+c.JupyterHub.hub_bind_url = "http://127.0.0.1:{hub_port}"
+c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{api_port}"
+c.ConfigurableHTTPProxy.command = [{proxy!r}]
+c.JupyterHub.authenticator_class = "pam"
+c.PAMAuthenticator.allowed_groups = {{"gptcourse-students", "gptcourse-graders"}}
+c.JupyterHub.services = [{{
+    "name": "grading", "url": "http://127.0.0.1:{page_port}", "oauth_no_confirm": True,
+    "command": [{python!r}, "-m", "grader", "page", "--port", "{page_port}",
+                "--course", {course!r}],
+}}]
+c.JupyterHub.load_roles = [
+    {{"name": "user", "scopes": ["self", "access:services!service=grading"]}},
+]
+"""
+
+
+def wait_for(what, ready, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = ready()
+        if found:
+            return found
+        time.sleep(0.5)
+    pytest.fail(f"{what} within {seconds} s")
+
+
+def answering(url):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def hub_with_page():
+    if os.geteuid() != 0:
+        pytest.fail("the page's test makes Unix accounts and reads their homes: it runs as "
+                    "root (make test on the course's CI machine does)")
+    base = tempfile.mkdtemp(prefix="gptcourse-page-")
+    course = make_course(os.path.join(base, "course"))
+    set_due_date(load(course), ASSIGNMENT, "2030-01-01 17:00:00 UTC")
+    accounts = {name: ensure_account(name, "gptcourse-students") for name in (ALICE, BOB)}
+    accounts[GRADER] = ensure_account(GRADER, "gptcourse-graders")
+    port = free_port()
+    config = os.path.join(base, "jupyterhub_config.py")
+    with open(config, "w", encoding="utf-8") as handle:
+        handle.write(CONFIG.format(port=port, hub_port=free_port(), api_port=free_port(),
+                                   proxy=install_proxy(), page_port=free_port(),
+                                   python=sys.executable, course=course))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "GPTCOURSE_"))}
+    env["PATH"] = os.pathsep.join([VENV_BIN, env.get("PATH", "/usr/bin:/bin")])
+    log = open(os.path.join(base, "hub.log"), "w")
+    hub = subprocess.Popen([os.path.join(VENV_BIN, "jupyterhub"), "-f", config], cwd=base,
+                           env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    service = subprocess.Popen([sys.executable, "-m", "grader", "serve", "--course", course],
+                               cwd=course, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for("the hub and its page answer",
+                 lambda: answering(url + "/hub/health") and hub.poll() is None, 120)
+        yield {"url": url, "course": course, "accounts": accounts, "log": log.name}
+    finally:
+        for process in (service, hub):
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                              args=CHROMIUM_FLAGS)
+        yield launched
+        launched.close()
+
+
+def page_of(browser, hub, user, query=""):
+    """Log in with the hub's form and open the grading page (through HubOAuth)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    context.set_default_timeout(PAGE_WAIT)
+    page = context.new_page()
+    page.goto(f"{hub['url']}/hub/login?next=/services/grading/{query}")
+    page.fill("#username_input", user)
+    page.fill("#password_input", PASSWORD)
+    page.click("#login_submit")
+    page.wait_for_url(f"**/services/grading/{query}")
+    return page
+
+
+def save_notebook(hub, user, nb):
+    """What the student's JupyterLab would save: ~/tiny/tiny.ipynb, the student's own."""
+    entry = hub["accounts"][user]
+    folder = os.path.join(entry.pw_dir, ASSIGNMENT)
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, f"{NOTEBOOK}.ipynb")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(nb, handle)
+    for owned in (folder, path):
+        os.chown(owned, entry.pw_uid, entry.pw_gid)
+
+
+def test_a_student_checks_a_saved_notebook_and_sees_it_by_visibility(hub_with_page, browser):
+    from playwright.sync_api import expect
+
+    page = page_of(browser, hub_with_page, ALICE)
+    expect(page.locator("h1")).to_have_text(f"Checks of {ALICE}'s notebooks")
+    expect(page.get_by_text("5 of 5 checks left per hour")).to_be_visible()
+    button = page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})")
+    button.click()
+    expect(page.locator("[role=status]")).to_have_text(
+        f"not checked: no saved notebook at ~/{ASSIGNMENT}/{NOTEBOOK}.ipynb; fetch the "
+        "assignment from the Assignments tab and save it; it costs no check")
+    store = course_store(load(hub_with_page["course"]).data)
+    assert store.jobs() == []
+    # double wrong for every number: the visible check fails with its message, the
+    # hidden one shows only a hint; ones and answer right
+    save_notebook(hub_with_page, ALICE, correct(released(hub_with_page["course"]),
+                                                double_answer="def double(x):\n    return x\n"))
+    page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})").click()
+    expect(page.locator("[role=status]")).to_contain_text(
+        f"hand-in 1 of {ASSIGNMENT} is queued for its checks; 4 of 5 checks left")
+    [job] = store.jobs(ALICE)
+    assert job.source == "check"
+    wait_for("the service grades the check",
+             lambda: store.job(job.id).state == JobState.GRADED, GRADED_SECONDS)
+    page.reload()  # asks for nothing again
+    assert [j.id for j in store.jobs(ALICE)] == [job.id]
+    expect(page.locator("[role=status]")).to_have_count(0)
+    rows = page.locator("table tbody tr")
+    expect(rows).to_have_count(4)
+    cells = [[cell.inner_text() for cell in row.locator("td").all()] for row in rows.all()]
+    assert cells == [
+        ["double_visible", "failed", "", "AssertionError: double(2) should be 4"],
+        ["double_hidden", "failed", "", "AssertionError: double gave a wrong value"],
+        ["ones_values", "passed", "", ""],
+        ["answer_value", "passed", "", ""],
+    ]
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    page.screenshot(path=os.path.join(SCREENSHOTS, "service-page.png"), full_page=True)
+    violations = axe_violations(page)
+    assert violations == [], violations_report(violations)
+    # the same notebook again costs nothing and is not graded again
+    page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})").click()
+    expect(page.locator("[role=status]")).to_have_text(
+        "not checked again: your saved notebook is the same as when it was last checked "
+        f"(the same files as hand-in {job.id}); it costs no check")
+    expect(page.get_by_text("4 of 5 checks left per hour").first).to_be_visible()
+    page.context.close()
+
+
+def test_a_student_sees_only_their_own_page_and_an_instructor_sees_any(hub_with_page,
+                                                                        browser):
+    from playwright.sync_api import expect
+
+    page = page_of(browser, hub_with_page, BOB)
+    response = page.goto(f"{hub_with_page['url']}/services/grading/?student={ALICE}")
+    assert response.status == 403
+    page.context.close()
+    page = page_of(browser, hub_with_page, GRADER, f"?student={ALICE}")
+    expect(page.locator("h1")).to_have_text(f"Checks of {ALICE}'s notebooks")
+    expect(page.get_by_text("Hand-in 1,")).to_be_visible()
+    assert page.get_by_role("button").count() == 0  # nobody checks a notebook for another
+    page.context.close()
