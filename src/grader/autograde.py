@@ -10,7 +10,7 @@ student exactly once.
 import os
 import sys
 
-from .engines import engine
+from .engines import EXIT_ON_SIGTERM, engine, sigterm_as_exit
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
 from .sandbox import SandboxCgroups, bwrap_available
@@ -45,7 +45,7 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
 
     writer = Writer(settings, assignment)
     remove_left_overs()
-    with private_work_root():
+    with sigterm_as_exit(), private_work_root():
         try:
             if not scheduler and hand_ins:
                 # the templates and the checks, once for the machine: the workers share them
@@ -65,9 +65,15 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
                         gradable.append(hand_in)
                 for hand_in, result in grading.graded(gradable, prepare):
                     writer.record(hand_in, result)
+        except SystemExit as stop:
+            if stop.code == EXIT_ON_SIGTERM:
+                print(f"autograding {assignment} stopped by SIGTERM: the students recorded so "
+                      "far are kept; the same command grades the others", file=sys.stderr)
+            raise
         finally:
             writer.close()
             close_templates()
+            remove_left_overs()  # what a worker killed on the way out left
     writer.finish()
     if any(sandbox for _, sandbox in writer.failures):
         where = "the Dask workers" if scheduler else "this machine"

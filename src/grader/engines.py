@@ -24,21 +24,27 @@ import contextlib
 import dataclasses
 import multiprocessing
 import multiprocessing.queues
+import multiprocessing.util
 import os
 import queue
 import signal
 import sys
+import time
+import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from .results import StudentResult, grader_failed
 from .settings import CourseError
-from .worker import Job, adopt_templates, grade_on_worker, grade_safely
+from .worker import Job, adopt_templates, close_templates, grade_on_worker, grade_safely
 
 JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
 CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
 RECHECK_SECONDS = 5.0  # longest wait for a result before the jobs in flight are counted again
 QUEUE_POLL_SECONDS = 0.2  # while a queue may bring a hand-in: wait this long for a result at most
+STOP_SECONDS = 30.0  # a run that stops early: how long its workers get to clean up
+EXIT_ON_SIGTERM = 128 + signal.SIGTERM  # the exit status of a run ended by SIGTERM
+_TERMINATED: list[int] = []  # the signal that is ending this process, once it came
 
 
 class HandedIn(Protocol):
@@ -170,7 +176,55 @@ def engine(jobs: int = 1, scheduler: str | None = None,
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
                                                 initializer=start_worker,
                                                 initargs=(os.getpid(), channels)) as pool:
-        yield Engine(pool, lambda: 2 * workers, f"{workers} at a time", grade_safely)
+        try:
+            yield Engine(pool, lambda: 2 * workers, f"{workers} at a time", grade_in_pool)
+        except BaseException:
+            stop_workers(pool)
+            raise
+
+
+@contextlib.contextmanager
+def sigterm_as_exit() -> Iterator[None]:
+    """While it lasts, SIGTERM ends this process (and the workers it forks, which inherit
+    it) as SystemExit(EXIT_ON_SIGTERM) does: every `finally` runs on the way out, so the
+    cgroups, folders and temporary files the process made are removed by it."""
+    previous = signal.signal(signal.SIGTERM, exit_on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def exit_on_sigterm(number: int, frame: types.FrameType | None) -> None:
+    """The SIGTERM handler: SystemExit the first time; later ones do not interrupt the
+    clean-up the first one started."""
+    if not _TERMINATED:
+        _TERMINATED.append(number)
+        raise SystemExit(EXIT_ON_SIGTERM)
+
+
+def grade_in_pool(job: Job) -> StudentResult:
+    """The task of a local worker: grade_safely, unless the worker is stopping."""
+    if _TERMINATED:
+        raise SystemExit(EXIT_ON_SIGTERM)
+    return grade_safely(job)
+
+
+def stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """A run that stops early (an error, SIGTERM): the jobs not started are cancelled and
+    each worker is sent SIGTERM, so it stops its student's sandbox and removes its cgroups
+    itself; one still there after STOP_SECONDS is killed (the next start sweeps what it
+    left)."""
+    workers = multiprocessing.active_children()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.kill()
+            worker.join(5)
 
 
 def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[int]) -> None:
@@ -183,6 +237,9 @@ def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[i
     if os.getppid() != grader_pid:  # the grader died before the line above took effect
         os._exit(1)
     adopt_templates(channels.get())
+    # a pool's worker ends through multiprocessing, which skips atexit: its students'
+    # cgroups are removed as it ends (normally, or on SIGTERM from stop_workers)
+    multiprocessing.util.Finalize(None, close_templates, exitpriority=10)
 
 
 def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
