@@ -28,7 +28,8 @@ help:
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
-	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
+	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tls://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
+	@echo "  make dask-certs          the certificates of a Dask cluster's TLS into dask-certs/ (docs/scaling.md)"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
 	@echo "                           (and a list of those who did not hand in through it)"
@@ -160,7 +161,7 @@ benchmark: setup
 # release-to-exchange -> students fetch and submit -> collect -> autograde ->
 # feedback -> release-feedback -> grades. autograde runs student code only inside
 # the bubblewrap sandbox, JOBS students at a time, or on the workers of a Dask
-# cluster with SCHEDULER=tcp://host:8786 (docs/scaling.md); STUDENTS=a,b or SHARD=K/N
+# cluster with SCHEDULER=tls://host:8786 (docs/scaling.md); STUDENTS=a,b or SHARD=K/N
 # grade a subset; ASSIGNMENT=name limits a target to one assignment.
 #
 # Every target that runs nbgrader first checks nbgrader_config.py and ASSIGNMENT
@@ -271,6 +272,10 @@ autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)
 	$(call for_each_assignment,$(GRADER) autograde $$assignment --jobs $(JOBS) \
 	  $${SCHEDULER:+"--scheduler=$$SCHEDULER"} $${STUDENTS:+"--students=$$STUDENTS"} \
 	  $${SHARD:+"--shard=$$SHARD"})
+
+.PHONY: dask-certs
+dask-certs: $(STAMP)
+	$(GRADER) dask-certs
 
 feedback: $(STAMP)
 	$(CHECK_CONFIG)

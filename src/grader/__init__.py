@@ -18,6 +18,8 @@ Top floor, the instructor's commands:
   (`graded`), fed by a list of hand-ins (a batch) or a `HandInQueue` that
   blocks until the next one arrives, results collected while it waits.
 - ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
+- ``dask_tls.py``: the Dask cluster's TLS: the certificates of `make dask-certs`,
+  what the grader connects with, a tcp:// address refused unless allowed.
 
 The wings, from the top down:
 

@@ -10,6 +10,7 @@ student exactly once.
 import os
 import sys
 
+from .dask_tls import TLS_FOLDER, refuse_plaintext
 from .engines import EXIT_ON_SIGTERM, engine, sigterm_as_exit
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
@@ -21,14 +22,20 @@ from .worker import (Job, close_templates, prepare_assignment, prepare_machine,
 
 def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1,
               scheduler: str | None = None, wait: float | None = None,
-              students: list[str] | None = None, shard: tuple[int, int] | None = None) -> int:
+              students: list[str] | None = None, shard: tuple[int, int] | None = None,
+              tls_folder: str | None = None, allow_plaintext: bool = False) -> int:
     """Grade and record every submission of `assignment`; returns the exit status.
 
     0 when every submission was processed, 1 when the grader failed on some
     (reported for each); raises CourseError for the instructor's own problems.
     `students` limits the run to those ids, `shard` (K, N) to the K-th of N
-    shares of the sorted students; `limits` is the sandbox's Limits.
+    shares of the sorted students; `limits` is the sandbox's Limits. A Dask
+    `scheduler` is reached over TLS with the certificates in `tls_folder` (by
+    default dask-certs/ of the course), a tcp:// one only with `allow_plaintext`.
     """
+    if scheduler:
+        refuse_plaintext(scheduler, allow_plaintext)
+        tls_folder = tls_folder or os.path.join(settings.root, TLS_FOLDER)
     if not scheduler and not bwrap_available():
         raise CourseError("bubblewrap (bwrap) is not installed: run `make system` "
                           "(Debian package bubblewrap); student code never runs unsandboxed")
@@ -50,7 +57,7 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
             if not scheduler and hand_ins:
                 # the templates and the checks, once for the machine: the workers share them
                 prepare_machine(prepared, jobs)
-            with engine(jobs, scheduler, wait) as grading:
+            with engine(jobs, scheduler, wait, tls_folder, allow_plaintext) as grading:
                 print(f"autograding {assignment}: {len(hand_ins)} submission(s), "
                       f"{grading.where}", file=sys.stderr)
                 print(limits_in_force(limits, settings.package, prepared.blocked),

@@ -32,11 +32,15 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 
+from .dask_tls import TLS_FOLDER, cluster_security, refuse_plaintext
 from .results import StudentResult, grader_failed
 from .settings import CourseError
 from .worker import Job, adopt_templates, close_templates, grade_on_worker, grade_safely
+
+if TYPE_CHECKING:  # distributed imports slowly and is needed only with --scheduler
+    from distributed import Security
 
 JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
 CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
@@ -156,15 +160,21 @@ class Engine:
 
 
 @contextlib.contextmanager
-def engine(jobs: int = 1, scheduler: str | None = None,
-           wait: float | None = None) -> Iterator[Engine]:
+def engine(jobs: int = 1, scheduler: str | None = None, wait: float | None = None,
+           tls_folder: str | None = None, allow_plaintext: bool = False) -> Iterator[Engine]:
     """The Engine of --jobs N or --scheduler ADDRESS, for as long as the run lasts.
 
     One student is read ahead per local worker, two per Dask worker slot (the
     transfer overlaps the grading); --jobs 1 grades each as soon as it is read.
+    A scheduler is reached over TLS with the certificates in `tls_folder`
+    (dask_tls.py); a tcp:// one only with `allow_plaintext`.
     """
     if scheduler:
-        with dask_cluster(scheduler, wait or CONNECT_SECONDS) as (executor, in_flight, slots):
+        refuse_plaintext(scheduler, allow_plaintext)
+        security = cluster_security(tls_folder or TLS_FOLDER) if scheduler.startswith(
+            "tls://") else None
+        with dask_cluster(scheduler, wait or CONNECT_SECONDS, security) as (
+                executor, in_flight, slots):
             yield Engine(executor, in_flight, f"on the Dask cluster at {scheduler} "
                          f"({slots()} worker slot(s) now)", grade_on_worker)
         return
@@ -306,7 +316,8 @@ def next_hand_in(source: HandInSource[H], held: list[H], busy: set[str],
 
 
 @contextlib.contextmanager
-def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> Iterator[
+def dask_cluster(address: str, wait: float = CONNECT_SECONDS,
+                 security: "Security | None" = None) -> Iterator[
         tuple[concurrent.futures.Executor, Callable[[], int], Callable[[], int]]]:
     """(executor, in_flight, slots) on the Dask cluster whose scheduler is at `address`.
 
@@ -319,20 +330,22 @@ def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> Iterator[
         raise CourseError(f"--scheduler needs the dask and distributed packages ({error}): "
                           "run `make setup`") from None
     try:
-        client = Client(address, timeout=wait, set_as_default=False)
+        client = Client(address, timeout=wait, set_as_default=False, security=security)
     except (OSError, TimeoutError, ValueError) as error:
         raise CourseError(
             f"could not reach the Dask scheduler at {address} within {wait:g} s ({error}). "
             "Check that `dask scheduler` is running there, that the address and port are "
-            "right (tcp://HOST:8786 by default) and that this machine may connect to it") from None
+            "right (tls://HOST:8786 by default), that it uses the certificates of "
+            "`make dask-certs` and that this machine may connect to it") from None
     try:
         try:
             client.wait_for_workers(1, timeout=wait)
         except TimeoutError:
             raise CourseError(
                 f"no Dask worker joined the scheduler at {address} within {wait:g} s: start "
-                f"workers with `dask worker {address} --nthreads 1 --nworkers N` on machines "
-                "with the course's Python environment and bubblewrap") from None
+                f"workers with `dask worker {address} --nthreads 1 --nworkers N` (and the "
+                "--tls-* options of docs/scaling.md) on machines with the course's Python "
+                "environment and bubblewrap") from None
         crowded = sorted(w for w, n in client.nthreads().items() if n > 1)
         if crowded:
             print(f"warning: Dask workers with more than one thread grade one student at a "
