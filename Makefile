@@ -15,6 +15,7 @@ help:
 	@echo "  make test-fast           the unit tests only (tests/package, tests/units; under a minute)"
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
+	@echo "  make lock                requirements.lock again from requirements.txt (pinned, with hashes)"
 	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql)"
 	@echo "  make grading-system      the one Debian package grading uses (bubblewrap)"
 	@echo "  make clean               remove the built site"
@@ -42,11 +43,28 @@ help:
 	@echo "  make submit              submit it"
 	@echo "  make fetch-feedback      fetch the released feedback"
 
-# Python environment: rebuilt when requirements.txt or pyproject.toml change.
-$(STAMP): requirements.txt pyproject.toml
+# Python environment: rebuilt when the lock, requirements.txt or pyproject.toml change.
+# requirements.lock pins every package with its hashes (pip refuses any other file);
+# requirements.txt is the list it is made from: after editing it, run `make lock`.
+$(STAMP): requirements.lock requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
+	  -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
+
+# The lock made again from requirements.txt and pyproject.toml's grader extra, by pip-tools
+# in a venv of its own (.lock-tools/); pip, not uv: torch's CPU build is found where pip
+# looks (find-links), and its hash is that file's.
+PIP_TOOLS := pip-tools==7.6.2
+.PHONY: lock
+lock:
+	test -x .lock-tools/bin/pip-compile || { $(PYTHON) -m venv .lock-tools && \
+	  .lock-tools/bin/pip install --quiet --disable-pip-version-check $(PIP_TOOLS); }
+	grep -v '^-e' requirements.txt > .lock-tools/requirements.in
+	.lock-tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	  --no-emit-index-url --no-emit-find-links --extra grader \
+	  --output-file requirements.lock pyproject.toml .lock-tools/requirements.in
 
 # Debian packages, installed only where a command is missing (apt-get update first).
 # Grading needs only the sandbox, bubblewrap; the tests also use the browser that
