@@ -15,6 +15,7 @@ help:
 	@echo "  make test-fast           the unit tests only (tests/package, tests/units; under a minute)"
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
+	@echo "  make lock                requirements.lock again from requirements.txt (pinned, with hashes)"
 	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql)"
 	@echo "  make grading-system      the one Debian package grading uses (bubblewrap)"
 	@echo "  make clean               remove the built site"
@@ -28,9 +29,10 @@ help:
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
-	@echo "  make serve               [WORKERS=N] [SCHEDULER=tcp://HOST:8786] grade each hand-in as it arrives"
+	@echo "  make serve               [WORKERS=N] [SCHEDULER=tls://HOST:8786] grade each hand-in as it arrives"
 	@echo "  make queue               every hand-in the grading service knows, with its state"
-	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tcp://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
+	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tls://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
+	@echo "  make dask-certs          the certificates of a Dask cluster's TLS into dask-certs/ (docs/scaling.md)"
 	@echo "  make feedback            feedback pages into course-data/feedback/"
 	@echo "  make release-feedback    feedback pages into the exchange for the students"
 	@echo "                           (and a list of those who did not hand in through it)"
@@ -46,11 +48,28 @@ help:
 	@echo "  make submit              submit it"
 	@echo "  make fetch-feedback      fetch the released feedback"
 
-# Python environment: rebuilt when requirements.txt or pyproject.toml change.
-$(STAMP): requirements.txt pyproject.toml
+# Python environment: rebuilt when the lock, requirements.txt or pyproject.toml change.
+# requirements.lock pins every package with its hashes (pip refuses any other file);
+# requirements.txt is the list it is made from: after editing it, run `make lock`.
+$(STAMP): requirements.lock requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
+	  -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
+
+# The lock made again from requirements.txt and pyproject.toml's grader extra, by pip-tools
+# in a venv of its own (.lock-tools/); pip, not uv: torch's CPU build is found where pip
+# looks (find-links), and its hash is that file's.
+PIP_TOOLS := pip-tools==7.6.2
+.PHONY: lock
+lock:
+	test -x .lock-tools/bin/pip-compile || { $(PYTHON) -m venv .lock-tools && \
+	  .lock-tools/bin/pip install --quiet --disable-pip-version-check $(PIP_TOOLS); }
+	grep -v '^-e' requirements.txt > .lock-tools/requirements.in
+	.lock-tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	  --no-emit-index-url --no-emit-find-links --extra grader \
+	  --output-file requirements.lock pyproject.toml .lock-tools/requirements.in
 
 # Debian packages, installed only where a command is missing (apt-get update first).
 # Grading needs only the sandbox, bubblewrap; the tests also use the browser that
@@ -168,7 +187,7 @@ benchmark: setup
 # release-to-exchange -> students fetch and submit -> collect -> autograde ->
 # feedback -> release-feedback -> grades. autograde runs student code only inside
 # the bubblewrap sandbox, JOBS students at a time, or on the workers of a Dask
-# cluster with SCHEDULER=tcp://host:8786 (docs/scaling.md); STUDENTS=a,b or SHARD=K/N
+# cluster with SCHEDULER=tls://host:8786 (docs/scaling.md); STUDENTS=a,b or SHARD=K/N
 # grade a subset; ASSIGNMENT=name limits a target to one assignment.
 #
 # Every target that runs nbgrader first checks nbgrader_config.py and ASSIGNMENT
@@ -289,6 +308,10 @@ autograde: $(STAMP) $(if $(SCHEDULER),,grading-system)
 	$(call for_each_assignment,$(GRADER) autograde $$assignment --jobs $(JOBS) \
 	  $${SCHEDULER:+"--scheduler=$$SCHEDULER"} $${STUDENTS:+"--students=$$STUDENTS"} \
 	  $${SHARD:+"--shard=$$SHARD"})
+
+.PHONY: dask-certs
+dask-certs: $(STAMP)
+	$(GRADER) dask-certs
 
 feedback: $(STAMP)
 	$(CHECK_CONFIG)

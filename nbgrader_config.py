@@ -31,7 +31,8 @@ c.CourseDirectory.feedback_directory = "course-data/feedback"
 #   2. the first line of gradebook-url.txt (beside this file, git-ignored since a URL
 #      can hold a password) that is neither blank nor a # comment.
 # Graders on several machines share one PostgreSQL gradebook, for example
-#   postgresql+psycopg2://grader:secret@db.example.org:5432/gptcourse
+#   postgresql://grader:secret@db.example.org:5432/gptcourse
+# (read with psycopg2, the driver requirements.txt installs: postgresql+psycopg2://)
 DB_URL_VARIABLE = "GPTCOURSE_DB_URL"
 DB_URL_FILE = os.path.join(ROOT, "gradebook-url.txt")
 DEFAULT_DB_URL = "sqlite:///" + os.path.join(DATA, "gradebook.db")
@@ -66,11 +67,13 @@ def gradebook_url(environ=os.environ, url_file=DB_URL_FILE):
     def fail(why):
         shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", text)  # hide a password
         raise SystemExit(f"gradebook URL {shown!r} from {source}: {why}; expected e.g. "
-                         f"postgresql+psycopg2://user:password@host:5432/gradebook "
+                         f"postgresql://user:password@host:5432/gradebook "
                          f"or sqlite:////absolute/path/gradebook.db")
 
     if text.startswith("postgres://"):  # the short scheme some hosts hand out
         text = "postgresql://" + text[len("postgres://"):]
+    if text.startswith("postgresql://"):  # SQLAlchemy 2 would pick psycopg 3, not installed
+        text = "postgresql+psycopg2://" + text[len("postgresql://"):]
     try:
         url = make_url(text)
         url.get_dialect()

@@ -377,7 +377,8 @@ def measure(args, students, kinds):
                 try:
                     name = f"{backends[0]}-dask{args.dask_workers}"
                     for _ in range(args.repeat):
-                        grade_batch(work, name, backends[0], ["--scheduler", cluster.address])
+                        grade_batch(work, name, backends[0], ["--scheduler", cluster.address,
+                                                              "--allow-plaintext-dask"])
                     seconds = total(name)
                     dask_memory = cluster.peak_memory()
                 finally:

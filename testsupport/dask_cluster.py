@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 
+from grader.dask_tls import CA_FILE, CERT_FILE, KEY_FILE, make_certificates
 from testsupport.course import ROOT
 from testsupport.hub import SITE_PACKAGES, readable_by_all, readable_environment
 from testsupport.network import free_port
@@ -85,7 +86,9 @@ def _session_processes(session):
 
 
 class DaskCluster:
-    """A `dask scheduler` (as this user) and `dask worker`s (as `account`) on 127.0.0.1."""
+    """A `dask scheduler` (as this user) and `dask worker`s (as `account`) on 127.0.0.1,
+    over TLS with certificates of `python -m grader dask-certs` in `certs` (the grader's
+    --tls-folder), as docs/scaling.md starts them."""
 
     def __init__(self, account=None):
         self.account = account
@@ -94,6 +97,10 @@ class DaskCluster:
         self.base = tempfile.mkdtemp(prefix="gptcourse-dask-")
         os.chmod(self.base, 0o755)
         self.python = worker_python(self.base) if account else sys.executable
+        self.certs = os.path.join(self.base, "certs")
+        make_certificates(self.certs)
+        os.chmod(self.certs, 0o755)
+        os.chown(os.path.join(self.certs, KEY_FILE), self.account_uid, -1)  # the workers' to read
         self.scheduler = None
         self.workers = {}  # address -> Popen
         self.address = None
@@ -104,15 +111,30 @@ class DaskCluster:
     def __exit__(self, *exc):
         self.stop()
 
+    def tls_options(self):
+        """The --tls-* options of `dask scheduler` and `dask worker`."""
+        return ["--tls-ca-file", os.path.join(self.certs, CA_FILE),
+                "--tls-cert", os.path.join(self.certs, CERT_FILE),
+                "--tls-key", os.path.join(self.certs, KEY_FILE)]
+
+    def security(self):
+        """What a client of this cluster connects with."""
+        from distributed import Security
+
+        return Security(tls_ca_file=os.path.join(self.certs, CA_FILE),
+                        tls_client_cert=os.path.join(self.certs, CERT_FILE),
+                        tls_client_key=os.path.join(self.certs, KEY_FILE),
+                        require_encryption=True)
+
     def _log(self, name):
         return open(os.path.join(self.base, name + ".log"), "w")
 
     def start(self, workers):
         port = free_port()
-        self.address = f"tcp://127.0.0.1:{port}"
+        self.address = f"tls://127.0.0.1:{port}"
         self.scheduler = subprocess.Popen(
-            [self.python, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", str(port),
-             "--no-dashboard"],
+            [self.python, "-m", "dask", "scheduler", "--protocol", "tls", "--host", "127.0.0.1",
+             "--port", str(port), "--no-dashboard", *self.tls_options()],
             cwd=self.base, stdout=self._log("scheduler"), stderr=subprocess.STDOUT,
             start_new_session=True)
         self._wait_for_port(port)
@@ -121,7 +143,8 @@ class DaskCluster:
         if workers:
             from distributed import Client
 
-            with Client(self.address, timeout=START_SECONDS, set_as_default=False) as client:
+            with Client(self.address, timeout=START_SECONDS, set_as_default=False,
+                        security=self.security()) as client:
                 client.wait_for_workers(workers, timeout=START_SECONDS)
 
     def _wait_for_port(self, port):
@@ -150,10 +173,10 @@ class DaskCluster:
             [self.python, "-m", "dask", "worker", self.address, "--nthreads", "1",
              "--nworkers", "1", "--host", "127.0.0.1", "--worker-port", str(port),
              "--no-dashboard", "--local-directory", workdir, "--name", name,
-             "--death-timeout", "60"],
+             "--death-timeout", "60", "--protocol", "tls", *self.tls_options()],
             cwd=workdir, env=env, stdout=self._log(name), stderr=subprocess.STDOUT,
             start_new_session=True, **as_account)
-        self.workers[f"tcp://127.0.0.1:{port}"] = process
+        self.workers[f"tls://127.0.0.1:{port}"] = process
 
     def worker_addresses(self):
         return [address for address, process in self.workers.items() if process.poll() is None]

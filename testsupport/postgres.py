@@ -90,7 +90,9 @@ class TemporaryPostgres:
     """A PostgreSQL server in a temporary directory, owned by an unprivileged user.
 
     ``start()`` returns once the server accepts connections; ``stop()`` shuts it down
-    and deletes its data. Usable as a context manager.
+    and deletes its data. ``halt()`` stops it at once, as a crash or an immediate
+    shutdown would, keeping its data; ``resume()`` starts it again on the same data
+    and port. Usable as a context manager.
     """
 
     superuser = "postgres"
@@ -122,26 +124,45 @@ class TemporaryPostgres:
                    "--encoding=UTF8", "--locale=C", "--no-sync"], "initdb")
         os.remove(password_file)
 
-        log_path = os.path.join(self.directory, "server.log")
         for _ in range(3):  # another process may take the free port first
             self.port = free_port()
-            with open(log_path, "ab") as log:
-                self.process = subprocess.Popen(
-                    [os.path.join(bin_dir, "postgres"), "-D", data, "-p", str(self.port),
-                     "-c", "listen_addresses=127.0.0.1",
-                     "-c", "unix_socket_directories=",
-                     "-c", "fsync=off", "-c", "max_connections=100"],
-                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    **self._user_args(),  # same process group: Ctrl-C stops it too
-                )
+            self._launch()
             if self._wait_ready():
                 return self
             if self.process.poll() is None:
                 break  # running but not answering: a port clash would have exited
-        log_tail = self._log_tail(log_path)
+        self._failed_to_start()
+
+    def _launch(self):
+        with open(os.path.join(self.directory, "server.log"), "ab") as log:
+            self.process = subprocess.Popen(
+                [os.path.join(server_bin_dir(), "postgres"),
+                 "-D", os.path.join(self.directory, "data"), "-p", str(self.port),
+                 "-c", "listen_addresses=127.0.0.1",
+                 "-c", "unix_socket_directories=",
+                 "-c", "fsync=off", "-c", "max_connections=100"],
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                **self._user_args(),  # same process group: Ctrl-C stops it too
+            )
+
+    def _failed_to_start(self):
+        log_tail = self._log_tail(os.path.join(self.directory, "server.log"))
         self.stop()
         raise PostgresError(f"PostgreSQL did not start (waited up to "
                             f"{self.start_timeout:.0f} s); server log:\n{log_tail}")
+
+    def halt(self):
+        """Stops the server at once (immediate shutdown: every connection cut, no
+        checkpoint); its data stay for `resume`."""
+        self.process.send_signal(signal.SIGQUIT)
+        self.process.wait(timeout=60)
+
+    def resume(self):
+        """Starts the server halted by `halt` again, on the same data and port."""
+        self._launch()
+        if not self._wait_ready():
+            self._failed_to_start()
+        return self
 
     def stop(self):
         if self.process is not None and self.process.poll() is None:

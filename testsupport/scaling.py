@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -49,11 +50,12 @@ def grader_command(*args):
     return [sys.executable, "-m", "grader", "autograde", ASSIGNMENT, *args]
 
 
-def start_grader(course, *args, db_url=None):
-    """The grader as a running process in its own process group; output to a log file."""
+def start_grader(course, *args, db_url=None, **env):
+    """The grader as a running process in its own process group; output to a log file.
+    ``env``: environment variables set for it (testsupport.course.nbgrader_env)."""
     number = len([n for n in os.listdir(course) if n.startswith("grader-")])
     log = open(os.path.join(course, f"grader-{number}.log"), "w+")
-    process = subprocess.Popen(grader_command(*args), cwd=course, env=nbgrader_env(db_url),
+    process = subprocess.Popen(grader_command(*args), cwd=course, env=nbgrader_env(db_url, **env),
                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     process.log = log
     return process
@@ -114,3 +116,17 @@ class GradedRun:
     kinds: dict
     rows: dict
     files: dict
+
+
+def wait_for_recorded(db_url, count, process, timeout=300):
+    """Waits until ``count`` students are in the gradebook while ``process`` runs."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the grader finished before it could be killed"
+        try:
+            if len(gradebook_rows(db_url)["submissions"]) >= count:
+                return
+        except Exception:  # the gradebook may not exist yet, or be mid-creation
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"fewer than {count} students were recorded within {timeout} s")

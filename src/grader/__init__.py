@@ -24,6 +24,8 @@ Top floor, the instructor's commands:
 - ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
   durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite,
   claimed under a lease), the exchange watched, one warm engine for the service's life.
+- ``dask_tls.py``: the Dask cluster's TLS: the certificates of `make dask-certs`,
+  what the grader connects with, a tcp:// address refused unless allowed.
 
 The wings, from the top down:
 

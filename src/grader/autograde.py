@@ -10,7 +10,8 @@ student exactly once.
 import os
 import sys
 
-from .engines import engine
+from .dask_tls import TLS_FOLDER, refuse_plaintext
+from .engines import EXIT_ON_SIGTERM, engine, sigterm_as_exit
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
 from .sandbox import SandboxCgroups, bwrap_available
@@ -21,14 +22,20 @@ from .worker import (Job, close_templates, prepare_assignment, prepare_machine,
 
 def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1,
               scheduler: str | None = None, wait: float | None = None,
-              students: list[str] | None = None, shard: tuple[int, int] | None = None) -> int:
+              students: list[str] | None = None, shard: tuple[int, int] | None = None,
+              tls_folder: str | None = None, allow_plaintext: bool = False) -> int:
     """Grade and record every submission of `assignment`; returns the exit status.
 
     0 when every submission was processed, 1 when the grader failed on some
     (reported for each); raises CourseError for the instructor's own problems.
     `students` limits the run to those ids, `shard` (K, N) to the K-th of N
-    shares of the sorted students; `limits` is the sandbox's Limits.
+    shares of the sorted students; `limits` is the sandbox's Limits. A Dask
+    `scheduler` is reached over TLS with the certificates in `tls_folder` (by
+    default dask-certs/ of the course), a tcp:// one only with `allow_plaintext`.
     """
+    if scheduler:
+        refuse_plaintext(scheduler, allow_plaintext)
+        tls_folder = tls_folder or os.path.join(settings.root, TLS_FOLDER)
     if not scheduler and not bwrap_available():
         raise CourseError("bubblewrap (bwrap) is not installed: run `make system` "
                           "(Debian package bubblewrap); student code never runs unsandboxed")
@@ -45,12 +52,12 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
 
     writer = Writer(settings, assignment)
     remove_left_overs()
-    with private_work_root():
+    with sigterm_as_exit(), private_work_root():
         try:
             if not scheduler and hand_ins:
                 # the templates and the checks, once for the machine: the workers share them
                 prepare_machine(prepared, jobs)
-            with engine(jobs, scheduler, wait) as grading:
+            with engine(jobs, scheduler, wait, tls_folder, allow_plaintext) as grading:
                 print(f"autograding {assignment}: {len(hand_ins)} submission(s), "
                       f"{grading.where}", file=sys.stderr)
                 print(limits_in_force(limits, settings.package, prepared.blocked),
@@ -65,9 +72,15 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
                         gradable.append(hand_in)
                 for hand_in, result in grading.graded(gradable, prepare):
                     writer.record(hand_in, result)
+        except SystemExit as stop:
+            if stop.code == EXIT_ON_SIGTERM:
+                print(f"autograding {assignment} stopped by SIGTERM: the students recorded so "
+                      "far are kept; the same command grades the others", file=sys.stderr)
+            raise
         finally:
             writer.close()
             close_templates()
+            remove_left_overs()  # what a worker killed on the way out left
     writer.finish()
     if any(sandbox for _, sandbox in writer.failures):
         where = "the Dask workers" if scheduler else "this machine"

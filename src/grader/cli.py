@@ -1,7 +1,7 @@
 """The instructor's command line, one entry point: ``python -m grader COMMAND``.
 
-    python -m grader autograde ASSIGNMENT [--jobs N | --scheduler ADDRESS [--wait SECONDS]]
-        [--students a,b,...] [--shard K/N] [--db-url URL] [--timeout SECONDS]
+    python -m grader autograde ASSIGNMENT [--jobs N | --scheduler ADDRESS [--wait SECONDS]
+        [--tls-folder DIR] [--allow-plaintext-dask]] [--students a,b,...] [--shard K/N] [--db-url URL] [--timeout SECONDS]
         [--memory-mib MIB] [--tmpfs-mib MIB] [--course DIR]
     python -m grader summary [ASSIGNMENT ...]
     python -m grader check-config [--assignment NAME] [--duedate DATE]
@@ -24,6 +24,7 @@
     python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
+    python -m grader dask-certs [--folder DIR]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -82,6 +83,7 @@ import sys
 from collections.abc import Callable, Iterable
 
 from .autograde import autograde
+from .dask_tls import TLS_FOLDER, make_certificates
 from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
 from .intake import collect_zip
@@ -133,7 +135,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="students graded at once on this machine (default 1)")
     auto.add_argument("--scheduler", default=None, metavar="ADDRESS",
                       help="grade on the workers of the Dask cluster whose scheduler is at "
-                           "ADDRESS (tcp://HOST:8786) instead of on this machine")
+                           "ADDRESS (tls://HOST:8786) instead of on this machine")
+    auto.add_argument("--tls-folder", default=None, metavar="DIR",
+                      help="with --scheduler: the cluster's certificates (default: "
+                           "dask-certs/ of the course, made by `make dask-certs`)")
+    auto.add_argument("--allow-plaintext-dask", action="store_true",
+                      help="accept a tcp:// scheduler: students' notebooks and results then "
+                           "travel unencrypted and anyone who can reach its port can run "
+                           "code on the workers")
     auto.add_argument("--wait", type=float, default=CONNECT_SECONDS, metavar="SECONDS",
                       help="with --scheduler: how long to wait for the scheduler, and then "
                            f"for a first worker (default {CONNECT_SECONDS})")
@@ -222,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="change the students whose results change (default: a dry run)")
     again.add_argument("--jobs", type=int, default=1,
                        help="students graded at once on this machine (default 1)")
+    certs = commands.add_parser("dask-certs", help="a certificate authority and the "
+                                "certificate of the course's Dask cluster (TLS)")
+    certs.add_argument("--folder", default=None,
+                       help="where to write them (default: dask-certs/ of the course)")
     add_service_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
@@ -246,7 +259,17 @@ def run_autograde(args: argparse.Namespace) -> int:
     limits = dataclasses.replace(settings.limits, **overrides)
     return autograde(settings, args.assignment, limits, jobs=args.jobs, scheduler=args.scheduler,
                      wait=args.wait, students=[s for s in args.students.split(",") if s],
-                     shard=args.shard)
+                     shard=args.shard, tls_folder=args.tls_folder,
+                     allow_plaintext=args.allow_plaintext_dask)
+
+
+def run_dask_certs(args: argparse.Namespace) -> int:
+    folder = args.folder or os.path.join(args.course, TLS_FOLDER)
+    for path in make_certificates(folder):
+        print(path)
+    print("give the folder to the scheduler and every worker (docs/scaling.md: tls://)",
+          file=sys.stderr)
+    return 0
 
 
 def run_summary(args: argparse.Namespace) -> int:
@@ -402,4 +425,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines,
+            "dask-certs": run_dask_certs,
             **SERVICE_COMMANDS}

@@ -24,21 +24,31 @@ import contextlib
 import dataclasses
 import multiprocessing
 import multiprocessing.queues
+import multiprocessing.util
 import os
 import queue
 import signal
 import sys
+import time
+import types
 from collections.abc import Callable, Iterable, Iterator
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
 
+from .dask_tls import TLS_FOLDER, cluster_security, refuse_plaintext
 from .results import StudentResult, grader_failed
 from .settings import CourseError
-from .worker import Job, adopt_templates, grade_on_worker, grade_safely
+from .worker import Job, adopt_templates, close_templates, grade_on_worker, grade_safely
+
+if TYPE_CHECKING:  # distributed imports slowly and is needed only with --scheduler
+    from distributed import Security
 
 JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
 CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
 RECHECK_SECONDS = 5.0  # longest wait for a result before the jobs in flight are counted again
 QUEUE_POLL_SECONDS = 0.2  # while a queue may bring a hand-in: wait this long for a result at most
+STOP_SECONDS = 30.0  # a run that stops early: how long its workers get to clean up
+EXIT_ON_SIGTERM = 128 + signal.SIGTERM  # the exit status of a run ended by SIGTERM
+_TERMINATED: list[int] = []  # the signal that is ending this process, once it came
 
 
 class HandedIn(Protocol):
@@ -150,15 +160,21 @@ class Engine:
 
 
 @contextlib.contextmanager
-def engine(jobs: int = 1, scheduler: str | None = None,
-           wait: float | None = None) -> Iterator[Engine]:
+def engine(jobs: int = 1, scheduler: str | None = None, wait: float | None = None,
+           tls_folder: str | None = None, allow_plaintext: bool = False) -> Iterator[Engine]:
     """The Engine of --jobs N or --scheduler ADDRESS, for as long as the run lasts.
 
     One student is read ahead per local worker, two per Dask worker slot (the
     transfer overlaps the grading); --jobs 1 grades each as soon as it is read.
+    A scheduler is reached over TLS with the certificates in `tls_folder`
+    (dask_tls.py); a tcp:// one only with `allow_plaintext`.
     """
     if scheduler:
-        with dask_cluster(scheduler, wait or CONNECT_SECONDS) as (executor, in_flight, slots):
+        refuse_plaintext(scheduler, allow_plaintext)
+        security = cluster_security(tls_folder or TLS_FOLDER) if scheduler.startswith(
+            "tls://") else None
+        with dask_cluster(scheduler, wait or CONNECT_SECONDS, security) as (
+                executor, in_flight, slots):
             yield Engine(executor, in_flight, f"on the Dask cluster at {scheduler} "
                          f"({slots()} worker slot(s) now)", grade_on_worker)
         return
@@ -170,7 +186,55 @@ def engine(jobs: int = 1, scheduler: str | None = None,
     with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context,
                                                 initializer=start_worker,
                                                 initargs=(os.getpid(), channels)) as pool:
-        yield Engine(pool, lambda: 2 * workers, f"{workers} at a time", grade_safely)
+        try:
+            yield Engine(pool, lambda: 2 * workers, f"{workers} at a time", grade_in_pool)
+        except BaseException:
+            stop_workers(pool)
+            raise
+
+
+@contextlib.contextmanager
+def sigterm_as_exit() -> Iterator[None]:
+    """While it lasts, SIGTERM ends this process (and the workers it forks, which inherit
+    it) as SystemExit(EXIT_ON_SIGTERM) does: every `finally` runs on the way out, so the
+    cgroups, folders and temporary files the process made are removed by it."""
+    previous = signal.signal(signal.SIGTERM, exit_on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def exit_on_sigterm(number: int, frame: types.FrameType | None) -> None:
+    """The SIGTERM handler: SystemExit the first time; later ones do not interrupt the
+    clean-up the first one started."""
+    if not _TERMINATED:
+        _TERMINATED.append(number)
+        raise SystemExit(EXIT_ON_SIGTERM)
+
+
+def grade_in_pool(job: Job) -> StudentResult:
+    """The task of a local worker: grade_safely, unless the worker is stopping."""
+    if _TERMINATED:
+        raise SystemExit(EXIT_ON_SIGTERM)
+    return grade_safely(job)
+
+
+def stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """A run that stops early (an error, SIGTERM): the jobs not started are cancelled and
+    each worker is sent SIGTERM, so it stops its student's sandbox and removes its cgroups
+    itself; one still there after STOP_SECONDS is killed (the next start sweeps what it
+    left)."""
+    workers = multiprocessing.active_children()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for worker in workers:
+        worker.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.kill()
+            worker.join(5)
 
 
 def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[int]) -> None:
@@ -183,6 +247,9 @@ def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[i
     if os.getppid() != grader_pid:  # the grader died before the line above took effect
         os._exit(1)
     adopt_templates(channels.get())
+    # a pool's worker ends through multiprocessing, which skips atexit: its students'
+    # cgroups are removed as it ends (normally, or on SIGTERM from stop_workers)
+    multiprocessing.util.Finalize(None, close_templates, exitpriority=10)
 
 
 def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
@@ -249,7 +316,8 @@ def next_hand_in(source: HandInSource[H], held: list[H], busy: set[str],
 
 
 @contextlib.contextmanager
-def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> Iterator[
+def dask_cluster(address: str, wait: float = CONNECT_SECONDS,
+                 security: "Security | None" = None) -> Iterator[
         tuple[concurrent.futures.Executor, Callable[[], int], Callable[[], int]]]:
     """(executor, in_flight, slots) on the Dask cluster whose scheduler is at `address`.
 
@@ -262,20 +330,22 @@ def dask_cluster(address: str, wait: float = CONNECT_SECONDS) -> Iterator[
         raise CourseError(f"--scheduler needs the dask and distributed packages ({error}): "
                           "run `make setup`") from None
     try:
-        client = Client(address, timeout=wait, set_as_default=False)
+        client = Client(address, timeout=wait, set_as_default=False, security=security)
     except (OSError, TimeoutError, ValueError) as error:
         raise CourseError(
             f"could not reach the Dask scheduler at {address} within {wait:g} s ({error}). "
             "Check that `dask scheduler` is running there, that the address and port are "
-            "right (tcp://HOST:8786 by default) and that this machine may connect to it") from None
+            "right (tls://HOST:8786 by default), that it uses the certificates of "
+            "`make dask-certs` and that this machine may connect to it") from None
     try:
         try:
             client.wait_for_workers(1, timeout=wait)
         except TimeoutError:
             raise CourseError(
                 f"no Dask worker joined the scheduler at {address} within {wait:g} s: start "
-                f"workers with `dask worker {address} --nthreads 1 --nworkers N` on machines "
-                "with the course's Python environment and bubblewrap") from None
+                f"workers with `dask worker {address} --nthreads 1 --nworkers N` (and the "
+                "--tls-* options of docs/scaling.md) on machines with the course's Python "
+                "environment and bubblewrap") from None
         crowded = sorted(w for w, n in client.nthreads().items() if n > 1)
         if crowded:
             print(f"warning: Dask workers with more than one thread grade one student at a "

@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from grader.dask_tls import make_certificates
 from testsupport.dask_cluster import DaskCluster, worker_account
 from testsupport.network import free_port
 from testsupport.course import run_grader
@@ -50,8 +51,8 @@ def cluster_run(cluster, released_sqlite_gradebook, tmp_path_factory):
     """The batch graded through the cluster: (course, grader output)."""
     course, _ = private_course(str(tmp_path_factory.mktemp("on-dask") / "course"),
                                released_sqlite_gradebook)
-    done = run_grader(course, ASSIGNMENT, "--scheduler", cluster.address, timeout=GRADER_TIMEOUT,
-                      check=True)
+    done = run_grader(course, ASSIGNMENT, "--scheduler", cluster.address,
+                      "--tls-folder", cluster.certs, timeout=GRADER_TIMEOUT, check=True)
     output = done.stdout + done.stderr
     return course, output
 
@@ -66,9 +67,10 @@ def run_with_a_worker_lost(cluster, cluster_run, released_sqlite_gradebook, tmp_
 
     course, _ = private_course(str(tmp_path_factory.mktemp("worker-lost") / "course"),
                                released_sqlite_gradebook)
-    grader = start_grader(course, "--scheduler", cluster.address)
+    grader = start_grader(course, "--scheduler", cluster.address, "--tls-folder", cluster.certs)
     victim, task = None, None
-    with Client(cluster.address, timeout=60, set_as_default=False) as client:
+    with Client(cluster.address, timeout=60, set_as_default=False,
+                security=cluster.security()) as client:
         deadline = time.monotonic() + 600
         while victim is None and time.monotonic() < deadline:
             assert grader.poll() is None, "the grader finished before a worker could be killed"
@@ -96,7 +98,7 @@ def test_workers_cannot_read_the_course_folder(cluster, cluster_run):
 def test_the_cluster_gives_the_same_grades_reports_and_autograded_files_as_one_worker(
         serial_sqlite_run, cluster_run):
     course, output = cluster_run
-    assert "on the Dask cluster at tcp://127.0.0.1:" in output
+    assert "on the Dask cluster at tls://127.0.0.1:" in output
     assert gradebook_rows(sqlite_url(course)) == serial_sqlite_run.rows
     files = output_files(course)
     assert sorted(files) == sorted(serial_sqlite_run.files)
@@ -122,8 +124,10 @@ def test_a_worker_killed_mid_run_loses_no_student_and_records_each_once(
 def test_an_unreachable_scheduler_is_the_instructors_error_and_grades_nobody(
         released_sqlite_gradebook, tmp_path):
     course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
-    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
-    code, output = finish(start_grader(course, "--scheduler", address, "--wait", "3"))
+    address = f"tls://127.0.0.1:{free_port()}"  # nothing listens there
+    certs = make_certificates(str(tmp_path / "certs"))
+    code, output = finish(start_grader(course, "--scheduler", address, "--wait", "3",
+                                       "--tls-folder", os.path.dirname(certs[0])))
     assert code == 2
     assert f"could not reach the Dask scheduler at {address}" in output
     assert "`dask scheduler` is running there" in output
@@ -137,8 +141,23 @@ def test_a_scheduler_without_workers_is_the_instructors_error(
     with DaskCluster() as lonely:
         lonely.start(workers=0)
         code, output = finish(start_grader(course, "--scheduler", lonely.address,
-                                           "--wait", "3"))
+                                           "--wait", "3", "--tls-folder", lonely.certs))
     assert code == 2
     assert f"no Dask worker joined the scheduler at {lonely.address} within 3 s" in output
     assert "--nthreads 1" in output
+    assert gradebook_rows(sqlite_url(course))["submissions"] == []
+
+
+def test_a_plain_tcp_scheduler_is_refused_unless_the_instructor_allows_it(
+        released_sqlite_gradebook, tmp_path):
+    course, _ = batch_course(str(tmp_path / "course"), released_sqlite_gradebook)
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there either
+    code, output = finish(start_grader(course, "--scheduler", address, "--wait", "3"))
+    assert code == 2
+    assert f"the Dask scheduler address {address} is not tls://" in output
+    assert "travel unencrypted" in output and "--allow-plaintext-dask" in output
+    assert "could not reach" not in output  # refused before any connection
+    code, output = finish(start_grader(course, "--scheduler", address, "--wait", "3",
+                                       "--allow-plaintext-dask"))
+    assert code == 2 and f"could not reach the Dask scheduler at {address}" in output
     assert gradebook_rows(sqlite_url(course))["submissions"] == []

@@ -13,7 +13,8 @@ import pytest
 from grader.files import owner_tag
 from testsupport.course import run_grader
 from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
-                                 gradebook_rows, output_files, start_grader)
+                                 gradebook_rows, output_files, start_grader,
+                                 wait_for_recorded)
 from testsupport.gradebook import sqlite_url
 
 # logits-to-text, 10 points. partial fills answers 1, 3 and 5: next_token_ids (1 + 1.5)
@@ -57,20 +58,6 @@ def test_two_workers_give_the_same_grades_reports_and_autograded_files(
     assert sorted(files) == sorted(serial_sqlite_run.files)
     different = [path for path in files if files[path] != serial_sqlite_run.files[path]]
     assert different == []
-
-
-def wait_for_recorded(db_url, count, process, timeout=300):
-    """Waits until ``count`` students are in the gradebook while ``process`` runs."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the grader finished before it could be killed"
-        try:
-            if len(gradebook_rows(db_url)["submissions"]) >= count:
-                return
-        except Exception:  # the gradebook may not exist yet, or be mid-creation
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"fewer than {count} students were recorded within {timeout} s")
 
 
 def test_run_killed_part_way_then_run_again_ends_consistent(

@@ -17,8 +17,11 @@ from traitlets.config import Config
 from nbgrader.api import Gradebook
 from testsupport.course import ROOT, nbgrader_env
 from testsupport.course import run_grader
+from testsupport.left_behind import ProcessTree, left_behind
+from testsupport.postgres import PostgresError, TemporaryPostgres
 from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
-                                 gradebook_rows, output_files, sqlite_path, start_grader)
+                                 gradebook_rows, output_files, release, sqlite_path,
+                                 start_grader, wait_for_recorded)
 
 
 @pytest.fixture
@@ -57,13 +60,13 @@ def test_url_file_gives_its_first_line_that_is_not_a_comment(course_config, monk
         "# the shared gradebook\n\n  postgresql://grader:pw@db.example.org:5433/course  \n"
         "sqlite:////ignored.db\n")
     url = load_db_url(course_config, monkeypatch)
-    assert url == "postgresql://grader:pw@db.example.org:5433/course"
+    assert url == "postgresql+psycopg2://grader:pw@db.example.org:5433/course"
 
 
 def test_environment_variable_wins_over_the_url_file(course_config, monkeypatch):
     (course_config / "gradebook-url.txt").write_text("postgresql://grader:pw@db/course\n")
     url = load_db_url(course_config, monkeypatch, env_url="postgres://a:b@127.0.0.1/grades")
-    assert url == "postgresql://a:b@127.0.0.1/grades"  # the short scheme is accepted
+    assert url == "postgresql+psycopg2://a:b@127.0.0.1/grades"  # the short scheme is accepted
 
 
 def test_relative_sqlite_path_is_relative_to_the_course(course_config, monkeypatch):
@@ -162,4 +165,66 @@ def test_two_graders_on_disjoint_shards_share_one_postgresql_gradebook(
     assert rows["grade_rows"] == serial_sqlite_run.rows["grade_rows"]
     assert rows == serial_sqlite_run.rows
     # both wrote into one course folder, as on a shared file system
+    assert output_files(course) == serial_sqlite_run.files
+
+
+# --- the URL as the docs give it, and a database that stops mid-run --------------------
+
+RETRY_SECONDS = 3  # how long the grader waits for the stopped database, in these tests
+
+
+@pytest.fixture
+def own_postgres_server():
+    """A PostgreSQL server of this test's own, which it may stop and start again."""
+    server = TemporaryPostgres()
+    try:
+        server.start()
+    except PostgresError as error:
+        pytest.fail(f"PostgreSQL could not start:\n{error}", pytrace=False)
+    yield server
+    server.stop()
+
+
+def test_the_documented_postgresql_url_is_read_with_the_installed_driver(
+        course_config, monkeypatch):
+    url = load_db_url(course_config, monkeypatch,
+                      env_url="postgresql://grader:secret@db.example.org:5432/gptcourse")
+    assert url == "postgresql+psycopg2://grader:secret@db.example.org:5432/gptcourse"
+
+
+def test_postgresql_stopped_mid_run_stops_grading_with_one_message_and_the_rerun_grades_all(
+        serial_sqlite_run, own_postgres_server, tmp_path):
+    server = own_postgres_server
+    # the form docs/scaling.md gives instructors: no driver named
+    db_url = server.create_database("gradebook").replace("postgresql+psycopg2://",
+                                                         "postgresql://")
+    release_course, _ = batch_course(str(tmp_path / "release"), students=[])
+    release(release_course, db_url)
+    course, _ = batch_course(str(tmp_path / "course"))
+    with open(os.path.join(course, "nbgrader_config.py"), "a") as config:
+        config.write(f"\nc.GradebookWriter.retry_seconds = {RETRY_SECONDS}\n")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+
+    grader = start_grader(course, "--jobs", "2", db_url=db_url, TMPDIR=str(tmpdir))
+    tree = ProcessTree(grader)
+    wait_for_recorded(server.url("gradebook"), 2, grader)
+    server.halt()
+    code, output = finish(grader)
+    assert code != 0, output[-4000:]
+    errors = [line for line in output.splitlines() if line.startswith("error")]
+    assert len(errors) == 1, output[-4000:]  # one message, not one per student
+    shown = f"postgresql+psycopg2://postgres:***@127.0.0.1:{server.port}/gradebook"
+    assert shown in errors[0] and f"within {RETRY_SECONDS} s" in errors[0], errors[0]
+    assert server.password not in output
+    assert left_behind(tree, str(tmpdir), course) == []
+
+    server.resume()
+    recorded = gradebook_rows(server.url("gradebook"))["submissions"]
+    assert 2 <= len(recorded) < len(STUDENTS) and all(n == 1 for _, n in recorded)
+    run_grader(course, ASSIGNMENT, "--jobs", "2", db_url=db_url, timeout=GRADER_TIMEOUT,
+               check=True)
+    rows = gradebook_rows(server.url("gradebook"))
+    assert rows["submissions"] == [(student, 1) for student in STUDENTS]  # none lost or doubled
+    assert rows == serial_sqlite_run.rows
     assert output_files(course) == serial_sqlite_run.files

@@ -7,7 +7,7 @@ checks that were released to students.
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..settings import CourseError, Settings
+from ..settings import CourseError, Settings, shown_url
 
 
 def check_released(settings: Settings, assignment: str, notebooks: dict[str, str]) -> None:
@@ -19,13 +19,14 @@ def check_released(settings: Settings, assignment: str, notebooks: dict[str, str
                 recorded = gb.find_assignment(assignment)
             except MissingEntry:
                 raise CourseError(f"assignment {assignment!r} is not in the gradebook "
-                                  f"({settings.db_url}): release it first "
+                                  f"({shown_url(settings.db_url)}): release it first "
                                   "(make release, which runs nbgrader generate_assignment)") from None
             names = {nb.name for nb in recorded.notebooks}
     except CourseError:
         raise
     except Exception as error:  # noqa: BLE001 (database unreachable, bad URL, ...)
-        raise CourseError(f"the gradebook {settings.db_url} cannot be opened: {error}") from None
+        raise CourseError(f"the gradebook {shown_url(settings.db_url)} cannot be opened: "
+                          f"{error}") from None
     if names != set(notebooks):
         raise CourseError(f"the gradebook's notebooks of {assignment!r} ({sorted(names)}) differ "
                           f"from solutions/ ({sorted(notebooks)}): run make release")

@@ -9,13 +9,17 @@ student either fully recorded or as before, and running again overwrites
 cleanly; what a killed writer left is removed by the next run (files.py).
 The writer keeps one connection to the gradebook for the run (each student
 still its own transaction): the database's statements are compiled once, not
-once per student.
+once per student. A gradebook that stops answering (the database restarted, the
+network gone) is tried again for c.GradebookWriter.retry_seconds; then the run
+stops with one `GradebookGone` naming it, and the same command grades the
+students not recorded.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import TYPE_CHECKING
 
 import nbformat
@@ -25,12 +29,29 @@ from ..files import StagedFiles
 from ..plan import HandIn
 from ..results import StudentResult, StudentStatus
 from ..safe_text import file_name, shown_id, student_id_problem, writable, writable_record
-from ..settings import Settings
+from ..settings import CourseError, Settings, shown_url
 from .gradebook import open_gradebook, read_timestamp, record_in_gradebook
 from .report_parts import remove_assignment_leftovers, write_assignment_report, write_student_report
 
 if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
+    from datetime import datetime
+
     from nbgrader.preprocessors import AssignLatePenalties
+
+RETRY_PAUSES = (0.5, 1.0, 2.0, 4.0)  # seconds between tries of a silent gradebook, last repeated
+
+
+class GradebookGone(CourseError):
+    """The gradebook stopped answering and did not answer again in time: the run stops."""
+
+
+def connection_lost(error: Exception) -> bool:
+    """Whether `error` says the database cannot be reached (refused, closed, restarting),
+    rather than something wrong with what was written."""
+    from sqlalchemy import exc
+
+    return (isinstance(error, (exc.OperationalError, exc.InterfaceError))
+            or bool(getattr(error, "connection_invalidated", False)))
 
 
 class Writer:
@@ -47,6 +68,7 @@ class Writer:
     def __init__(self, settings: Settings, assignment: str):
         self.settings, self.assignment = settings, assignment
         self.failures: list[tuple[str, bool]] = []
+        self.recorded = 0  # students whose gradebook rows this run committed
         self._gradebook: Gradebook | None = None
         self._late_penalties: AssignLatePenalties | None = None
 
@@ -107,9 +129,11 @@ class Writer:
             write_autograded(settings.autograded, hand_in.student, self.assignment, result,
                              submitted_dir, staged)
             write_student_report(settings.reports, self.assignment, result, staged)
-            gradebook, late_penalties = self._open()
-            record_in_gradebook(gradebook, result, timestamp, late_penalties)
+            self._record_with_retries(result, timestamp)
             staged.publish()
+        except GradebookGone:
+            staged.discard()
+            raise
         except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
             staged.discard()
             self.close()  # the next student starts on a new connection
@@ -126,6 +150,41 @@ class Writer:
         states = ", ".join(f"{nb.notebook}: {nb.status}" for nb in result.notebooks)
         print(f"{student}: {result.points:g}/{result.max_points:g} ({states}) in "
               f"{result.seconds:.1f} s", file=sys.stderr)
+
+    def _record_with_retries(self, result: StudentResult, timestamp: datetime | None) -> None:
+        """record_in_gradebook, tried again on a new connection while the gradebook does not
+        answer, for up to c.GradebookWriter.retry_seconds; then GradebookGone."""
+        waited_since, pauses = None, iter(RETRY_PAUSES)
+        while True:
+            try:
+                gradebook, late_penalties = self._open()
+                record_in_gradebook(gradebook, result, timestamp, late_penalties)
+            except Exception as error:
+                if not connection_lost(error):
+                    raise
+                self.close()
+                reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+                shown = shown_url(self.settings.db_url)
+                limit = self.settings.gradebook_retry_seconds
+                now = time.monotonic()
+                if waited_since is None:
+                    waited_since = now
+                    print(f"warning: the gradebook {shown} does not answer ({reason}); "
+                          f"trying again for up to {limit:g} s", file=sys.stderr)
+                if now - waited_since >= limit:
+                    raise GradebookGone(
+                        f"the gradebook {shown} stopped answering ({reason}) and did not "
+                        f"answer again within {limit:g} s (c.GradebookWriter.retry_seconds): "
+                        f"grading stopped after {self.recorded} student(s) recorded in this "
+                        f"run; once the database is back, the same command grades the "
+                        f"others") from None
+                time.sleep(min(next(pauses, RETRY_PAUSES[-1]), limit - (now - waited_since)))
+                continue
+            if waited_since is not None:
+                print(f"the gradebook answers again after {time.monotonic() - waited_since:.0f} s",
+                      file=sys.stderr)
+            self.recorded += 1
+            return
 
     def _report_only(self, hand_in, note):
         """A report entry saying why a student has no new result (best effort)."""

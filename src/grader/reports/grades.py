@@ -13,7 +13,7 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from ..recording import charges_of, lateness_of
-from ..settings import CourseError, Settings
+from ..settings import CourseError, Settings, shown_url
 from .roster import Person, read_roster, roster_path
 
 
@@ -92,7 +92,8 @@ def read_grades(settings: Settings, assignments: list[str]
     except CourseError:
         raise
     except Exception as error:  # noqa: BLE001 (database unreadable, unreachable, ...)
-        raise CourseError(f"the gradebook {settings.db_url} cannot be read: {error}") from None
+        raise CourseError(f"the gradebook {shown_url(settings.db_url)} cannot be read: "
+                          f"{error}") from None
 
 
 def _read_grades(settings, assignments):

@@ -19,6 +19,7 @@ import socket
 import sys
 import threading
 
+from ..dask_tls import TLS_FOLDER
 from ..engines import HandInQueue, engine
 from ..plan import HandIn, refusal, refused_result
 from ..recording import Writer, check_released
@@ -102,7 +103,8 @@ class Service:
                 if not self.scheduler:
                     for assignment in self.prepared.values():
                         prepare_machine(assignment, self.workers)
-                with engine(self.workers, self.scheduler) as grading:
+                with engine(self.workers, self.scheduler,
+                            tls_folder=os.path.join(self.settings.root, TLS_FOLDER)) as grading:
                     for name in self.prepared:
                         self.writers[name] = Writer(self.settings, name)
                         self.writers[name].start()

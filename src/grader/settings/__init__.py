@@ -6,7 +6,8 @@
   and `Limits`, the numbers one sandbox runs under, built in `limits_from_config`.
 - ``sections.py``: the grader's other settings, each on the configurable of what
   reads it: `Reports` (where reports go), `SimilarityReport` (which pairs it
-  lists), `StudentVariants` (the salt of each student's own model).
+  lists), `StudentVariants` (the salt of each student's own model), `GradebookWriter`
+  (how long a run waits for a gradebook that stopped answering).
 - ``service.py``: what the grading service shows students before their due date:
   `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window).
 - ``renamed.py``: their old names (``c.SandboxGrader.variant_salt``), still read,
@@ -22,18 +23,19 @@
 """
 
 from .config_file import check_config
-from .course import Settings, load
+from .course import POSTGRES_DRIVER, Settings, load, shown_url, with_postgres_driver
 from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
 from .release_lines import no_install_line_warning, stale_salts, write_release_lines
-from .sections import Reports, SimilarityReport, StudentVariants
+from .sections import GradebookWriter, Reports, SimilarityReport, StudentVariants
 from .service import CheckFeedback, CheckRateLimit
 
 # every class of the grader's own settings, as the command line's help lists them
-CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, CheckFeedback,
-                 CheckRateLimit)
+CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, GradebookWriter,
+                 CheckFeedback, CheckRateLimit)
 
-__all__ = ["CONFIGURABLES", "CheckFeedback", "CheckRateLimit", "CourseError", "Limits", "Reports", "SandboxError", "SandboxGrader",
-           "Settings", "SimilarityReport", "StudentVariants", "check_config",
-           "limits_from_config", "load", "no_install_line_warning", "stale_salts",
+__all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "CheckFeedback", "CheckRateLimit", "CourseError",
+           "GradebookWriter", "Limits", "Reports", "SandboxError", "SandboxGrader", "Settings",
+           "SimilarityReport", "StudentVariants", "check_config", "limits_from_config", "load",
+           "no_install_line_warning", "shown_url", "stale_salts", "with_postgres_driver",
            "write_release_lines"]

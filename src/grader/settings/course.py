@@ -8,6 +8,7 @@ everything is. It is the one place they are read.
 """
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -17,10 +18,29 @@ from traitlets.config import Config
 from .config_file import check_config
 from .errors import CourseError
 from .limits import Limits, SandboxGrader, limits_from_config
-from .sections import Reports, SimilarityReport, StudentVariants
+from .sections import GradebookWriter, Reports, SimilarityReport, StudentVariants
 
 if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: loaded when `late_penalties` runs
     from nbgrader.preprocessors import AssignLatePenalties
+
+# The one PostgreSQL driver the set-up installs (psycopg2-binary in requirements.txt), the
+# one nbgrader and its tests use; SQLAlchemy 2 would take psycopg 3 for a plain postgresql://
+POSTGRES_DRIVER = "psycopg2"
+
+
+def with_postgres_driver(db_url: str) -> str:
+    """`db_url` with the installed PostgreSQL driver named where it names none: the
+    documented postgresql://user:password@host:5432/name (or postgres://...) becomes
+    postgresql+psycopg2://...; any other URL is kept as it is."""
+    for scheme in ("postgresql://", "postgres://"):
+        if db_url.startswith(scheme):
+            return f"postgresql+{POSTGRES_DRIVER}://" + db_url[len(scheme):]
+    return db_url
+
+
+def shown_url(db_url: str) -> str:
+    """`db_url` as it may be shown: its password replaced by ***."""
+    return re.sub(r"(://[^:/@]*:)[^@]*@", r"\1***@", db_url)
 
 
 @dataclass
@@ -37,6 +57,7 @@ class Settings:
     package: str  # the course package students import
     similarity_threshold: float  # c.SimilarityReport.threshold: the pairs the report lists
     similarity_common_fraction: float  # c.SimilarityReport.common_fraction: code too common
+    gradebook_retry_seconds: float = 120.0  # c.GradebookWriter.retry_seconds
     also_blocked: tuple[str, ...] = ()  # its functions that compute answers, besides the answers
     variant_salt: str = ""  # c.StudentVariants.salt, written into the notebooks
     config: Config | None = field(default=None, repr=False)
@@ -131,11 +152,12 @@ def load(course_dir: str = ".", db_url: str | None = None) -> Settings:
         feedback=folder(directory.feedback_directory),
         reports=(Reports(config=config).directory
                  or os.path.join(os.path.dirname(submitted), "reports")),
-        db_url=db_url or directory.db_url,
+        db_url=with_postgres_driver(db_url or directory.db_url),
         limits=limits_from_config(config),
         package=grader.course_package,
         similarity_threshold=similarity.threshold,
         similarity_common_fraction=similarity.common_fraction,
+        gradebook_retry_seconds=GradebookWriter(config=config).retry_seconds,
         also_blocked=tuple(grader.also_blocked),
         variant_salt=StudentVariants(config=config).salt,
         config=config,

@@ -8,6 +8,8 @@ nbgrader_config.py and read once, in `settings.load`:
 - `SimilarityReport`: which pairs the similarity report lists, and which code is
   too common to count (``c.SimilarityReport.threshold``, ``.common_fraction``).
 - `StudentVariants`: the salt of each student's own model (``c.StudentVariants.salt``).
+- `GradebookWriter`: how long a run waits for a gradebook that stopped answering
+  (``c.GradebookWriter.retry_seconds``).
 
 Each was a setting of `SandboxGrader` before; the old names still work
 (renamed.py).
@@ -42,3 +44,11 @@ class StudentVariants(Configurable):
     salt = Unicode("", help="the salt of each student's own model (gptcourse.variants): "
                    "change it each term, then make release").tag(config=True)
 
+
+class GradebookWriter(Configurable):
+    """How a run records into the gradebook when the database stops answering."""
+
+    retry_seconds = Float(120.0, min=0.0,
+                          help="how long a run waits for a gradebook database that stopped "
+                          "answering, trying again, before it stops grading (the same "
+                          "command then grades the students not recorded)").tag(config=True)

@@ -127,3 +127,54 @@ def test_what_a_killed_writer_left_is_removed_and_a_running_writer_is_left_alone
     finally:
         running.kill()
         running.wait()
+
+
+def test_a_gradebook_that_stops_answering_is_tried_again_then_stops_the_run_with_one_error(
+        tmp_path, monkeypatch, capsys):
+    from sqlalchemy.exc import OperationalError
+
+    from grader.plan import HandIn
+
+    root = str(tmp_path)
+    settings = type("S", (), {"autograded": os.path.join(root, "autograded"),
+                              "reports": os.path.join(root, "reports"),
+                              "db_url": "postgresql+psycopg2://grader:secret@db:5432/course",
+                              "course_id": "tinycourse", "gradebook_retry_seconds": 30.0,
+                              "late_penalties": lambda self: None})()
+    tries, answering = [], [True, False, False, True]  # per try: whether the database answers
+
+    class FakeGradebook:
+        def __init__(self, db_url, course_id):
+            pass
+
+        def close(self):
+            pass
+
+    def fake_record(gradebook, record, timestamp, late_penalties=None):
+        tries.append(record.student)
+        if not (answering.pop(0) if answering else False):
+            raise OperationalError("INSERT", {}, Exception("Connection refused"))
+
+    monkeypatch.setattr(record_module, "open_gradebook", FakeGradebook)
+    monkeypatch.setattr(record_module, "record_in_gradebook", fake_record)
+    writer = record_module.Writer(settings, fx.ASSIGNMENT)
+
+    def hand_in(student):
+        return HandIn(student, fx.ASSIGNMENT, os.path.join(root, "submitted", student), {})
+
+    writer.record(hand_in("first"), _record("first"))
+    writer.record(hand_in("second"), _record("second"))  # refused twice, then recorded
+    assert tries == ["first", "second", "second", "second"] and writer.failures == []
+    assert "the gradebook answers again" in capsys.readouterr().err
+    settings.gradebook_retry_seconds = 0.3
+    with pytest.raises(record_module.GradebookGone) as stopped:
+        writer.record(hand_in("third"), _record("third"))  # the database never comes back
+    message = str(stopped.value)
+    assert message.startswith("the gradebook postgresql+psycopg2://grader:***@db:5432/course "
+                              "stopped answering (Connection refused) and did not answer again "
+                              "within 0.3 s")
+    assert "after 2 student(s) recorded" in message and "secret" not in message
+    assert writer.recorded == 2 and writer.failures == []
+    assert not os.path.exists(os.path.join(root, "autograded", "third", fx.ASSIGNMENT,
+                                           fx.NOTEBOOK + ".ipynb"))  # staged, discarded
+    assert not [p for p in fx.all_files(root) if p.endswith(".tmp")]

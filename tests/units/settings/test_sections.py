@@ -6,7 +6,7 @@ import os
 import pytest
 
 from grader.settings import (CONFIGURABLES, CourseError, Reports, SimilarityReport,
-                             StudentVariants, load)
+                             StudentVariants, load, shown_url, with_postgres_driver)
 
 
 def course_with(tmp_path, *lines):
@@ -79,3 +79,27 @@ def test_a_class_the_configuration_names_is_loaded_and_its_settings_known(tmp_pa
     assert settings.warnings == [
         f"{tmp_path}/nbgrader_config.py, line 4: warning: c.HalfOff.hour is ignored: HalfOff "
         "has no setting 'hour' (did you mean hours?)"]
+
+
+@pytest.mark.parametrize("given, read", [
+    ("postgresql://grader:secret@db:5432/course",
+     "postgresql+psycopg2://grader:secret@db:5432/course"),
+    ("postgres://grader@db/course", "postgresql+psycopg2://grader@db/course"),
+    ("postgresql+psycopg2://grader@db/course", "postgresql+psycopg2://grader@db/course"),
+    ("sqlite:////srv/course/gradebook.db", "sqlite:////srv/course/gradebook.db"),
+])
+def test_a_postgresql_url_without_a_driver_is_read_with_the_installed_one(given, read):
+    assert with_postgres_driver(given) == read
+
+
+def test_a_shown_url_hides_its_password():
+    assert (shown_url("postgresql+psycopg2://grader:s3:cr%40t@db:5432/course")
+            == "postgresql+psycopg2://grader:***@db:5432/course")
+
+
+def test_how_long_a_run_waits_for_a_silent_gradebook_is_a_setting(tmp_path):
+    assert load(course_with(tmp_path)).gradebook_retry_seconds == 120.0
+    waits = load(course_with(tmp_path, "c.GradebookWriter.retry_seconds = 5"))
+    assert waits.gradebook_retry_seconds == 5.0
+    with pytest.raises(CourseError, match="retry_seconds"):
+        load(course_with(tmp_path, "c.GradebookWriter.retry_seconds = -1"))

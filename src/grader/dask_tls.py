@@ -1,0 +1,96 @@
+"""TLS for a Dask cluster: a course's own certificate authority and the certificate its
+scheduler, workers and grader show each other.
+
+`make dask-certs` (`python -m grader dask-certs`) writes, into dask-certs/ of the
+course (or the folder given): ca.pem (the authority, which every process trusts),
+cluster.pem and cluster-key.pem (the certificate every process presents, signed
+by it). The grader, the scheduler and each worker then accept only peers that
+present a certificate of this authority, and everything between them (each
+student's notebook, the results) is encrypted. Copy the folder to every machine
+of the cluster; cluster-key.pem is readable by its owner only.
+
+`cluster_security` is what the grader connects with; `refuse_plaintext` stops a
+tcp:// address unless the instructor allowed it in so many words.
+"""
+
+import datetime
+import os
+from typing import TYPE_CHECKING
+
+from .settings import CourseError
+
+if TYPE_CHECKING:  # distributed imports slowly and is needed only with --scheduler
+    from distributed import Security
+
+CA_FILE, CERT_FILE, KEY_FILE = "ca.pem", "cluster.pem", "cluster-key.pem"
+VALID_DAYS = 400  # a term and then some; make dask-certs again for the next
+TLS_FOLDER = "dask-certs"  # in the course folder, git-ignored
+
+
+def make_certificates(folder: str) -> list[str]:
+    """A new authority and the cluster's certificate in `folder`; returns the files' paths."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    os.makedirs(folder, exist_ok=True)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    until = now + datetime.timedelta(days=VALID_DAYS)
+
+    def name(text):
+        return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
+
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = (x509.CertificateBuilder().subject_name(name("gptcourse Dask authority"))
+          .issuer_name(name("gptcourse Dask authority")).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now)
+          .not_valid_after(until)
+          .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder().subject_name(name("gptcourse Dask cluster"))
+            .issuer_name(ca.subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(until)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .sign(ca_key, hashes.SHA256()))
+    paths = [os.path.join(folder, n) for n in (CA_FILE, CERT_FILE, KEY_FILE)]
+    key_bytes = key.private_bytes(serialization.Encoding.PEM,
+                                  serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption())
+    for path, data, mode in ((paths[0], ca.public_bytes(serialization.Encoding.PEM), 0o644),
+                             (paths[1], cert.public_bytes(serialization.Encoding.PEM), 0o644),
+                             (paths[2], key_bytes, 0o600)):
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(path, mode)
+    return paths
+
+
+def refuse_plaintext(address: str, allow_plaintext: bool) -> None:
+    """CourseError for a scheduler address that is not tls:// unless `allow_plaintext`."""
+    if address.startswith("tls://") or allow_plaintext:
+        return
+    raise CourseError(
+        f"the Dask scheduler address {address} is not tls://: over it every student's "
+        "notebook and every result travel unencrypted, and anyone who can reach the "
+        "scheduler's port can run code on the workers and send the grader results. Make "
+        "certificates with `make dask-certs`, start the scheduler and workers as "
+        "docs/scaling.md shows and use tls://HOST:8786; or, on a network only the course "
+        "uses, pass --allow-plaintext-dask to accept that")
+
+
+def cluster_security(folder: str) -> "Security":
+    """The grader's side of the cluster's TLS, from the certificates in `folder`."""
+    from distributed import Security
+
+    paths = [os.path.join(folder, n) for n in (CA_FILE, CERT_FILE, KEY_FILE)]
+    missing = [p for p in paths if not os.path.isfile(p)]
+    if missing:
+        raise CourseError(f"the Dask cluster's certificates are missing ({', '.join(missing)}): "
+                          "run `make dask-certs` and give the folder to the scheduler and "
+                          "the workers too")
+    return Security(tls_ca_file=paths[0], tls_client_cert=paths[1], tls_client_key=paths[2],
+                    require_encryption=True)
