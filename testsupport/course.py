@@ -15,7 +15,7 @@ import threading
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what grading a copy of the course needs; `make` in a copy also needs MAKE_FILES
 COURSE_FILES = ("nbgrader_config.py", "solutions", "exercises")
-MAKE_FILES = ("Makefile", "requirements.txt", "pyproject.toml")
+MAKE_FILES = ("Makefile", "requirements.lock", "requirements.txt", "pyproject.toml")
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 LEFT_BY_TOOLS = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
 

@@ -105,7 +105,8 @@ def test_a_broken_config_stops_every_nbgrader_target_with_its_file_and_line(
         assert f"nbgrader_config.py, line {line}: " in result.stderr, (target, result.stderr)
         assert message in result.stderr, (target, result.stderr)
     assert sorted(os.listdir(folder)) == sorted(["Makefile", "nbgrader_config.py",
-                                                 "requirements.txt", "pyproject.toml",
+                                                 "requirements.lock", "requirements.txt",
+                                                 "pyproject.toml",
                                                  "solutions", "exercises", ".venv",
                                                  "course-data", "students.csv"])
     assert os.listdir(data) == ["grades.csv"]
