@@ -127,10 +127,10 @@ def graded_as_handed_in(settings, assignment, student, page="tiny.html"):
     return moment
 
 
-def two_canvas_students_graded(tmp_path, handed_in):
+def two_canvas_students_collected(tmp_path, handed_in):
     """A tiny course with Alice and Bob on its roster (a Canvas export), each with a correct
-    notebook collected from a Canvas zip at `handed_in` (a naive UTC datetime) and graded
-    as handed in; returns (course folder, settings)."""
+    notebook collected from a Canvas zip at `handed_in` (a naive UTC datetime), not graded;
+    returns (course folder, settings)."""
     from grader.intake import collect_zip
     from grader.reports import import_roster
     from grader.settings import load
@@ -147,6 +147,14 @@ def two_canvas_students_graded(tmp_path, handed_in):
     collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
         (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), notebook, handed_in),
         (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), notebook, handed_in)]))
+    return course, settings
+
+
+def two_canvas_students_graded(tmp_path, handed_in):
+    """`two_canvas_students_collected`, each student's notebook then graded as handed in."""
+    from testsupport.tiny_course import ASSIGNMENT
+
+    course, settings = two_canvas_students_collected(tmp_path, handed_in)
     for student in ("alice", "bob"):
         graded_as_handed_in(settings, ASSIGNMENT, student)
     return course, settings
