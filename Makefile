@@ -94,7 +94,10 @@ system:
 grading-system:
 	$(call install_missing,$(GRADING_PACKAGES))
 
+# The course's own modules compiled once (quick when nothing changed): where Python is
+# told not to write bytecode, every grader process and sandbox would compile them again.
 setup: $(STAMP) system
+	$(if $(wildcard src),$(BIN)/python -m compileall -q src $(wildcard testsupport) > /dev/null)
 
 # .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook
 test: setup

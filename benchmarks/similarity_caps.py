@@ -15,18 +15,15 @@ import os
 import resource
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from grader.settings import load  # noqa: E402
-from grader.similarity import compare_class, read_class  # noqa: E402
 from testsupport.course import copy_course  # noqa: E402
 from testsupport.hand_in import hand_in  # noqa: E402
 from testsupport.similar_students import (hand_in_each, notebook_at_the_caps,  # noqa: E402
-                                          synthetic_class)
+                                          synthetic_class, timed_comparison)
 
 
 def main(cells: int = 300, chars: int = 88_000) -> None:
@@ -36,19 +33,13 @@ def main(cells: int = 300, chars: int = 88_000) -> None:
         hand_in_each(course, dict(list(notebooks.items())[:4]))
         large = json.dumps(notebook_at_the_caps(cells, chars))
         hand_in(course, "at-the-caps", "parameters", {"parameters.ipynb": large})
-        settings = load(course)
-        start = time.perf_counter()
-        answers = read_class(settings, "parameters")
-        read = time.perf_counter()
-        comparison = compare_class(answers, settings.similarity_threshold,
-                                   settings.similarity_common_fraction)
-        compared = time.perf_counter()
+        answers, comparison, read_seconds, compare_seconds = timed_comparison(course)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     kept = comparison.fingerprints["at-the-caps"]
     print(f"similarity report, a class of {len(answers.students)}, one notebook of {cells} "
           f"cells of {chars:,} characters ({len(large) / 1e6:.1f} MB)")
-    print(f"  read the answer cells        {read - start:7.2f} s")
-    print(f"  fingerprint, compare pairs   {compared - read:7.2f} s")
+    print(f"  read the answer cells        {read_seconds:7.2f} s")
+    print(f"  fingerprint, compare pairs   {compare_seconds:7.2f} s")
     print(f"  peak memory of the process   {peak:7.0f} MiB")
     print(f"  of the large notebook: {sum(len(c.source) for c in answers.students['at-the-caps']):,} "
           f"characters compared, {len(kept.grams):,} k-grams kept")

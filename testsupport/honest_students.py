@@ -120,6 +120,19 @@ class Style:
 
 P, L = "parameters", "logits-to-text"
 
+# a helper of the student's own above the count_parameters answer, which the answer calls
+HELPER_ABOVE_THE_ANSWER = [
+    insert_before("count_parameters_answer", code(
+        "def distinct_parameters(model):\n"
+        "    seen = {}\n"
+        "    for p in model.parameters():\n"
+        "        seen[id(p)] = p\n"
+        "    return list(seen.values())")),
+    answer("count_parameters_answer",
+           "def count_parameters(model):\n"
+           "    return sum(p.numel() for p in distinct_parameters(model))\n")]
+
+
 STYLES = [
     # ------------------------------------------------------------ every assignment
     *[Style(f"{a}-as-written", a, []) for a in ASSIGNMENTS],
@@ -155,16 +168,7 @@ STYLES = [
     # ------------------------------------------------------------ parameters
     Style("parameters-star-import-in-a-scratch-cell", P, [insert_after("tied_params_value", code(
         "from gptcourse import *  # to try tie_weights\nprint(tie_weights.__doc__)"))]),
-    Style("parameters-helper-above-the-answer", P, [
-        insert_before("count_parameters_answer", code(
-            "def distinct_parameters(model):\n"
-            "    seen = {}\n"
-            "    for p in model.parameters():\n"
-            "        seen[id(p)] = p\n"
-            "    return list(seen.values())")),
-        answer("count_parameters_answer",
-               "def count_parameters(model):\n"
-               "    return sum(p.numel() for p in distinct_parameters(model))\n")]),
+    Style("parameters-helper-above-the-answer", P, HELPER_ABOVE_THE_ANSWER),
     Style("parameters-helper-below-the-answer", P, [
         answer("count_parameters_answer",
                "def count_parameters(model):\n    return sum(size_of(p) for p in model.parameters())\n"),
@@ -322,15 +326,7 @@ COLAB_CHANGES = {
         lambda nb: nb["cells"][position(nb, "student_id")].update(
             source=f'STUDENT_ID = "{student}"  # typed in Colab\n'),
         insert_after("own-model", code("print(my_config)\nmy_model")),
-        insert_before("count_parameters_answer", code(
-            "def distinct_parameters(model):\n"
-            "    seen = {}\n"
-            "    for p in model.parameters():\n"
-            "        seen[id(p)] = p\n"
-            "    return list(seen.values())")),
-        answer("count_parameters_answer",
-               "def count_parameters(model):\n"
-               "    return sum(p.numel() for p in distinct_parameters(model))\n"),
+        *HELPER_ABOVE_THE_ANSWER,
         insert_before("values_answer", code("first = next(my_model.parameters())\nfirst.shape"))],
     L: lambda student: [
         insert_before("next_token_ids_answer", code(

@@ -125,3 +125,36 @@ def graded_as_handed_in(settings, assignment, student, page="tiny.html"):
     with open(os.path.join(folder, page), "w", encoding="utf-8") as handle:
         handle.write(f"the page of {student}'s notebook of {moment}")
     return moment
+
+
+def two_canvas_students_collected(tmp_path, handed_in):
+    """A tiny course with Alice and Bob on its roster (a Canvas export), each with a correct
+    notebook collected from a Canvas zip at `handed_in` (a naive UTC datetime), not graded;
+    returns (course folder, settings)."""
+    from grader.intake import collect_zip
+    from grader.reports import import_roster
+    from grader.settings import load
+    from testsupport.tiny_course import ASSIGNMENT, correct, make_course, released
+
+    course = make_course(str(tmp_path / "course"))
+    export = tmp_path / "export.csv"
+    export.write_text(canvas_gradebook_export([("Alice", "Liddell", 101, "S-1", "alice", "A"),
+                                               ("Bob", "Builder", 102, "S-2", "bob", "B")]),
+                      encoding="utf-8")
+    settings = load(course)
+    import_roster(settings, str(export))
+    notebook = correct(released(course))
+    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
+        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), notebook, handed_in),
+        (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), notebook, handed_in)]))
+    return course, settings
+
+
+def two_canvas_students_graded(tmp_path, handed_in):
+    """`two_canvas_students_collected`, each student's notebook then graded as handed in."""
+    from testsupport.tiny_course import ASSIGNMENT
+
+    course, settings = two_canvas_students_collected(tmp_path, handed_in)
+    for student in ("alice", "bob"):
+        graded_as_handed_in(settings, ASSIGNMENT, student)
+    return course, settings

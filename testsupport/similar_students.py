@@ -621,3 +621,20 @@ def notebook_at_the_caps(cells=300, chars=88_000):
     return {"cells": [{"cell_type": "code", "metadata": {}, "source": source, "outputs": [],
                        "execution_count": None} for source in sources],
             "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+
+
+def timed_comparison(course, assignment=ASSIGNMENT):
+    """The similarity of a course's class of `assignment`, timed as the report computes it:
+    (the class's answers, the comparison, seconds to read them, seconds to compare)."""
+    import time
+
+    from grader.settings import load
+    from grader.similarity import compare_class, read_class
+
+    settings = load(course)
+    start = time.perf_counter()
+    answers = read_class(settings, assignment)
+    read = time.perf_counter()
+    comparison = compare_class(answers, settings.similarity_threshold,
+                               settings.similarity_common_fraction)
+    return answers, comparison, read - start, time.perf_counter() - read

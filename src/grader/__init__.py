@@ -75,6 +75,8 @@ The ground floor, used by every wing:
   student-id check.
 - ``files.py``: files written whole, and what dead processes left (owner tags).
 - ``results.py``: the typed result of one student, with its status enums.
+- ``report_shell.py``: the shell of the course team's HTML pages (grade report, item
+  analysis, similarity report): one self-contained file each, its style inline.
 - ``cells.py``: one notebook cell's source, nbgrader metadata, role (`CellKind`) and docstring,
   and whether it reads the student's id (then it runs for each student).
 - ``plugins/``: the classes nbgrader_config.py names, which nbgrader loads by

@@ -5,6 +5,9 @@ assignment with four students: alice correct, bob partial, carol untouched,
 dave correct but late. It releases, collects, grades in the sandbox, writes
 and releases feedback and exports the grades with the course's own settings;
 the rehearsal's tests and the feedback page's tests read what it wrote.
+
+The module-scoped `browser` is one Chromium (a Playwright context) for a module's
+accessibility checks.
 """
 
 import os
@@ -13,7 +16,9 @@ import sys
 
 import pytest
 
+from testsupport.accessibility import chromium, missing_tools
 from testsupport.course import ROOT
+
 
 @pytest.fixture(scope="session")
 def rehearsal(tmp_path_factory):
@@ -23,3 +28,11 @@ def rehearsal(tmp_path_factory):
                          capture_output=True, text=True)
     return {"folder": folder, "run": run,
             "course_data": os.path.join(folder, "course", "course-data")}
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    if missing_tools():
+        pytest.fail(missing_tools())
+    with chromium(str(tmp_path_factory.mktemp("chromium-profile"))) as context:
+        yield context

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from testsupport.accessibility import (DESKTOP, PHONE, ROOT, axe_violations, chromium,
-                                       missing_tools, violations_report)
+from testsupport.accessibility import DESKTOP, PHONE, ROOT, axe_violations, violations_report
 from testsupport.course import assignments, cell_source, hidden_test_lines, read_notebook
 
 ASSIGNMENT = "parameters"
@@ -119,14 +118,6 @@ def test_the_pages_name_nothing_on_another_host(rehearsal):
         page = read(path)
         assert re.findall(r"https?://", page) == [], path
         assert "<script" not in page and "<link" not in page, path
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if missing_tools():
-        pytest.fail(missing_tools())
-    with chromium(str(tmp_path_factory.mktemp("chromium-profile"))) as context:
-        yield context
 
 
 @pytest.mark.parametrize("size", SIZES)

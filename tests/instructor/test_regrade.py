@@ -13,8 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from testsupport.accessibility import (DESKTOP, PHONE, ROOT, axe_violations, chromium,
-                                       missing_tools, violations_report)
+from testsupport.accessibility import DESKTOP, PHONE, ROOT, axe_violations, violations_report
 from testsupport.course import nbgrader_env, run_grader
 from testsupport.gradebook import gradebook_rows, sqlite_url
 from testsupport.hand_in import hand_in
@@ -177,14 +176,6 @@ def test_a_student_without_a_submission_is_refused_with_nothing_graded(graded):
     run = grader(graded["course"], "regrade", ASSIGNMENT, "--students", "alice,nobody")
     assert run.returncode == 2
     assert "no submission of tiny from: nobody (STUDENTS=...); nothing was regraded" in run.stderr
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    if missing_tools():
-        pytest.fail(missing_tools())
-    with chromium(str(tmp_path_factory.mktemp("chromium-profile"))) as context:
-        yield context
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

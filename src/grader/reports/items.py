@@ -30,6 +30,7 @@ import nbformat
 
 from ..files import csv_text, write_atomically
 from ..recording import read_student_parts
+from ..report_shell import report_page
 from ..safe_text import one_line, spreadsheet_safe
 from ..settings import Settings
 from .grades import AssignmentGrades, Check, number, read_grades
@@ -205,26 +206,15 @@ def chart(items: list[Item]) -> str:
     return "\n".join(parts)
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>
-body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222;
-        background: #fff; }}
-table {{ border-collapse: collapse; }}
-td, th {{ border-bottom: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }}
-td.n {{ text-align: right; }}
-figure {{ margin: 1em 0; }}
-@media (max-width: 30em) {{ td, th {{ padding: 0.25em 0.3em; font-size: 0.9em;
-                                    overflow-wrap: anywhere; }} }}
-.flag {{ color: #8b1a12; font-weight: bold; }}
-svg {{ max-width: 100%; height: auto; }}
-pre {{ background: #f4f4f4; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; }}
-a {{ color: #0b4f8a; }}
-</style></head><body><main>
-<h1>{title}</h1>
-<p>{overview}</p>
+ITEMS_STYLE = """\
+figure { margin: 1em 0; }
+@media (max-width: 30em) { td, th { font-size: 0.9em; overflow-wrap: anywhere; } }
+.flag { color: #8b1a12; font-weight: bold; }
+svg { max-width: 100%; height: auto; }
+pre { background: #f4f4f4; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; }
+"""
+
+ITEMS_BODY = """<p>{overview}</p>
 <h2>Difficulty and discrimination</h2>
 <figure>
 {chart}
@@ -240,9 +230,7 @@ discrimination (everyone earned the same).</figcaption>
 {rows}
 </tbody></table>
 <h2>The cells</h2>
-{cells}
-</main></body></html>
-"""
+{cells}"""
 
 
 def items_page(settings: Settings, grades: AssignmentGrades, items: list[Item]) -> str:
@@ -273,9 +261,9 @@ def items_page(settings: Settings, grades: AssignmentGrades, items: list[Item]) 
                      f"<h3>{number_shown}. {html.escape(check.grade_id)}</h3>"
                      f"<p>In {html.escape(notebook_path)}</p>"
                      f"<pre><code>{html.escape(source)}</code></pre></section>")
-    return PAGE.format(title=html.escape(f"{grades.name}: item analysis"),
-                       overview=html.escape(overview), chart=chart(items),
-                       rows="\n".join(rows), cells="\n".join(cells))
+    body = ITEMS_BODY.format(overview=html.escape(overview), chart=chart(items),
+                             rows="\n".join(rows), cells="\n".join(cells))
+    return report_page(f"{grades.name}: item analysis", body, ITEMS_STYLE)
 
 
 def write_item_analysis(settings: Settings, grades: AssignmentGrades) -> list[str]:

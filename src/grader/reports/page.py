@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from ..files import write_atomically
+from ..report_shell import report_page
 from ..settings import Settings
 from .grades import AssignmentGrades, number
 from .roster import Person
@@ -77,22 +78,13 @@ def check_bars(stats: list[dict[str, Any]]) -> str:
         plt.close(figure)
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>
-body {{ font-family: sans-serif; max-width: 60em; margin: 2em auto; padding: 0 1em; color: #222;
-        background: #fff; }}
-table {{ border-collapse: collapse; }}
-td, th {{ border-bottom: 1px solid #ccc; padding: 0.25em 0.8em; text-align: left; }}
-td {{ overflow-wrap: anywhere; }}
-td.n {{ text-align: right; overflow-wrap: normal; }}
-img {{ max-width: 100%; height: auto; }}
-@media (max-width: 30em) {{ td, th {{ padding: 0.25em 0.4em; }} }}
-</style></head><body><main>
-<h1>{title}</h1>
-<p>{overview}</p>
+REPORT_STYLE = """\
+td { overflow-wrap: anywhere; }
+td.n { overflow-wrap: normal; }
+img { max-width: 100%; height: auto; }
+"""
+
+REPORT_BODY = """<p>{overview}</p>
 <h2>Scores</h2>
 <img alt="histogram of the scores" src="data:image/png;base64,{histogram}">
 <h2>Checks, in notebook order</h2>
@@ -103,9 +95,7 @@ img {{ max-width: 100%; height: auto; }}
 </table>
 <h2>Students who need attention ({attention_count})</h2>
 {attention}
-{deadlines}
-</main></body></html>
-"""
+{deadlines}"""
 
 
 def render(settings: Settings, people: dict[str, Person], grades: AssignmentGrades) -> str:
@@ -141,11 +131,12 @@ def render(settings: Settings, people: dict[str, Person], grades: AssignmentGrad
         deadlines_html = (f"<h3>Late or with an extension ({len(due_rows)})</h3>\n"
                           f"<table><tr><th>student</th><th>due date and penalty</th></tr>\n"
                           f"{rows}\n</table>")
-    return PAGE.format(title=html.escape(f"{grades.name}: grade report"),
-                       overview=html.escape(overview),
-                       histogram=histogram(scores, grades.max_score), bars=check_bars(stats),
-                       check_rows=check_rows, attention_count=len(needs),
-                       attention=attention_html, deadlines=deadlines_html)
+    body = REPORT_BODY.format(overview=html.escape(overview),
+                              histogram=histogram(scores, grades.max_score),
+                              bars=check_bars(stats), check_rows=check_rows,
+                              attention_count=len(needs), attention=attention_html,
+                              deadlines=deadlines_html)
+    return report_page(f"{grades.name}: grade report", body, REPORT_STYLE)
 
 
 def write_report_pages(settings: Settings, people: dict[str, Person],

@@ -13,6 +13,7 @@ import html
 import os
 
 from ..files import csv_text, write_atomically
+from ..report_shell import report_page
 from ..safe_text import spreadsheet_cell
 from ..settings import Settings
 from .answers import AnswerCell, read_class
@@ -22,28 +23,18 @@ from .fingerprints import Span
 CSV_FIELDS = ["student_a", "student_b", "similarity", "above_threshold"]
 BELOW_SHOWN = 10  # the most similar pairs under the threshold, listed for a second look
 
-SIMILARITY_PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<style>
-body {{ font-family: sans-serif; max-width: 72em; margin: 2em auto; padding: 0 1em; color: #222;
-       background: #fff; line-height: 1.4; }}
-table {{ border-collapse: collapse; margin: 0.5em 0 1em; }}
-td, th {{ border-bottom: 1px solid #ccc; padding: 0.25em 0.8em; text-align: left; }}
-td.n {{ text-align: right; }}
-.table-wrap {{ overflow-x: auto; }}
-.sides {{ display: grid; grid-template-columns: repeat(auto-fit, minmax(16em, 1fr)); gap: 1em; }}
-figure {{ margin: 0; min-width: 0; }}
-figcaption {{ font-weight: bold; margin-bottom: 0.3em; }}
-pre {{ background: #f6f6f6; border: 1px solid #ccc; padding: 0.5em; overflow-x: auto;
-      font-size: 0.9em; margin: 0; }}
-mark {{ background: #ffd966; color: #222; }}
-a {{ color: #0645ad; }}
-</style></head><body>
-<main>
-<h1>{title}</h1>
-<p>{overview}</p>
+SIMILARITY_STYLE = """\
+table { margin: 0.5em 0 1em; }
+.table-wrap { overflow-x: auto; }
+.sides { display: grid; grid-template-columns: repeat(auto-fit, minmax(16em, 1fr)); gap: 1em; }
+figure { margin: 0; min-width: 0; }
+figcaption { font-weight: bold; margin-bottom: 0.3em; }
+pre { background: #f6f6f6; border: 1px solid #ccc; padding: 0.5em; overflow-x: auto;
+      font-size: 0.9em; margin: 0; }
+mark { background: #ffd966; color: #222; }
+"""
+
+SIMILARITY_BODY = """<p>{overview}</p>
 <p>This page is evidence for a person to read: a high similarity is a reason to look at
 two notebooks, not a finding, and nothing here changes a grade. Code that everyone shares
 is left out of the comparison: the instructor's notebook and code that more than
@@ -57,10 +48,7 @@ comments, literals, spacing and the order of functions are set aside.</p>
 {missing}
 <h2>Compared in part ({part_count})</h2>
 {part}
-{details}
-</main>
-</body></html>
-"""
+{details}"""
 
 
 def highlighted(source: str, spans: list[Span]) -> str:
@@ -134,8 +122,7 @@ def render_similarity(comparison: Comparison) -> str:
                 f"{rows}\n</table>")
     else:
         part = "<p>Nobody: every submission was compared whole.</p>"
-    return SIMILARITY_PAGE.format(
-        title=html.escape(f"{answers.assignment}: similarity report"),
+    body = SIMILARITY_BODY.format(
         overview=html.escape(overview), common_limit=comparison.common_limit,
         above_count=len(above), above=pair_table(comparison, above, linked=True),
         below=pair_table(comparison, below, linked=False),
@@ -143,6 +130,8 @@ def render_similarity(comparison: Comparison) -> str:
         part_count=len(answers.compared_in_part), part=part,
         details="\n".join(pair_details(comparison, rank, pair)
                           for rank, pair in enumerate(above, 1)))
+    return report_page(f"{answers.assignment}: similarity report", body, SIMILARITY_STYLE,
+                       width="72em")
 
 
 def similarity_rows(comparison: Comparison) -> list[dict[str, str]]:

@@ -11,12 +11,11 @@ import pytest
 from grader.handback import write_feedback_zip
 from grader.handback.lms_zip import feedback_name
 from grader.intake import MANIFEST_FIELDS, collect_zip, manifest_path
-from grader.reports import import_roster
-from grader.settings import CourseError, load
+from grader.settings import CourseError
 from testsupport.course import plain_settings
-from testsupport.lms_download import (canvas_gradebook_export, canvas_name, graded_as_handed_in,
-                                      write_zip)
-from testsupport.tiny_course import ASSIGNMENT, correct, make_course, released
+from testsupport.lms_download import (canvas_name, graded_as_handed_in,
+                                      two_canvas_students_graded, write_zip)
+from testsupport.tiny_course import ASSIGNMENT, released
 
 
 def row(student, lms, lms_file_name, notebook="parameters.ipynb"):
@@ -97,19 +96,7 @@ def test_the_zip_holds_each_collected_page_and_says_who_is_left_out(tmp_path, mo
 
 
 def test_a_notebook_collected_after_grading_does_not_get_the_old_page(tmp_path):
-    course = make_course(str(tmp_path / "course"))
-    export = tmp_path / "export.csv"
-    export.write_text(canvas_gradebook_export([("Alice", "Liddell", 101, "S-1", "alice", "A"),
-                                               ("Bob", "Builder", 102, "S-2", "bob", "B")]),
-                      encoding="utf-8")
-    settings = load(course)
-    import_roster(settings, str(export))
-    nb = correct(released(course))
-    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
-        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), nb, datetime(2026, 1, 15, 11)),
-        (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), nb, datetime(2026, 1, 15, 11))]))
-    for student in ("alice", "bob"):
-        graded_as_handed_in(settings, ASSIGNMENT, student)
+    course, settings = two_canvas_students_graded(tmp_path, datetime(2026, 1, 15, 11))
     collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "later.zip"), [
         (canvas_name("Alice", "Liddell", 101, 3, "tiny-1.ipynb"), released(course),
          datetime(2026, 1, 15, 17))]))

@@ -7,28 +7,16 @@ import pytest
 
 from grader.intake import collect_zip
 from grader.recording import NotGradedYet, not_graded_yet
-from grader.reports import import_roster
-from grader.settings import load
-from testsupport.lms_download import (canvas_gradebook_export, canvas_name, graded_as_handed_in,
-                                      write_zip)
-from testsupport.tiny_course import ASSIGNMENT, correct, make_course, released
+from testsupport.lms_download import (canvas_name, graded_as_handed_in,
+                                      two_canvas_students_collected, write_zip)
+from testsupport.tiny_course import ASSIGNMENT, released
 
-STUDENTS = [("Alice", "Liddell", 101, "S-1", "alice", "A"), ("Bob", "Builder", 102, "S-2", "bob", "B")]
 FIRST, LATER = datetime.datetime(2026, 1, 15, 11), datetime.datetime(2026, 1, 15, 17)
 
 
 @pytest.fixture
 def settings(tmp_path):
-    course = make_course(str(tmp_path / "course"))
-    export = tmp_path / "export.csv"
-    export.write_text(canvas_gradebook_export(STUDENTS), encoding="utf-8")
-    settings = load(course)
-    import_roster(settings, str(export))
-    nb = correct(released(course))
-    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
-        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), nb, FIRST),
-        (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), nb, FIRST)]))
-    return settings
+    return two_canvas_students_collected(tmp_path, FIRST)[1]
 
 
 def test_a_notebook_collected_and_never_graded_is_not_graded_yet(settings):

@@ -4,27 +4,15 @@ after the grade it writes, and say nothing once that notebook is graded?"""
 import datetime
 
 from grader.intake import collect_zip
-from grader.reports import import_roster, write_grades
-from grader.settings import load
-from testsupport.lms_download import (canvas_gradebook_export, canvas_name, graded_as_handed_in,
-                                      write_zip)
-from testsupport.tiny_course import ASSIGNMENT, correct, make_course, released
+from grader.reports import write_grades
+from testsupport.lms_download import (canvas_name, graded_as_handed_in,
+                                      two_canvas_students_graded, write_zip)
+from testsupport.tiny_course import ASSIGNMENT, released
 
 
 def test_grades_warn_of_each_notebook_collected_after_its_grade(tmp_path):
-    course = make_course(str(tmp_path / "course"))
-    export = tmp_path / "export.csv"
-    export.write_text(canvas_gradebook_export([("Alice", "Liddell", 101, "S-1", "alice", "A"),
-                                               ("Bob", "Builder", 102, "S-2", "bob", "B")]),
-                      encoding="utf-8")
-    settings = load(course)
-    import_roster(settings, str(export))
     first = datetime.datetime(2026, 1, 15, 11)
-    collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "first.zip"), [
-        (canvas_name("Alice", "Liddell", 101, 1, "tiny.ipynb"), correct(released(course)), first),
-        (canvas_name("Bob", "Builder", 102, 2, "tiny.ipynb"), correct(released(course)), first)]))
-    for student in ("alice", "bob"):
-        graded_as_handed_in(settings, ASSIGNMENT, student)
+    course, settings = two_canvas_students_graded(tmp_path, first)
     assert not [line for line in write_grades(settings, [ASSIGNMENT])
                 if line.startswith("warning")]
     collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "later.zip"), [
