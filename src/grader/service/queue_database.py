@@ -69,7 +69,13 @@ class StoreError(Exception):
 
 class QueueUnreachable(StoreError):
     """The queue's database could not be reached or failed (its server stopped, a lock
-    waited for too long): nothing was changed, and the same call may be tried again."""
+    waited for too long): what the call was changing was rolled back (unless the
+    connection was lost at its very commit), and the same call may be tried again."""
+
+
+def reason(error: sqlalchemy.exc.DBAPIError) -> str:
+    """What the database's driver said went wrong, any password in it hidden."""
+    return shown_url(str(error.orig).strip())
 
 
 class Statements:
@@ -101,9 +107,10 @@ class QueueDatabase:
         self.shown = shown  # the database as it may be shown (no password)
         try:
             self.engine = sqlalchemy.create_engine(url, poolclass=NullPool, **engine_options)
-        except (sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError,
-                ImportError) as error:
-            raise StoreError(f"the service's queue cannot use {shown}: {error}") from None
+        except (sqlalchemy.exc.ArgumentError, sqlalchemy.exc.NoSuchModuleError, ImportError,
+                ValueError) as error:  # a URL that does not parse, a driver not installed
+            raise StoreError(f"the service's queue cannot use {shown}: "
+                             f"{shown_url(str(error))}") from None
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[Statements]:
@@ -112,12 +119,12 @@ class QueueDatabase:
             connection = self.engine.connect()
         except sqlalchemy.exc.DBAPIError as error:
             raise QueueUnreachable(f"the service's queue cannot open {self.shown}: "
-                                   f"{str(error.orig).strip()}") from None
+                                   f"{reason(error)}") from None
         try:
             yield Statements(connection)
         except sqlalchemy.exc.OperationalError as error:
             raise QueueUnreachable(f"the service's queue {self.shown} failed: "
-                                   f"{str(error.orig).strip()}") from None
+                                   f"{reason(error)}") from None
         finally:
             connection.close()
 
@@ -237,5 +244,5 @@ def queue_database(path_or_url: str) -> QueueDatabase:
         database.make_schema()
     except (sqlalchemy.exc.ProgrammingError, sqlalchemy.exc.InternalError) as error:
         raise StoreError(f"the service's queue cannot make its tables in {database.shown}: "
-                         f"{str(error.orig).strip()}") from None
+                         f"{reason(error)}") from None
     return database

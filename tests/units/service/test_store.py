@@ -89,6 +89,11 @@ def test_a_database_other_than_sqlite_or_postgresql_is_refused_with_what_is_take
     with pytest.raises(StoreError, match=r"an SQLite file, an sqlite:/// URL or a PostgreSQL "
                        r"URL, not mysql:// \(mysql://grader:\*\*\*@localhost/gradebook\)"):
         Store("mysql://grader:secret@localhost/gradebook", blobs=str(tmp_path))
+    with pytest.raises(StoreError) as raised:
+        Store("postgresql://grader:secret@localhost:port/gradebook", blobs=str(tmp_path))
+    assert str(raised.value).startswith("the service's queue cannot use postgresql+psycopg2://"
+                                        "grader:***@localhost:port/gradebook: ")
+    assert "secret" not in str(raised.value)
 
 
 def test_an_unreachable_postgresql_is_named_without_its_password(tmp_path):
@@ -103,6 +108,19 @@ def test_an_unreachable_postgresql_is_named_without_its_password(tmp_path):
     assert "secret" not in message and "refused" in message
     with pytest.raises(StoreError, match="needs the folder of its blobs"):
         Store(url)
+
+
+def test_a_wrong_postgresql_password_or_database_is_named_without_the_password(
+        postgres_server, postgres_database, tmp_path):
+    wrong_password = postgres_database.replace(postgres_server.password, "not-the-password")
+    with pytest.raises(StoreError, match=r"cannot open postgresql\+psycopg2://postgres:\*\*\*@"
+                       r".*password authentication failed for user \"postgres\""):
+        Store(wrong_password, blobs=str(tmp_path / "blobs"))
+    no_database = postgres_database.rsplit("/", 1)[0] + "/no_such_gradebook"
+    with pytest.raises(StoreError, match=r"/no_such_gradebook: .*\"no_such_gradebook\" does not "
+                       r"exist") as raised:
+        Store(no_database, blobs=str(tmp_path / "blobs"))
+    assert postgres_server.password not in str(raised.value)
 
 
 def test_on_postgresql_the_queue_is_in_its_own_schema_of_the_gradebooks_database(
