@@ -8,6 +8,7 @@ import datetime
 import multiprocessing
 import os
 import stat
+import subprocess
 import threading
 import time
 
@@ -194,6 +195,21 @@ def test_a_heartbeat_keeps_the_lease_and_a_release_gives_the_job_back_uncounted(
     back = store.job(job.id)
     assert (back.state, back.attempts, back.reason) == (JobState.WAITING, 0,
                                                         "the service stopped")
+
+
+def test_take_back_ends_at_once_the_leases_of_this_machines_dead_workers_only(store):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    workers = {"ada": f"host_a:{dead.pid}", "bob": f"host_a:{os.getpid()}",
+               "cy": f"hostXa:{dead.pid}", "dee": f"other:{dead.pid}"}
+    jobs = {}
+    for student, worker in workers.items():
+        jobs[student] = store.hand_in(student, "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+        assert store.claim(worker, lease_seconds=600).id == jobs[student].id
+    assert store.take_back("host_a:") == [jobs["ada"].id]  # _ is no wildcard
+    again = store.claim("host_a:1", lease_seconds=600)
+    assert (again.id, again.attempts) == (jobs["ada"].id, 2)
+    assert store.claim("host_a:1", lease_seconds=600) is None
 
 
 def test_a_failed_grading_is_retried_then_ends_failed_with_its_reason(make_store):
