@@ -47,7 +47,7 @@ def tiny_course(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def postgres_server():
-    """One real PostgreSQL server for the session (testsupport.postgres), on 127.0.0.1. If it
+    """One real PostgreSQL server for the whole test run (testsupport.postgres), on 127.0.0.1. If it
     cannot start, the tests that use it fail (they never skip)."""
     server = TemporaryPostgres()
     try:
@@ -61,5 +61,5 @@ def postgres_server():
 
 @pytest.fixture
 def postgres_database(postgres_server):
-    """The URL of a new, empty database on the session's server."""
+    """The URL of a new, empty database on the test run's server."""
     return postgres_server.create_database(f"gradebook_{next(_database_numbers)}")

@@ -2,7 +2,7 @@
 change one transaction, duplicates and workers that die recorded as such.
 
 Every test of a store runs on both of its databases: an SQLite file, and a new database
-on the session's PostgreSQL server (tests/conftest.py's `postgres_server`)."""
+on the test run's PostgreSQL server (tests/conftest.py's `postgres_server`)."""
 
 import datetime
 import multiprocessing
