@@ -19,14 +19,17 @@ the few tests there marked slow by hand (a fresh interpreter that builds the 124
 every test in any other folder is marked slow. Helpers live in testsupport/.
 """
 
+import itertools
 import os
 
 import pytest
 
+from testsupport.postgres import PostgresError, TemporaryPostgres
 from testsupport.tiny_course import make_course
 
 QUICK_FOLDERS = {"package", "units"}
 TESTS = os.path.dirname(os.path.abspath(__file__))
+_database_numbers = itertools.count(1)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -40,3 +43,23 @@ def pytest_collection_modifyitems(config, items):
 def tiny_course(tmp_path_factory):
     """The tiny course released (testsupport.tiny_course), one copy per test module."""
     return make_course(str(tmp_path_factory.mktemp("cli") / "course"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One real PostgreSQL server for the whole test run (testsupport.postgres), on 127.0.0.1. If it
+    cannot start, the tests that use it fail (they never skip)."""
+    server = TemporaryPostgres()
+    try:
+        server.start()
+    except PostgresError as error:
+        pytest.fail(f"PostgreSQL is needed for these tests and could not start:\n{error}",
+                    pytrace=False)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_database(postgres_server):
+    """The URL of a new, empty database on the test run's server."""
+    return postgres_server.create_database(f"gradebook_{next(_database_numbers)}")

@@ -23,7 +23,7 @@ Top floor, the instructor's commands:
   then exactly those students recorded again, their feedback saying why.
 - ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
   durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite,
-  claimed under a lease), the exchange watched, one warm engine for the service's life.
+  or in the gradebook's PostgreSQL, claimed under a lease), the exchange watched, one warm engine for the service's life.
 - ``dask_tls.py``: the Dask cluster's TLS: the certificates of `make dask-certs`,
   what the grader connects with, a tcp:// address refused unless allowed.
 

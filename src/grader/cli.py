@@ -333,7 +333,7 @@ def run_collect_zip(args: argparse.Namespace) -> int:
     for line in outcome.report_lines():
         print(line)
     if args.queue:
-        store = course_store(settings.data)
+        store = course_store(settings.data, settings.db_url)
         source = f"zip:{os.path.basename(args.zip)}"
         for line in queue_submitted(settings, store, args.assignment, source):
             print(line)

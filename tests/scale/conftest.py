@@ -1,44 +1,21 @@
 """Session fixtures of the scaling tests (see testsupport.scaling).
 
-One real PostgreSQL server serves every test of the folder. It installs Debian's
-``postgresql`` when the server binaries are missing and runs the server as the
-``postgres`` user in a temporary directory on 127.0.0.1. If it cannot start, the
-tests that use it fail (they never skip).
+One real PostgreSQL server (tests/conftest.py's `postgres_server`) serves every test
+of the folder. It installs Debian's ``postgresql`` when the server binaries are
+missing and runs the server as the ``postgres`` user in a temporary directory on
+127.0.0.1. If it cannot start, the tests that use it fail (they never skip).
 
 The assignment is released once per session into a SQLite gradebook and once
 into a PostgreSQL template database; each run starts from a copy. The serial
 run into SQLite is the reference the other runs are compared with.
 """
 
-import itertools
-
 import pytest
 
 from testsupport.gradebook import sqlite_url
-from testsupport.postgres import PostgresError, TemporaryPostgres
 from testsupport.course import run_grader
 from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, GradedRun, batch_course,
                                  gradebook_rows, output_files, release, sqlite_path)
-
-_database_numbers = itertools.count(1)
-
-
-@pytest.fixture(scope="session")
-def postgres_server():
-    server = TemporaryPostgres()
-    try:
-        server.start()
-    except PostgresError as error:
-        pytest.fail(f"PostgreSQL is needed for the shared gradebook tests and could not "
-                    f"start:\n{error}", pytrace=False)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def postgres_database(postgres_server):
-    """The URL of a new, empty database on the session's server."""
-    return postgres_server.create_database(f"gradebook_{next(_database_numbers)}")
 
 
 @pytest.fixture(scope="session")

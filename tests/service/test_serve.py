@@ -1,17 +1,21 @@
 """The grading service as a real process on the tiny course: hand-ins from the exchange and
 from the store graded and recorded as they arrive, a kill -9 in the middle of a rush losing and
-doubling nothing, and SIGTERM stopping cleanly with nothing left behind.
+doubling nothing, and SIGTERM stopping cleanly with nothing left behind; the same kill -9
+on a course whose gradebook, and so the service's queue, is PostgreSQL.
 
 The tests share one course (module scope) and run one after another on it.
 """
 
 import json
 import os
+import subprocess
+import sys
 import time
 
 import pytest
 
 from grader.service import JobState, course_store
+from testsupport.course import nbgrader_env
 from testsupport.gradebook import gradebook_rows, gradebook_scores, sqlite_url
 from testsupport.service import exchange_submit, start_service, stop_service, wait_until_final
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, correct, make_course, released
@@ -26,6 +30,23 @@ def course(tmp_path_factory):
     root = str(tmp_path_factory.mktemp("service") / "course")
     make_course(root)
     return root
+
+
+@pytest.fixture(scope="module")
+def postgres_course(tmp_path_factory, postgres_server):
+    """The tiny course with its gradebook in a PostgreSQL database, released there."""
+    root = str(tmp_path_factory.mktemp("service-postgres") / "course")
+    make_course(root)
+    db_url = postgres_server.create_database("service_gradebook")
+    config = os.path.join(root, "nbgrader_config.py")
+    with open(config, encoding="utf-8") as handle:
+        lines = [line for line in handle if not line.startswith("c.CourseDirectory.db_url")]
+    with open(config, "w", encoding="utf-8") as handle:
+        handle.writelines(lines + [f"c.CourseDirectory.db_url = {db_url!r}\n"])
+    os.remove(os.path.join(root, "course-data", "gradebook.db"))
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT,
+                    "--force"], cwd=root, env=nbgrader_env(), check=True, capture_output=True)
+    return root, db_url
 
 
 @pytest.fixture
@@ -81,7 +102,21 @@ def test_hand_ins_from_the_exchange_and_the_store_are_graded_into_the_gradebook_
 
 def test_a_kill_9_in_the_middle_of_a_rush_loses_and_doubles_nothing(course, tmpdir_of_service,
                                                                      tmp_path):
-    store = course_store(os.path.join(course, "course-data"))
+    kill_9_in_a_rush(course, sqlite_url(course), tmpdir_of_service, tmp_path)
+
+
+def test_on_postgresql_a_kill_9_in_the_middle_of_a_rush_loses_and_doubles_nothing(
+        postgres_course, tmpdir_of_service, tmp_path):
+    course, db_url = postgres_course
+    kill_9_in_a_rush(course, db_url, tmpdir_of_service, tmp_path)
+    assert not os.path.exists(os.path.join(course, "course-data", "service", "queue.db"))
+    assert os.listdir(os.path.join(course, "course-data", "service")) == ["blobs"]
+
+
+def kill_9_in_a_rush(course, db_url, tmpdir_of_service, tmp_path):
+    """8 hand-ins and a duplicate, the service killed (-9) once 3 are graded, started again:
+    each graded once, the duplicate not graded, the gradebook `db_url` as the batch gives."""
+    store = course_store(os.path.join(course, "course-data"), db_url)
     before = len(store.jobs())
     students = [f"rush{n}" for n in range(8)]
     answers = {student: ({} if n % 2 else {"answer_answer": "answer = 41\n"})
@@ -116,10 +151,10 @@ def test_a_kill_9_in_the_middle_of_a_rush_loses_and_doubles_nothing(course, tmpd
     assert all(rush[j.id].attempts in (1, 2) for j in made)
     assert {rush[j.id].student: rush[j.id].score for j in made} == {
         s: (6.0 if n % 2 else 5.0) for n, s in enumerate(students)}
-    scores = gradebook_scores(course, ASSIGNMENT)
+    scores = gradebook_scores(db_url, ASSIGNMENT)
     assert {s: scores[s] for s in students} == {
         s: FULL if n % 2 else {**FULL, "answer_value": 0.0} for n, s in enumerate(students)}
-    rows = gradebook_rows(sqlite_url(course), ASSIGNMENT)
+    rows = gradebook_rows(db_url, ASSIGNMENT)
     assert [count for student, count in rows["submissions"] if student in students] == [1] * 8
     assert os.listdir(tmpdir_of_service) == []
 

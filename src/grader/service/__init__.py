@@ -1,8 +1,11 @@
 """The service wing: hand-ins graded as they arrive, for as long as the service runs.
 
 - ``store.py``: the durable queue: each hand-in's bytes stored first (by their
-  SHA-256), then a `Job` row in SQLite; claims with a lease and a heartbeat,
-  duplicates, a bounded number of attempts; `course_store`, the course's own.
+  SHA-256), then a `Job` row; claims with a lease and a heartbeat, duplicates, a
+  bounded number of attempts; `course_store`, the course's own.
+- ``queue_database.py``: where the rows are: an SQLite file beside the gradebook,
+  or the gradebook's PostgreSQL database when it is one; the same SQL on both, the
+  few differences (types, how a writer keeps the others out) in one place.
 - ``inbound.py``: hand-ins taken from nbgrader's exchange, its inbound folder
   read about once a second.
 - ``submitted.py``: a claimed hand-in written into submitted/, where the batch
@@ -22,7 +25,8 @@
 - ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
   page, check, student-view), which cli.py adds.
 
-Other code hands a notebook in with `course_store(settings.data).hand_in(...)`;
+Other code hands a notebook in with
+`course_store(settings.data, settings.db_url).hand_in(...)`;
 `queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).
 """
 

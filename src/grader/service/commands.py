@@ -73,7 +73,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_queue(args: argparse.Namespace) -> int:
-    jobs = course_store(load(args.course).data).jobs()
+    settings = load(args.course)
+    jobs = course_store(settings.data, settings.db_url).jobs()
     if args.json:
         print(json.dumps([queue_record(job) for job in jobs], indent=1))
     else:
@@ -85,7 +86,7 @@ def run_page(args: argparse.Namespace) -> int:
     from .page import serve_page  # tornado and the hub's client: only for the page
 
     settings = loaded(args)
-    serve_page(settings, course_store(settings.data), args.port, args.instructors)
+    serve_page(settings, course_store(settings.data, settings.db_url), args.port, args.instructors)
     return 0
 
 

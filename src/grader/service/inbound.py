@@ -16,6 +16,7 @@ import time
 
 from ..safe_text import writable
 from ..settings import Settings
+from .queue_database import QueueUnreachable
 from .store import Store, StoreError
 
 POLL_SECONDS = 1.0  # how often the inbound folder is listed
@@ -65,7 +66,8 @@ def complete(folder: str, now: float) -> bool:
 
 def take_inbound(store: Store, inbound: str, known: set[str]) -> list[int]:
     """Store every complete inbound folder not in `known` (sources, updated); returns the
-    ids of the jobs made. A folder that cannot be read is reported and skipped for good."""
+    ids of the jobs made. A folder that cannot be read is reported and skipped for good;
+    one the queue's database could not take (unreachable) is taken at the next call."""
     try:
         names = sorted(os.listdir(inbound))
     except FileNotFoundError:
@@ -85,6 +87,10 @@ def take_inbound(store: Store, inbound: str, known: set[str]) -> list[int]:
             arrived = datetime.datetime.fromtimestamp(os.path.getmtime(folder),
                                                       datetime.timezone.utc)
             made.append(store.hand_in(parts[0], parts[1], files, source, arrived).id)
+        except QueueUnreachable as error:  # taken at the next look
+            known.discard(source)
+            print(f"exchange: {writable(name)} not taken yet: {writable(str(error))}",
+                  file=sys.stderr)
         except (OSError, StoreError) as error:
             print(f"exchange: {writable(name)} not taken: {writable(str(error))}",
                   file=sys.stderr)

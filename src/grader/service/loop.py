@@ -233,7 +233,7 @@ def run_service(settings: Settings, workers: int = 1, scheduler: str | None = No
     """What `python -m grader serve` runs: the exchange watched and the store's jobs graded
     until `stop` is set."""
     stop = stop or threading.Event()
-    store = course_store(settings.data)
+    store = course_store(settings.data, settings.db_url)
     service = Service(settings, store, workers, scheduler, lease_seconds)
     watcher = threading.Thread(target=watch_inbound, args=(store, inbound_folder(settings), stop),
                                name="exchange", daemon=True)

@@ -2,7 +2,9 @@
 
 A hand-in's files are written under ``blobs/``, each named by its SHA-256
 (folders 0700, files 0600: students never read them), and only then is its
-`Job` added to an SQLite database (WAL; one transaction per change of state).
+`Job` added to the queue's database (one transaction per change of state): an
+SQLite file beside the gradebook, or the gradebook's own PostgreSQL database
+when it is one (queue_database.py: the same SQL on both).
 A worker `claim`s a waiting job with a lease and keeps it with `heartbeat`;
 a job whose lease ran out (its worker died) is claimable again, and one
 claimed `max_attempts` times without finishing ends `failed` with its reason.
@@ -19,34 +21,13 @@ import enum
 import hashlib
 import json
 import os
-import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import Any
+
+from .queue_database import Statements, StoreError, is_postgres, queue_database, sqlite_path
 
 MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    student TEXT NOT NULL,
-    assignment TEXT NOT NULL,
-    digest TEXT NOT NULL,
-    files TEXT NOT NULL,
-    source TEXT NOT NULL,
-    state TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    arrived TEXT NOT NULL,
-    graded TEXT,
-    score REAL,
-    max_score REAL,
-    checks TEXT NOT NULL DEFAULT '[]',
-    reason TEXT NOT NULL DEFAULT '',
-    worker TEXT,
-    lease_until REAL
-);
-CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
-CREATE INDEX IF NOT EXISTS jobs_by_student ON jobs (student, assignment, id);
-CREATE INDEX IF NOT EXISTS jobs_by_source ON jobs (source);
-"""
 
 
 class JobState(enum.StrEnum):
@@ -95,22 +76,8 @@ class QueuedJob:
 Job = QueuedJob  # the service's name for it; worker.Job is the data one grading is given
 
 
-class StoreError(Exception):
-    """A hand-in the store cannot take (what is wrong is said), or a job it does not know."""
-
-
 def utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
-
-
-def database_path(path_or_url: str) -> str:
-    """The SQLite file of a path or an ``sqlite:///`` URL (PostgreSQL is not supported yet)."""
-    if "://" not in path_or_url:
-        return os.path.abspath(path_or_url)
-    if path_or_url.startswith("sqlite:///"):
-        return os.path.abspath(path_or_url[len("sqlite:///"):])
-    raise StoreError(f"the service's queue takes an SQLite file or sqlite:/// URL, not "
-                     f"{path_or_url.split('://')[0]}:// ({path_or_url})")
 
 
 def hand_in_digest(files: dict[str, str]) -> str:
@@ -120,57 +87,45 @@ def hand_in_digest(files: dict[str, str]) -> str:
 
 
 class Store:
-    """The queue of hand-ins in the SQLite file `path_or_url`, its bytes in ``blobs/`` beside it.
+    """The queue of hand-ins in the database `path_or_url`, its bytes in `blobs`.
 
-    Each method opens its own connection, so a Store may be used from any
-    thread or process; every change of state is one transaction.
+    `path_or_url` is an SQLite file (or sqlite:/// URL), whose bytes are by default
+    in ``blobs/`` beside it, or a PostgreSQL URL, whose bytes are in the folder
+    `blobs` (the service reads them and hands them on: no worker needs the disk).
+    Each method opens its own connection, so a Store may be used from any thread
+    or process; every change of state is one transaction.
     """
 
-    def __init__(self, path_or_url: str, max_attempts: int = MAX_ATTEMPTS):
-        self.path = database_path(path_or_url)
-        self.blobs = os.path.join(os.path.dirname(self.path), "blobs")
+    def __init__(self, path_or_url: str, max_attempts: int = MAX_ATTEMPTS,
+                 blobs: str | None = None):
+        path = sqlite_path(path_or_url)
+        if path is None and blobs is None:
+            raise StoreError("a queue in PostgreSQL keeps the hand-ins' bytes on disk: "
+                             "it needs the folder of its blobs")
         self.max_attempts = max_attempts
+        self.blobs = os.path.abspath(blobs or os.path.join(os.path.dirname(path), "blobs"))
         # what root makes here (the hub's page runs as root) belongs to the course's owner
-        above = os.path.dirname(os.path.dirname(self.path))
+        above = os.path.dirname(os.path.dirname(self.blobs))
         while above and not os.path.isdir(above):
             above = os.path.dirname(above)
         self.owner = os.stat(above or ".")
-        for folder in (os.path.dirname(self.path), self.blobs):
+        for folder in sorted({os.path.dirname(self.blobs), os.path.dirname(path or self.blobs),
+                              self.blobs}):  # each folder before what it holds
             os.makedirs(folder, mode=0o700, exist_ok=True)
             os.chmod(folder, 0o700)
             self._owned(folder)
-        with self._connection() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
-        os.chmod(self.path, 0o600)
-        self._owned(self.path)
+        self.database = queue_database(path_or_url)
+        self.path = path or path_or_url  # the SQLite file, or the PostgreSQL URL
+        self.where = self.database.shown  # the queue as it may be shown (no password)
+        if path is not None:
+            os.chmod(path, 0o600)
+            self._owned(path)
 
     def _owned(self, path: str) -> None:
         """Run as root, give `path` to the owner of the course's data folder (SQLite itself
         does so for its -wal and -shm files), so that the grading service can read it."""
         if os.geteuid() == 0 and os.stat(path).st_uid != self.owner.st_uid:
             os.chown(path, self.owner.st_uid, self.owner.st_gid)
-
-    @contextlib.contextmanager
-    def _connection(self) -> Iterator[sqlite3.Connection]:
-        db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        db.row_factory = sqlite3.Row
-        try:
-            yield db
-        finally:
-            db.close()
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken at once (BEGIN IMMEDIATE), committed or rolled back."""
-        with self._connection() as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
 
     def _store_blob(self, content: bytes) -> str:
         """Write `content` under its SHA-256 (once; whole or not at all); returns the digest."""
@@ -213,19 +168,22 @@ class Store:
         digests = {name: self._store_blob(content) for name, content in files.items()}
         digest = hand_in_digest(digests)
         arrived = (arrived or utc_now()).astimezone(datetime.timezone.utc)
-        with self._transaction() as db:
-            latest = db.execute(
-                "SELECT id, digest FROM jobs WHERE student = ? AND assignment = ? AND state != ? "
-                "ORDER BY id DESC LIMIT 1", (student, assignment, JobState.DUPLICATE)).fetchone()
+        with self.database.transaction() as db:
+            latest = db.row(
+                "SELECT id, digest FROM jobs WHERE student = :student AND assignment = :assignment"
+                " AND state != :duplicate ORDER BY id DESC LIMIT 1",
+                student=student, assignment=assignment, duplicate=JobState.DUPLICATE)
             duplicate = latest is not None and latest["digest"] == digest
             state = JobState.DUPLICATE if duplicate else JobState.WAITING
             reason = f"the same files as hand-in {latest['id']}" if duplicate else ""
-            cursor = db.execute(
+            added = db.row(
                 "INSERT INTO jobs (student, assignment, digest, files, source, state, arrived, "
-                "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (student, assignment, digest, json.dumps(digests, sort_keys=True), source,
-                 state, arrived.isoformat(), reason))
-            return self._job(db, cursor.lastrowid)
+                "reason) VALUES (:student, :assignment, :digest, :files, :source, :state, "
+                ":arrived, :reason) RETURNING id",
+                student=student, assignment=assignment, digest=digest,
+                files=json.dumps(digests, sort_keys=True), source=source, state=str(state),
+                arrived=arrived.isoformat(), reason=reason)
+            return self._job(db, added["id"])
 
     def claim(self, worker: str, lease_seconds: float) -> QueuedJob | None:
         """The next job to grade, leased to `worker` for `lease_seconds`; None when none waits.
@@ -235,12 +193,13 @@ class Store:
         ran out after `max_attempts` claims ends `failed` instead.
         """
         now = time.time()
-        with self._transaction() as db:
-            rows = db.execute(
+        with self.database.transaction() as db:
+            rows = db.rows(
                 "SELECT id, student, assignment, state, attempts, lease_until FROM jobs "
-                "WHERE state IN (?, ?) ORDER BY id", (JobState.WAITING, JobState.GRADING))
+                "WHERE state IN (:waiting, :grading) ORDER BY id",
+                waiting=JobState.WAITING, grading=JobState.GRADING)
             busy: set[tuple[str, str]] = set()
-            for row in rows.fetchall():
+            for row in rows:
                 pair = (row["student"], row["assignment"])
                 if pair in busy:
                     continue
@@ -249,62 +208,68 @@ class Store:
                     busy.add(pair)
                     continue
                 if leased and row["attempts"] >= self.max_attempts:
-                    db.execute(
-                        "UPDATE jobs SET state = ?, graded = ?, reason = ?, worker = NULL, "
-                        "lease_until = NULL WHERE id = ?",
-                        (JobState.FAILED, utc_now().isoformat(),
-                         f"its grading stopped {row['attempts']} times without finishing "
-                         "(the worker died or hung); not graded", row["id"]))
+                    db.change(
+                        "UPDATE jobs SET state = :failed, graded = :graded, reason = :reason, "
+                        "worker = NULL, lease_until = NULL WHERE id = :id",
+                        failed=JobState.FAILED, graded=utc_now().isoformat(),
+                        reason=f"its grading stopped {row['attempts']} times without finishing "
+                        "(the worker died or hung); not graded", id=row["id"])
                     continue
-                db.execute("UPDATE jobs SET state = ?, attempts = attempts + 1, worker = ?, "
-                           "lease_until = ? WHERE id = ?",
-                           (JobState.GRADING, worker, now + lease_seconds, row["id"]))
+                db.change("UPDATE jobs SET state = :grading, attempts = attempts + 1, "
+                          "worker = :worker, lease_until = :until WHERE id = :id",
+                          grading=JobState.GRADING, worker=worker, until=now + lease_seconds,
+                          id=row["id"])
                 return self._job(db, row["id"])
         return None
 
     def heartbeat(self, job_id: int, worker: str, lease_seconds: float = 60.0) -> bool:
         """Extend `worker`'s lease of a job it is grading; False when it no longer holds it."""
-        with self._transaction() as db:
-            changed = db.execute(
-                "UPDATE jobs SET lease_until = ? WHERE id = ? AND worker = ? AND state = ?",
-                (time.time() + lease_seconds, job_id, worker, JobState.GRADING)).rowcount
+        with self.database.transaction() as db:
+            changed = db.change(
+                "UPDATE jobs SET lease_until = :until WHERE id = :id AND worker = :worker "
+                "AND state = :grading", until=time.time() + lease_seconds, id=job_id,
+                worker=worker, grading=JobState.GRADING)
         return changed == 1
 
     def release(self, job_id: int, worker: str, reason: str = "") -> bool:
         """Give a job `worker` holds back to the queue, its claim not counted (a service
         that stops); False when it does not hold it."""
-        with self._transaction() as db:
-            changed = db.execute(
-                "UPDATE jobs SET state = ?, attempts = MAX(attempts - 1, 0), worker = NULL, "
-                "lease_until = NULL, reason = ? WHERE id = ? AND worker = ? AND state = ?",
-                (JobState.WAITING, reason, job_id, worker, JobState.GRADING)).rowcount
+        with self.database.transaction() as db:
+            changed = db.change(
+                "UPDATE jobs SET state = :waiting, worker = NULL, lease_until = NULL, "
+                "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END, "
+                "reason = :reason WHERE id = :id AND worker = :worker AND state = :grading",
+                waiting=JobState.WAITING, reason=reason, id=job_id, worker=worker,
+                grading=JobState.GRADING)
         return changed == 1
 
     def take_back(self, host_prefix: str) -> list[int]:
         """End at once the leases of workers named `host_prefix` + process id whose process
         is gone (a service on this machine killed outright); returns the jobs' ids. Their
         next claim counts as an attempt."""
-        with self._transaction() as db:
-            rows = db.execute("SELECT id, worker FROM jobs WHERE state = ? AND worker LIKE ?",
-                              (JobState.GRADING, host_prefix.replace("%", "") + "%")).fetchall()
+        with self.database.transaction() as db:
+            rows = db.rows("SELECT id, worker FROM jobs WHERE state = :grading "
+                           "AND substr(worker, 1, :length) = :prefix", grading=JobState.GRADING,
+                           length=len(host_prefix), prefix=host_prefix)
             gone = [row["id"] for row in rows
                     if not process_alive(row["worker"][len(host_prefix):])]
             for job_id in gone:
-                db.execute("UPDATE jobs SET lease_until = 0 WHERE id = ?", (job_id,))
+                db.change("UPDATE jobs SET lease_until = 0 WHERE id = :id", id=job_id)
         return gone
 
     def retry(self, job_id: int, reason: str) -> QueuedJob:
         """A claimed job whose grading failed: back to the queue with `reason`, or `failed`
         once it has been claimed `max_attempts` times."""
-        with self._transaction() as db:
+        with self.database.transaction() as db:
             job = self._job(db, job_id)
             if job.attempts >= self.max_attempts:
                 state, graded = JobState.FAILED, utc_now().isoformat()
                 reason = f"{reason} (after {job.attempts} attempts)"
             else:
                 state, graded = JobState.WAITING, None
-            db.execute("UPDATE jobs SET state = ?, graded = ?, reason = ?, worker = NULL, "
-                       "lease_until = NULL WHERE id = ?", (state, graded, reason, job_id))
+            db.change("UPDATE jobs SET state = :state, graded = :graded, reason = :reason, "
+                      "worker = NULL, lease_until = NULL WHERE id = :id",
+                      state=str(state), graded=graded, reason=reason, id=job_id)
             return self._job(db, job_id)
 
     def finish(self, job_id: int, state: JobState, score: float | None = None,
@@ -316,37 +281,36 @@ class Store:
             raise StoreError(f"finish takes a final state ({', '.join(FINAL_STATES)}), "
                              f"not {state}")
         records = [dataclasses.asdict(c) for c in checks or []]
-        with self._transaction() as db:
-            changed = db.execute(
-                "UPDATE jobs SET state = ?, graded = ?, score = ?, max_score = ?, checks = ?, "
-                "reason = ?, worker = NULL, lease_until = NULL WHERE id = ?",
-                (state, utc_now().isoformat(), score, max_score, json.dumps(records), reason,
-                 job_id)).rowcount
+        with self.database.transaction() as db:
+            changed = db.change(
+                "UPDATE jobs SET state = :state, graded = :graded, score = :score, "
+                "max_score = :max_score, checks = :checks, reason = :reason, worker = NULL, "
+                "lease_until = NULL WHERE id = :id", state=str(state),
+                graded=utc_now().isoformat(), score=score, max_score=max_score,
+                checks=json.dumps(records), reason=reason, id=job_id)
             if changed != 1:
-                raise StoreError(f"no hand-in {job_id} in the queue {self.path}")
+                raise StoreError(f"no hand-in {job_id} in the queue {self.where}")
             return self._job(db, job_id)
 
     def job(self, job_id: int) -> QueuedJob:
-        with self._connection() as db:
+        with self.database.connection() as db:
             return self._job(db, job_id)
 
     def jobs(self, student: str | None = None, assignment: str | None = None) -> list[QueuedJob]:
         """Every job, in the order they arrived; only `student`'s, `assignment`'s if given."""
-        where, values = [], []
-        for column, value in (("student", student), ("assignment", assignment)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                values.append(value)
-        query = "SELECT * FROM jobs" + (" WHERE " + " AND ".join(where) if where else "")
-        with self._connection() as db:
-            return [job_from_row(row) for row in db.execute(query + " ORDER BY id", values)]
+        values = {column: value for column, value in (("student", student),
+                                                       ("assignment", assignment))
+                  if value is not None}
+        where = " AND ".join(f"{column} = :{column}" for column in values)
+        query = "SELECT * FROM jobs" + (f" WHERE {where}" if where else "") + " ORDER BY id"
+        with self.database.connection() as db:
+            return [job_from_row(row) for row in db.rows(query, **values)]
 
     def known_sources(self, prefix: str) -> set[str]:
         """The sources of every job whose source starts with `prefix`."""
-        with self._connection() as db:
-            rows = db.execute("SELECT source FROM jobs WHERE source LIKE ? ESCAPE '\\'",
-                              (prefix.replace("\\", "\\\\").replace("%", "\\%")
-                               .replace("_", "\\_") + "%",))
+        with self.database.connection() as db:
+            rows = db.rows("SELECT source FROM jobs WHERE substr(source, 1, :length) = :prefix",
+                           length=len(prefix), prefix=prefix)
             return {row["source"] for row in rows}
 
     def files(self, job: QueuedJob) -> dict[str, bytes]:
@@ -357,10 +321,10 @@ class Store:
                 contents[name] = handle.read()
         return contents
 
-    def _job(self, db: sqlite3.Connection, job_id: int) -> QueuedJob:
-        row = db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+    def _job(self, db: Statements, job_id: int) -> QueuedJob:
+        row = db.row("SELECT * FROM jobs WHERE id = :id", id=job_id)
         if row is None:
-            raise StoreError(f"no hand-in {job_id} in the queue {self.path}")
+            raise StoreError(f"no hand-in {job_id} in the queue {self.where}")
         return job_from_row(row)
 
 
@@ -375,7 +339,7 @@ def process_alive(pid_text: str) -> bool:
     return True
 
 
-def job_from_row(row: sqlite3.Row) -> QueuedJob:
+def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
     """The Job of one database row."""
     def moment(text: str | None) -> datetime.datetime | None:
         return datetime.datetime.fromisoformat(text) if text else None
@@ -388,7 +352,11 @@ def job_from_row(row: sqlite3.Row) -> QueuedJob:
                reason=row["reason"], files=json.loads(row["files"]))
 
 
-def course_store(data_folder: str) -> Store:
-    """The course's queue: service/queue.db in its data folder (course-data/, beside the
-    gradebook), its bytes in service/blobs/."""
-    return Store(os.path.join(data_folder, "service", "queue.db"))
+def course_store(data_folder: str, db_url: str = "") -> Store:
+    """The course's queue, its bytes in service/blobs/ of its data folder (course-data/):
+    in the gradebook's database when `db_url`, the gradebook's, is PostgreSQL; otherwise
+    service/queue.db in the data folder, beside the gradebook."""
+    folder = os.path.join(data_folder, "service")
+    if is_postgres(db_url):
+        return Store(db_url, blobs=os.path.join(folder, "blobs"))
+    return Store(os.path.join(folder, "queue.db"))

@@ -43,7 +43,7 @@ def run_check(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"error: {path} cannot be read: {error.strerror}", file=sys.stderr)
             return 2
-    asked = ask_for_check(settings, course_store(settings.data), args.student,
+    asked = ask_for_check(settings, course_store(settings.data, settings.db_url), args.student,
                           args.assignment, files)
     if asked.job is None:
         print(asked.refusal, file=sys.stderr)
@@ -80,8 +80,8 @@ def view_lines(view: HandInView) -> list[str]:
 
 def run_student_view(args: argparse.Namespace) -> int:
     settings = load(args.course)
-    views, left = student_hand_ins(settings, course_store(settings.data), args.student,
-                                   args.assignment)
+    store = course_store(settings.data, settings.db_url)
+    views, left = student_hand_ins(settings, store, args.student, args.assignment)
     if args.json:
         print(json.dumps({"hand_ins": [view_record(v) for v in views],
                           "checks_left": left.remaining,

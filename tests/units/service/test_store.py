@@ -1,23 +1,39 @@
 """The service's durable queue: bytes stored first, jobs claimed under a lease, each state
-change one transaction, duplicates and workers that die recorded as such."""
+change one transaction, duplicates and workers that die recorded as such.
+
+Every test of a store runs on both of its databases: an SQLite file, and a new database
+on the test run's PostgreSQL server (tests/conftest.py's `postgres_server`)."""
 
 import datetime
+import multiprocessing
 import os
 import stat
+import subprocess
 import threading
 import time
 
 import pytest
 
-from grader.service import CheckRecord, JobState, Store, StoreError
+from grader.service import MAX_ATTEMPTS, CheckRecord, JobState, Store, StoreError, course_store
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
 OTHER = b'{"cells": [], "metadata": {"edited": true}, "nbformat": 4, "nbformat_minor": 5}\n'
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def make_store(request, tmp_path):
+    """Stores on one queue: `make_store(max_attempts)` opens it (again)."""
+    if request.param == "sqlite":
+        where, blobs = str(tmp_path / "service" / "queue.db"), None
+    else:
+        where, blobs = request.getfixturevalue("postgres_database"), str(
+            tmp_path / "service" / "blobs")
+    return lambda max_attempts=MAX_ATTEMPTS: Store(where, max_attempts, blobs=blobs)
+
+
 @pytest.fixture
-def store(tmp_path):
-    return Store(str(tmp_path / "service" / "queue.db"))
+def store(make_store):
+    return make_store()
 
 
 def test_a_hand_in_waits_with_its_bytes_stored_by_their_digest(store):
@@ -36,7 +52,7 @@ def test_a_hand_in_waits_with_its_bytes_stored_by_their_digest(store):
 def test_students_cannot_read_the_queue_or_the_bytes(store):
     store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
     modes = {}
-    for folder, _, names in os.walk(os.path.dirname(store.path)):
+    for folder, _, names in os.walk(os.path.dirname(store.blobs)):
         modes[folder] = stat.S_IMODE(os.stat(folder).st_mode)
         for name in names:
             modes[os.path.join(folder, name)] = stat.S_IMODE(os.stat(os.path.join(folder, name))
@@ -45,7 +61,8 @@ def test_students_cannot_read_the_queue_or_the_bytes(store):
     assert set(folders.values()) == {0o700}
     blobs = [m for p, m in modes.items() if p.startswith(store.blobs) and os.path.isfile(p)]
     assert blobs == [0o600]
-    assert modes[store.path] == 0o600
+    if store.path.endswith(".db"):  # the SQLite file; a PostgreSQL server keeps its own
+        assert modes[store.path] == 0o600
 
 
 def test_the_same_bytes_again_are_a_duplicate_and_other_bytes_a_new_hand_in(store):
@@ -69,9 +86,62 @@ def test_bad_file_names_are_refused_before_anything_is_stored(store):
     assert store.jobs() == []
 
 
-def test_a_postgresql_url_is_refused_with_what_is_taken():
-    with pytest.raises(StoreError, match="SQLite file or sqlite:/// URL"):
-        Store("postgresql://grader@localhost/gradebook")
+def test_a_database_other_than_sqlite_or_postgresql_is_refused_with_what_is_taken(tmp_path):
+    with pytest.raises(StoreError, match=r"an SQLite file, an sqlite:/// URL or a PostgreSQL "
+                       r"URL, not mysql:// \(mysql://grader:\*\*\*@localhost/gradebook\)"):
+        Store("mysql://grader:secret@localhost/gradebook", blobs=str(tmp_path))
+    with pytest.raises(StoreError) as raised:
+        Store("postgresql://grader:secret@localhost:port/gradebook", blobs=str(tmp_path))
+    assert str(raised.value).startswith("the service's queue cannot use postgresql+psycopg2://"
+                                        "grader:***@localhost:port/gradebook: ")
+    assert "secret" not in str(raised.value)
+
+
+def test_an_unreachable_postgresql_is_named_without_its_password(tmp_path):
+    from testsupport.network import free_port
+
+    url = f"postgresql://grader:secret@127.0.0.1:{free_port()}/gradebook"
+    with pytest.raises(StoreError) as raised:
+        Store(url, blobs=str(tmp_path / "blobs"))
+    message = str(raised.value)
+    assert message.startswith("the service's queue cannot open postgresql+psycopg2://grader:"
+                              f"***@127.0.0.1:{url.split(':')[3].split('/')[0]}/gradebook: ")
+    assert "secret" not in message and "refused" in message
+    with pytest.raises(StoreError, match="needs the folder of its blobs"):
+        Store(url)
+
+
+def test_a_wrong_postgresql_password_or_database_is_named_without_the_password(
+        postgres_server, postgres_database, tmp_path):
+    wrong_password = postgres_database.replace(postgres_server.password, "not-the-password")
+    with pytest.raises(StoreError, match=r"cannot open postgresql\+psycopg2://postgres:\*\*\*@"
+                       r".*password authentication failed for user \"postgres\""):
+        Store(wrong_password, blobs=str(tmp_path / "blobs"))
+    no_database = postgres_database.rsplit("/", 1)[0] + "/no_such_gradebook"
+    with pytest.raises(StoreError, match=r"/no_such_gradebook: .*\"no_such_gradebook\" does not "
+                       r"exist") as raised:
+        Store(no_database, blobs=str(tmp_path / "blobs"))
+    assert postgres_server.password not in str(raised.value)
+
+
+def test_on_postgresql_the_queue_is_in_its_own_schema_of_the_gradebooks_database(
+        postgres_server, postgres_database, tmp_path):
+    data = tmp_path / "course-data"
+    store = course_store(str(data), postgres_database)
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    assert store.blobs == str(data / "service" / "blobs") and store.files(job) == {
+        "tiny.ipynb": NOTEBOOK}
+    assert not (data / "service" / "queue.db").exists()
+    with postgres_server.connect(postgres_database.rsplit("/", 1)[1]) as connection:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT table_schema, table_name FROM information_schema.tables "
+                           "WHERE table_name = 'jobs'")
+            assert cursor.fetchall() == [("grader_service", "jobs")]
+            cursor.execute("SELECT student, state FROM grader_service.jobs")
+            assert cursor.fetchall() == [("ada", "waiting")]
+    assert course_store(str(data), postgres_database).jobs() == [job]
+    assert course_store(str(tmp_path / "other"), "sqlite:///gradebook.db").path == str(
+        tmp_path / "other" / "service" / "queue.db")
 
 
 def test_a_claim_leases_the_oldest_waiting_job_and_finish_records_its_grade(store):
@@ -100,8 +170,8 @@ def test_a_students_second_hand_in_waits_until_the_first_is_graded(store):
     assert store.claim("w2", 60).id == second.id
 
 
-def test_an_expired_lease_is_claimed_again_and_counted_until_the_job_fails(tmp_path):
-    store = Store(str(tmp_path / "queue.db"), max_attempts=2)
+def test_an_expired_lease_is_claimed_again_and_counted_until_the_job_fails(make_store):
+    store = make_store(max_attempts=2)
     job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
     assert store.claim("w1", lease_seconds=0.01).attempts == 1
     time.sleep(0.05)  # the lease runs out: w1 died
@@ -127,8 +197,23 @@ def test_a_heartbeat_keeps_the_lease_and_a_release_gives_the_job_back_uncounted(
                                                         "the service stopped")
 
 
-def test_a_failed_grading_is_retried_then_ends_failed_with_its_reason(tmp_path):
-    store = Store(str(tmp_path / "queue.db"), max_attempts=2)
+def test_take_back_ends_at_once_the_leases_of_this_machines_dead_workers_only(store):
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    workers = {"ada": f"host_a:{dead.pid}", "bob": f"host_a:{os.getpid()}",
+               "cy": f"hostXa:{dead.pid}", "dee": f"other:{dead.pid}"}
+    jobs = {}
+    for student, worker in workers.items():
+        jobs[student] = store.hand_in(student, "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+        assert store.claim(worker, lease_seconds=600).id == jobs[student].id
+    assert store.take_back("host_a:") == [jobs["ada"].id]  # _ is no wildcard
+    again = store.claim("host_a:1", lease_seconds=600)
+    assert (again.id, again.attempts) == (jobs["ada"].id, 2)
+    assert store.claim("host_a:1", lease_seconds=600) is None
+
+
+def test_a_failed_grading_is_retried_then_ends_failed_with_its_reason(make_store):
+    store = make_store(max_attempts=2)
     job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
     store.claim("w1", 60)
     assert store.retry(job.id, "the worker crashed").state == JobState.WAITING
@@ -157,12 +242,35 @@ def test_claims_from_many_threads_hand_out_each_job_once(store):
     assert sorted(claimed) == [j.id for j in store.jobs()]
 
 
-def test_a_second_store_on_the_same_file_sees_the_same_jobs(store):
-    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "exchange:ada+tiny+x")
-    again = Store(store.path)
+def claim_all(store, worker, claimed):
+    while (job := store.claim(worker, 60)) is not None:
+        claimed.put(job.id)
+
+
+def test_claims_from_many_processes_hand_out_each_job_once(store):
+    context = multiprocessing.get_context("fork")
+    for n in range(20):
+        store.hand_in(f"s{n:02d}", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    claimed = context.Queue()
+    processes = [context.Process(target=claim_all, args=(store, f"p{n}", claimed))
+                 for n in range(3)]
+    for process in processes:
+        process.start()
+    ids = [claimed.get(timeout=60) for _ in range(20)]
+    for process in processes:
+        process.join(timeout=60)
+    assert [p.exitcode for p in processes] == [0, 0, 0]
+    assert sorted(ids) == [j.id for j in store.jobs()]
+    assert {j.state for j in store.jobs()} == {JobState.GRADING}
+
+
+def test_a_second_store_on_the_same_queue_sees_the_same_jobs(make_store):
+    job = make_store().hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "exchange:ada+tiny+x")
+    again = make_store()
     assert again.jobs() == [job]
     assert again.known_sources("exchange:") == {"exchange:ada+tiny+x"}
-    assert again.known_sources("exchange_") == set()
+    assert again.known_sources("exchange_") == again.known_sources("Exchange:") == set()
+    assert again.known_sources("exchange:ada+tiny+x") == {"exchange:ada+tiny+x"}
 
 
 def test_what_root_stores_belongs_to_the_owner_of_the_courses_data(tmp_path):
