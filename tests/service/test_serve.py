@@ -2,7 +2,8 @@
 from the store graded and recorded as they arrive, a kill -9 in the middle of a rush losing and
 doubling nothing, and SIGTERM stopping cleanly with nothing left behind.
 
-The tests share one course (module scope) and run one after another on it.
+The tests share one course (module scope) and run one after another on it; the test of
+releases made while the service runs has a course of its own.
 """
 
 import json
@@ -141,12 +142,17 @@ def test_a_batch_autograde_after_the_service_records_the_same_rows(course):
     assert gradebook_rows(sqlite_url(course), ASSIGNMENT) == by_service
 
 
-def release(course, assignment, notebook):
-    """What `make release` does for one assignment: source/ written, nbgrader
-    generate_assignment run (the gradebook and release/ updated)."""
+def write_source(course, assignment, notebook):
     folder = os.path.join(course, "source", assignment)
     os.makedirs(folder, exist_ok=True)
     nbformat.write(notebook, os.path.join(folder, NOTEBOOK + ".ipynb"))
+
+
+def release(course, assignment, notebook=None):
+    """What `make release` does for one assignment: source/ written (unless None), nbgrader
+    generate_assignment run (the gradebook and release/ updated)."""
+    if notebook is not None:
+        write_source(course, assignment, notebook)
     subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment,
                     "--force"], cwd=course, env=nbgrader_env(), check=True, capture_output=True,
                    timeout=300)
@@ -173,6 +179,7 @@ def test_a_new_release_and_a_new_assignment_are_graded_while_the_service_runs(
     for cell in heavier.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_value":
             cell.metadata["nbgrader"]["points"] = 3
+    write_source(course, "tiny3", instructor_notebook())  # written, not released yet
     with open(log_path, "wb") as log:
         service = start_service(course, "--workers", "1", log=log)
         deadline = time.monotonic() + DEADLINE
@@ -182,8 +189,10 @@ def test_a_new_release_and_a_new_assignment_are_graded_while_the_service_runs(
             wait_until_final(store, 1, deadline, service)
             release(course, ASSIGNMENT, heavier)
             release(course, "tiny2", instructor_notebook())
+            release(course, "tiny3")  # its notebooks as they were when the service started
             wait_for_log(log_path, f"serve: {ASSIGNMENT} released anew", deadline, service)
             wait_for_log(log_path, "serve: tiny2 released", deadline, service)
+            wait_for_log(log_path, "serve: tiny3 released", deadline, service)
             store.hand_in("rlb", ASSIGNMENT, {NOTEBOOK + ".ipynb": json.dumps(answer).encode()},
                           "submit")
             with open(os.path.join(course, "release", "tiny2", NOTEBOOK + ".ipynb")) as handle:
@@ -214,3 +223,5 @@ def test_a_new_release_and_a_new_assignment_are_graded_while_the_service_runs(
     # (a look while `make release` ran may have said so too, before the release was recorded)
     after = output[output.index("serve: tiny2 released"):]
     assert after.count("serve: tiny2 changed and is not released") == 1, output[-3000:]
+    assert "serve: tiny3 is not graded: assignment 'tiny3' is not in the gradebook" in output
+    assert "tiny3 changed" not in output  # said once, at the start

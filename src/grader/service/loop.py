@@ -79,6 +79,7 @@ def released_assignments(settings: Settings, watch: ReleaseWatch) -> dict[str, A
             check_released(settings, name, settings.instructor_notebooks(name))
         except CourseError as error:
             print(f"serve: {name} is not graded: {error}", file=sys.stderr)
+            watch.not_prepared(name)
             continue
         prepared[name] = prepare_assignment(settings, name, settings.limits)
     return prepared

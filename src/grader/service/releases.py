@@ -54,6 +54,12 @@ class ReleaseWatch:
         they are read, so that an edit meanwhile is seen at the next look)."""
         self.prepared[assignment] = notebook_marks(self.settings, assignment)
 
+    def not_prepared(self, assignment: str) -> None:
+        """`assignment` could not be prepared (not released, say; already reported): looked
+        at again each time, so that its release is seen even with its notebooks unchanged."""
+        self.prepared.pop(assignment, None)
+        self.said[assignment] = notebook_marks(self.settings, assignment)
+
     def due(self) -> bool:
         """Whether it is time to look again (every `interval` seconds)."""
         now = time.monotonic()
