@@ -12,9 +12,12 @@ hidden tests included), each once, as nbgrader does, errors allowed. No sandbox,
 no channel, no check forks, no autograded notebook, no gradebook.
 
     .venv/bin/python benchmarks/compute_floor.py COURSE ASSIGNMENT [--setup-each]
+        [--instructor solutions]
 
 COURSE is a course folder with ``course-data/submitted/<student>/<ASSIGNMENT>/``
-(benchmarks/grading.py makes them). It prints one JSON line: seconds in all
+(benchmarks/grading.py and benchmarks/service.py make them) and the instructor's
+notebooks in ``<--instructor>/<ASSIGNMENT>/`` (solutions/, this course's nbgrader
+source directory, unless told). It prints one JSON line: seconds in all
 (from the first fork to the last child's end), per notebook, and the points
 each student's checks earned, so that a floor that does not grade like the
 grader is seen.
@@ -55,6 +58,8 @@ def main():
     parser.add_argument("assignment")
     parser.add_argument("--setup-each", action="store_true",
                         help="run the shared set-up cells in every notebook, not once")
+    parser.add_argument("--instructor", default="solutions",
+                        help="the course's folder of instructor notebooks (solutions)")
     args = parser.parse_args()
     os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = "1"
 
@@ -69,7 +74,7 @@ def main():
 
     torch.set_num_threads(1)
     warm_up()
-    solutions = os.path.join(args.course, "solutions", args.assignment)
+    solutions = os.path.join(args.course, args.instructor, args.assignment)
     submitted = os.path.join(args.course, "course-data", "submitted")
     shell = InteractiveShell.instance()
     notebooks = sorted(n[:-len(".ipynb")] for n in os.listdir(solutions) if n.endswith(".ipynb"))

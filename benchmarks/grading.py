@@ -47,7 +47,6 @@ process and of the largest sandbox process each one reaped.
 
 import argparse
 import collections
-import json
 import os
 import re
 import resource
@@ -61,6 +60,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)  # testsupport
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
+from testsupport.compute_floor import floor_run  # noqa: E402
 from testsupport.course import nbgrader_env  # noqa: E402
 from testsupport.gradebook import gradebook_rows, sqlite_url  # noqa: E402
 from testsupport.postgres import TemporaryPostgres  # noqa: E402
@@ -177,17 +177,6 @@ class LocalDaskCluster:
             except ProcessLookupError:
                 pass
             process.wait()
-
-
-def floor_run(course, assignment, db_url):
-    """(seconds, {student: points}) of the compute floor of one assignment's class."""
-    result = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "compute_floor.py"),
-                             course, assignment], cwd=course, env=nbgrader_env(db_url),
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"the floor of {assignment} failed:\n{result.stderr[-3000:]}")
-    floor = json.loads(result.stdout.strip().splitlines()[-1])
-    return floor["seconds"], floor["points"]
 
 
 def print_phases(names, assignments, phases):
@@ -355,7 +344,8 @@ def measure(args, students, kinds):
                     course, db_url = course_for(work, "floor", backends[0])
                     took_all = 0.0
                     for assignment in assignments:
-                        took, floor_points[assignment] = floor_run(course, assignment, db_url)
+                        took, _, floor_points[assignment] = floor_run(course, assignment,
+                                                                      db_url)
                         keep_fastest("floor", assignment, took)
                         took_all += took
                     floor_seconds = total("floor")

@@ -14,7 +14,9 @@ in a fixed order, so a batch of any size is the same every time:
 Files are written where ``nbgrader collect`` puts them (testsupport.hand_in):
 ``course-data/submitted/<student>/<assignment>/<notebook>.ipynb`` plus ``timestamp.txt``.
 ``write_batch_course`` sets up a course folder of its own for such a batch
-(``testsupport.gradebook.gradebook_rows`` reads back what grading left).
+(``testsupport.gradebook.gradebook_rows`` reads back what grading left);
+``rush_hand_ins`` gives the same kinds as the hand-ins of a deadline rush, for the
+grading service.
 """
 
 import json
@@ -93,22 +95,52 @@ def write_batch(course_root, assignment, students, notebooks=None, kinds=KINDS):
     ``notebooks`` are the assignment's notebook names (without .ipynb); by default
     every notebook of ``exercises/<assignment>/``. Student i gets kind_of(i, kinds).
     """
+    texts = kind_texts(course_root, assignment, kinds, notebooks)
+    handed_in = {}
+    for index, student in enumerate(students):
+        kind = kind_of(index, kinds)
+        hand_in(course_root, student, assignment, texts[kind], TIMESTAMP)
+        handed_in[student] = kind
+    return handed_in
+
+
+def kind_texts(course_root, assignment, kinds=KINDS, notebooks=None):
+    """{kind: {notebook file name: its text}}: one submission of each kind of ``assignment``.
+
+    ``notebooks`` are the assignment's notebook names (without .ipynb); by default
+    every notebook of ``exercises/<assignment>/``.
+    """
     release_dir = os.path.join(course_root, "exercises", assignment)
     solution_dir = os.path.join(course_root, "solutions", assignment)
     if notebooks is None:
         notebooks = sorted(name[:-len(".ipynb")] for name in os.listdir(release_dir)
                            if name.endswith(".ipynb"))
-    texts = {kind: {name: submission_text(kind, os.path.join(release_dir, name + ".ipynb"),
-                                          os.path.join(solution_dir, name + ".ipynb"))
-                    for name in notebooks}
-             for kind in kinds}
-    handed_in = {}
-    for index, student in enumerate(students):
-        kind = kind_of(index, kinds)
-        hand_in(course_root, student, assignment,
-                {name + ".ipynb": text for name, text in texts[kind].items()}, TIMESTAMP)
-        handed_in[student] = kind
-    return handed_in
+    return {kind: {name + ".ipynb": submission_text(
+                       kind, os.path.join(release_dir, name + ".ipynb"),
+                       os.path.join(solution_dir, name + ".ipynb"))
+                   for name in notebooks}
+            for kind in kinds}
+
+
+def rush_hand_ins(course_root, assignments, count, kinds=CLASS_KINDS):
+    """A deadline rush of ``count`` hand-ins, in the order they arrive: a list of
+    (student, assignment, {notebook file name: bytes}, kind).
+
+    Each student hands in every one of ``assignments`` in turn, one after the other
+    (s001 the first, then the second, ..., then s002), all of the same kind, the
+    students' kinds cycling as in ``write_batch``; the last student may hand in only
+    some of them when ``count`` is not a multiple of the number of assignments.
+    """
+    texts = {a: kind_texts(course_root, a, kinds) for a in assignments}
+    students = student_ids((count + len(assignments) - 1) // len(assignments))
+    rush = []
+    for index in range(count):
+        student_index, assignment = divmod(index, len(assignments))
+        kind = kind_of(student_index, kinds)
+        files = {name: text.encode("utf-8")
+                 for name, text in texts[assignments[assignment]][kind].items()}
+        rush.append((students[student_index], assignments[assignment], files, kind))
+    return rush
 
 
 def write_batch_course(source_root, dest, assignment, students, released_gradebook=None,

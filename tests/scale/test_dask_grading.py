@@ -6,24 +6,31 @@ system account, each in a temporary working folder of its own, while the course
 folder is root's with mode 0700: a worker that tried to read the course, the
 submissions or the gradebook would fail, so everything it grades reaches it as
 data. The batch (see testsupport.scaling) is the one the parallel tests grade, and
-the serial run on this machine is the reference.
+the serial run on this machine is the reference. The grading service (`serve --scheduler`)
+hands its jobs to the same cluster, its queue staying in its own store.
 """
 
 import os
 import pwd
+import json
 import re
+import shutil
 import subprocess
 import time
 
 import pytest
 
-from grader.dask_tls import make_certificates
+from grader.dask_tls import TLS_FOLDER, make_certificates
+from grader.service import JobState, course_store
 from testsupport.dask_cluster import DaskCluster, worker_account
 from testsupport.network import free_port
 from testsupport.course import run_grader
 from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
                                  gradebook_rows, output_files, start_grader)
-from testsupport.gradebook import sqlite_url
+from testsupport.gradebook import gradebook_scores, sqlite_url
+from testsupport.service import start_service, stop_service, wait_until_final
+from testsupport.tiny_course import ASSIGNMENT as TINY
+from testsupport.tiny_course import NOTEBOOK, POINTS, correct, make_course, released
 
 RECORDED_LINE = re.compile(r"^(\S+): [\d.]+/[\d.]+ \(", re.MULTILINE)
 
@@ -105,6 +112,40 @@ def test_the_cluster_gives_the_same_grades_reports_and_autograded_files_as_one_w
     different = [path for path in files if files[path] != serial_sqlite_run.files[path]]
     assert different == []
     assert sorted(RECORDED_LINE.findall(output)) == STUDENTS
+
+
+def test_the_grading_service_hands_its_jobs_to_the_cluster_and_keeps_the_record_in_its_store(
+        cluster, tmp_path):
+    """`serve --scheduler`: the cluster's workers grade, the store holds the queue."""
+    course = str(tmp_path / "course")
+    make_course(course)
+    shutil.copytree(cluster.certs, os.path.join(course, TLS_FOLDER))
+    store = course_store(os.path.join(course, "course-data"))
+    release = released(course)
+    wrong = "def double(x):\n    return x\n"
+    handed = {"dsa": correct(release), "dsb": correct(release, double_answer=wrong),
+              "dsc": release}
+    log_path = tmp_path / "service.log"
+    with open(log_path, "wb") as log:
+        service = start_service(course, "--scheduler", cluster.address, log=log)
+        try:
+            for student, notebook in handed.items():
+                store.hand_in(student, TINY, {NOTEBOOK + ".ipynb": json.dumps(notebook).encode()},
+                              "submit")
+            jobs = wait_until_final(store, len(handed), time.monotonic() + GRADER_TIMEOUT,
+                                    service)
+        finally:
+            status = stop_service(service, timeout=60)
+    output = log_path.read_text(errors="replace")
+    assert status == 0, output[-4000:]
+    assert f"on the Dask cluster at {cluster.address}" in output
+    assert {j.student: (j.state, j.attempts, j.score) for j in jobs} == {
+        "dsa": (JobState.GRADED, 1, 6.0), "dsb": (JobState.GRADED, 1, 3.0),
+        "dsc": (JobState.GRADED, 1, 0.0)}, output[-4000:]
+    scores = gradebook_scores(course, TINY)
+    assert scores["dsa"] == POINTS
+    assert scores["dsb"] == {**POINTS, "double_visible": 0.0, "double_hidden": 0.0}
+    assert set(scores) == set(handed)
 
 
 def test_a_worker_killed_mid_run_loses_no_student_and_records_each_once(

@@ -13,6 +13,8 @@
 - ``loop.py``: `run_service`: one engine kept warm for the service's life, fed by a
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
+- ``releases.py``: a new release, or an assignment released since the start,
+  noticed while the service runs (`ReleaseWatch`).
 - ``listing.py``: the queue as `python -m grader queue` prints it.
 - ``visibility.py``: what a student sees of each check before their due date
   (``c.CheckFeedback``: now, hint, after_due).

@@ -1,14 +1,18 @@
 """The service's loop: jobs claimed from the store, graded by one engine kept warm, recorded.
 
 `serve` runs until `stop` is set (SIGTERM, SIGINT). It prepares every released
-assignment once (templates and checks, before the workers are forked), keeps
+assignment (templates and checks, before the workers are forked), keeps
 ONE engine for its whole life and feeds it through a `HandInQueue`: a claimer
 thread leases jobs from the store as the engine has room, a heartbeat thread
 keeps their leases, and each result is recorded through the assignment's
 single `Writer` as soon as it comes back, then the job finished. Stopping:
 nothing more is claimed, the jobs not handed out yet go back to the queue
 (their leases released), the gradings in flight finish and are recorded, and
-the work folders are removed. A service killed outright leaves leases that run
+the work folders are removed. A new release (`make release`, or an assignment
+released since the start; see releases.py) is switched to between hand-ins:
+nothing more is claimed until what is in flight is recorded, then the
+assignment is prepared again and the hand-ins waiting are graded against it.
+A service killed outright leaves leases that run
 out, or that the next service on this machine takes back at once.
 """
 
@@ -27,8 +31,9 @@ from ..results import CheckStatus, StudentResult, StudentStatus
 from ..safe_text import writable
 from ..settings import CourseError, Settings
 from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
-                      private_work_root, read_job, remove_left_overs)
+                      private_work_root, read_job, remove_left_overs, keep_release)
 from .inbound import inbound_folder, watch_inbound
+from .releases import RELEASE_CHECK_SECONDS, ReleaseWatch
 from .store import CheckRecord, JobState, QueuedJob, Store, StoreError, course_store
 from .submitted import place_in_submitted
 
@@ -64,15 +69,17 @@ def check_records(result: StudentResult) -> list[CheckRecord]:
                         t.message) for nb in result.notebooks for t in nb.tests]
 
 
-def released_assignments(settings: Settings) -> dict[str, Assignment]:
+def released_assignments(settings: Settings, watch: ReleaseWatch) -> dict[str, Assignment]:
     """Every assignment as released now, prepared; one not released is reported and left out
-    (its hand-ins are refused with the reason)."""
+    (its hand-ins are refused with the reason until it is released)."""
     prepared = {}
     for name in settings.assignments:
+        watch.preparing(name)
         try:
             check_released(settings, name, settings.instructor_notebooks(name))
         except CourseError as error:
             print(f"serve: {name} is not graded: {error}", file=sys.stderr)
+            watch.not_prepared(name)
             continue
         prepared[name] = prepare_assignment(settings, name, settings.limits)
     return prepared
@@ -82,7 +89,8 @@ class Service:
     """One grading service of a course: its store, its engine and what it holds now."""
 
     def __init__(self, settings: Settings, store: Store, workers: int = 1,
-                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS):
+                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS,
+                 release_check_seconds: float = RELEASE_CHECK_SECONDS):
         self.settings, self.store = settings, store
         self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
         self.name = worker_name()
@@ -90,12 +98,13 @@ class Service:
         self.lock = threading.Lock()  # held, and the writers (the claimer records refusals)
         self.writers: dict[str, Writer] = {}
         self.prepared: dict[str, Assignment] = {}
+        self.releases = ReleaseWatch(settings, release_check_seconds)
 
     def serve(self, stop: threading.Event, room: int | None = None) -> None:
         """Grade every hand-in the store has and gets, until `stop` is set."""
         remove_left_overs()
         self.store.take_back(self.name.rpartition(":")[0] + ":")  # leases of dead services here
-        self.prepared = released_assignments(self.settings)
+        self.prepared = released_assignments(self.settings, self.releases)
         waiting: queue.Queue[Claimed] = queue.Queue()
         hand_ins: HandInQueue[Claimed] = HandInQueue(waiting)
         with private_work_root():
@@ -139,6 +148,8 @@ class Service:
         and close the queue."""
         try:
             while not stop.is_set():
+                if self.releases.due():
+                    self.switch_releases(stop)
                 with self.lock:
                     full = len(self.held) >= room
                 job = None if full else self.store.claim(self.name, self.lease_seconds)
@@ -157,6 +168,41 @@ class Service:
                 if isinstance(claimed, Claimed):
                     self.give_back(claimed.job.id, "the service stopped before grading it")
             hand_ins.close()
+
+    def switch_releases(self, stop: threading.Event) -> None:
+        """Prepare again each assignment released anew, once the gradings in flight are
+        recorded (nothing is claimed meanwhile): the hand-ins claimed from now on are
+        graded against the new release, here and on a cluster's workers alike."""
+        names = self.releases.released_anew()
+        if not names:
+            return
+        while not stop.is_set():
+            with self.lock:
+                if not self.held:
+                    break
+            stop.wait(IDLE_SECONDS)
+        if stop.is_set():
+            return
+        for name in names:
+            self.releases.preparing(name)
+            try:
+                assignment = prepare_assignment(self.settings, name, self.settings.limits)
+            except CourseError as error:
+                print(f"serve: the new release of {name} is not graded: {error}",
+                      file=sys.stderr, flush=True)
+                continue
+            with self.lock:
+                known = name in self.prepared
+                self.prepared[name] = assignment
+                if name in self.writers:
+                    self.writers[name].close()  # the next record reads the new release
+                else:
+                    self.writers[name] = Writer(self.settings, name)
+                    self.writers[name].start()
+            if not self.scheduler:
+                keep_release(assignment)  # the old release's templates here stopped
+            print(f"serve: {name} {'released anew' if known else 'released'}: graded "
+                  f"against this release from now on", file=sys.stderr, flush=True)
 
     def placed(self, job: QueuedJob) -> Claimed | None:
         """A claimed job written into submitted/, held; None when it is refused (recorded)."""
