@@ -11,6 +11,9 @@
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``due_feedback.py``: each student's feedback page at their own due date (extensions
+  included), made and released through nbgrader's exchange once, recorded in the store;
+  a hand-in graded after it, when graded (``c.GradingService``).
 - ``visibility.py``: what a student sees of each check before their due date
   (``c.CheckFeedback``: now, hint, after_due).
 - ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),

@@ -25,9 +25,10 @@ from ..plan import HandIn, refusal, refused_result
 from ..recording import Writer, check_released
 from ..results import CheckStatus, StudentResult, StudentStatus
 from ..safe_text import writable
-from ..settings import CourseError, Settings
+from ..settings import CourseError, GradingService, Settings
 from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
                       private_work_root, read_job, remove_left_overs)
+from .due_feedback import DueFeedback, release_at_due
 from .inbound import inbound_folder, watch_inbound
 from .store import CheckRecord, JobState, QueuedJob, Store, StoreError, course_store
 from .submitted import place_in_submitted
@@ -115,6 +116,7 @@ class Service:
                                                       room or grading.in_flight())),
                                threading.Thread(target=self.keep_leases, args=(stop,),
                                                 name="heartbeat", daemon=True)]
+                    threads += self.feedback_thread(stop)
                     for thread in threads:
                         thread.start()
                     for claimed, result in grading.graded(hand_ins, self.read):
@@ -127,6 +129,16 @@ class Service:
                     for writer in self.writers.values():
                         writer.finish()
                 close_templates()
+
+    def feedback_thread(self, stop: threading.Event) -> list[threading.Thread]:
+        """The thread that releases each student's feedback at their due date (due_feedback.py),
+        unless c.GradingService.release_feedback_at_due is off."""
+        chosen = GradingService(config=self.settings.config)
+        if not chosen.release_feedback_at_due:
+            return []
+        releaser = DueFeedback(self.settings, self.store, self.prepared)
+        return [threading.Thread(target=release_at_due, name="feedback", daemon=True,
+                                 args=(releaser, stop, chosen.feedback_check_seconds))]
 
     def read(self, claimed: Claimed) -> Job:
         """The worker's Job of a claimed hand-in, read from submitted/ as the batch reads it."""

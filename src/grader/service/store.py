@@ -9,7 +9,8 @@ claimed `max_attempts` times without finishing ends `failed` with its reason.
 A student's jobs of one assignment are handed out one at a time, in the order
 they arrived, so the one recorded last is the one handed in last. The same
 bytes handed in again while they are still the student's latest hand-in are
-recorded as a `duplicate` and not graded again.
+recorded as a `duplicate` and not graded again. The feedback given out at each
+student's due date is recorded in ``feedback_releases``, one row per job.
 """
 
 import contextlib
@@ -46,6 +47,14 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
 CREATE INDEX IF NOT EXISTS jobs_by_student ON jobs (student, assignment, id);
 CREATE INDEX IF NOT EXISTS jobs_by_source ON jobs (source);
+CREATE TABLE IF NOT EXISTS feedback_releases (
+    job_id INTEGER PRIMARY KEY,
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    released TEXT NOT NULL,
+    outcome TEXT NOT NULL
+);
 """
 
 
@@ -90,6 +99,18 @@ class QueuedJob:
     checks: list[CheckRecord]
     reason: str  # why it failed, was refused or is a duplicate (of which job)
     files: dict[str, str] = dataclasses.field(repr=False, default_factory=dict)  # name -> digest
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedbackRelease:
+    """The feedback page of one graded hand-in, given out at its student's due date."""
+
+    job_id: int
+    student: str
+    assignment: str
+    digest: str  # the hand-in's digest (its job's)
+    released: datetime.datetime  # UTC
+    outcome: str  # how it went out: through the exchange, or listed for another way
 
 
 Job = QueuedJob  # the service's name for it; worker.Job is the data one grading is given
@@ -348,6 +369,25 @@ class Store:
                               (prefix.replace("\\", "\\\\").replace("%", "\\%")
                                .replace("_", "\\_") + "%",))
             return {row["source"] for row in rows}
+
+    def record_release(self, job: QueuedJob, outcome: str,
+                       released: datetime.datetime | None = None) -> None:
+        """Record that the feedback of `job` went out (`outcome` says how); once per job."""
+        released = (released or utc_now()).astimezone(datetime.timezone.utc)
+        with self._transaction() as db:
+            db.execute("INSERT INTO feedback_releases (job_id, student, assignment, digest, "
+                       "released, outcome) VALUES (?, ?, ?, ?, ?, ?) "
+                       "ON CONFLICT (job_id) DO NOTHING",
+                       (job.id, job.student, job.assignment, job.digest, released.isoformat(),
+                        outcome))
+
+    def releases(self) -> list[FeedbackRelease]:
+        """Every feedback release recorded, in the order of their jobs."""
+        with self._connection() as db:
+            rows = db.execute("SELECT * FROM feedback_releases ORDER BY job_id").fetchall()
+        return [FeedbackRelease(row["job_id"], row["student"], row["assignment"], row["digest"],
+                                datetime.datetime.fromisoformat(row["released"]),
+                                row["outcome"]) for row in rows]
 
     def files(self, job: QueuedJob) -> dict[str, bytes]:
         """The bytes of a job's files, as handed in."""
