@@ -297,7 +297,8 @@ collect-zip: $(STAMP)
 
 # The grading service in the foreground: each hand-in graded as it arrives (the exchange,
 # the service's queue), until Ctrl-C or SIGTERM; at each student's due date it releases
-# their feedback through the exchange. make queue lists what it knows.
+# their feedback through the exchange; make release while it runs is picked up without a
+# restart. make queue lists what it knows.
 WORKERS ?= 1
 .PHONY: serve queue
 serve: $(STAMP) $(if $(SCHEDULER),,grading-system)

@@ -10,7 +10,7 @@
   (how long a run waits for a gradebook that stopped answering).
 - ``service.py``: what the grading service shows students before their due date:
   `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window);
-  `GradingService`, when it releases each student's feedback.
+  `GradingService`, when it releases each student's feedback and looks for a new release.
 - ``renamed.py``: their old names (``c.SandboxGrader.variant_salt``), still read,
   with a warning that says the new one.
 - ``config_file.py``: nbgrader_config.py checked as nbgrader loads it.

@@ -7,7 +7,8 @@
   (``c.CheckRateLimit.checks = 5``, ``c.CheckRateLimit.window_minutes = 60``).
 - `GradingService`: the service's own work besides grading: each student's feedback
   page released at their due date (``c.GradingService.release_feedback_at_due``),
-  looked for every ``feedback_check_seconds``.
+  looked for every ``feedback_check_seconds``; a new release looked for every
+  ``release_check_seconds``.
 """
 
 from traitlets import Bool, Dict, Float, Int
@@ -41,3 +42,7 @@ class GradingService(Configurable):
         config=True)
     feedback_check_seconds = Float(5.0, min=0.05, help="how often the service looks for "
                                    "feedback that is due, in seconds").tag(config=True)
+    release_check_seconds = Float(2.0, min=0.05, help="how often the service looks for a "
+                                  "changed or new release/<assignment>/ (make release), in "
+                                  "seconds; one that stays the same for two looks is switched "
+                                  "to between gradings").tag(config=True)
