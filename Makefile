@@ -296,7 +296,9 @@ collect-zip: $(STAMP)
 	$(GRADER) collect-zip "$$ASSIGNMENT" "$$ZIP" --lms="$$LMS" $${QUEUE:+--queue}
 
 # The grading service in the foreground: each hand-in graded as it arrives (the exchange,
-# the service's queue), until Ctrl-C or SIGTERM. make queue lists what it knows.
+# the service's queue), until Ctrl-C or SIGTERM; at each student's due date it releases
+# their feedback through the exchange; make release while it runs is picked up without a
+# restart. make queue lists what it knows.
 WORKERS ?= 1
 .PHONY: serve queue
 serve: $(STAMP) $(if $(SCHEDULER),,grading-system)

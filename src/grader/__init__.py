@@ -22,8 +22,10 @@ Top floor, the instructor's commands:
   changes (and which regrade requests that answers) and writes only its record,
   then exactly those students recorded again, their feedback saying why.
 - ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
-  durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite,
-  or in the gradebook's PostgreSQL, claimed under a lease), the exchange watched, one warm engine for the service's life.
+  durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite
+  or in the gradebook's PostgreSQL, claimed under a lease), the exchange watched,
+  one warm engine per release (a new release switched to while it runs), each
+  student's feedback released at their due date.
 - ``dask_tls.py``: the Dask cluster's TLS: the certificates of `make dask-certs`,
   what the grader connects with, a tcp:// address refused unless allowed.
 

@@ -3,8 +3,7 @@ from the store graded and recorded as they arrive, a kill -9 in the middle of a 
 doubling nothing, and SIGTERM stopping cleanly with nothing left behind; the same kill -9
 on a course whose gradebook, and so the service's queue, is PostgreSQL.
 
-The tests share one course (module scope) and run one after another on it; the test of
-releases made while the service runs has a course of its own.
+The tests share one course (module scope) and run one after another on it.
 """
 
 import json
@@ -13,15 +12,13 @@ import subprocess
 import sys
 import time
 
-import nbformat
 import pytest
 
 from grader.service import JobState, course_store
 from testsupport.course import nbgrader_env
 from testsupport.gradebook import gradebook_rows, gradebook_scores, sqlite_url
 from testsupport.service import exchange_submit, start_service, stop_service, wait_until_final
-from testsupport.tiny_course import (ASSIGNMENT, NOTEBOOK, POINTS, correct, instructor_notebook,
-                                     make_course, released)
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, correct, make_course, released
 
 DEADLINE = 300  # seconds to wait for a service to grade what it was given
 FULL = {grade_id: points for grade_id, points in POINTS.items()}
@@ -173,87 +170,3 @@ def test_a_batch_autograde_after_the_service_records_the_same_rows(course):
     assert finished.returncode == 0, finished.stderr
     assert gradebook_rows(sqlite_url(course), ASSIGNMENT) == by_service
 
-
-def write_source(course, assignment, notebook):
-    folder = os.path.join(course, "source", assignment)
-    os.makedirs(folder, exist_ok=True)
-    nbformat.write(notebook, os.path.join(folder, NOTEBOOK + ".ipynb"))
-
-
-def release(course, assignment, notebook=None):
-    """What `make release` does for one assignment: source/ written (unless None), nbgrader
-    generate_assignment run (the gradebook and release/ updated)."""
-    if notebook is not None:
-        write_source(course, assignment, notebook)
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", assignment,
-                    "--force"], cwd=course, env=nbgrader_env(), check=True, capture_output=True,
-                   timeout=300)
-
-
-def wait_for_log(path, text, deadline, process, after=""):
-    """Until the service's log says `text` (after the line that says `after`)."""
-    def said():
-        output = path.read_text(errors="replace")
-        return text in output[output.find(after) if after in output else len(output):]
-
-    while not said():
-        assert time.monotonic() < deadline and process.poll() is None, path.read_text()[-3000:]
-        time.sleep(0.2)
-
-
-def test_a_new_release_and_a_new_assignment_are_graded_while_the_service_runs(
-        tmp_path_factory, tmp_path):
-    course = make_course(str(tmp_path_factory.mktemp("releases") / "course"))
-    store = course_store(os.path.join(course, "course-data"))
-    answer = correct(released(course))
-    log_path = tmp_path / "service.log"
-    heavier = instructor_notebook()  # the same checks, answer_value worth 3 points
-    for cell in heavier.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "answer_value":
-            cell.metadata["nbgrader"]["points"] = 3
-    write_source(course, "tiny3", instructor_notebook())  # written, not released yet
-    with open(log_path, "wb") as log:
-        service = start_service(course, "--workers", "1", log=log)
-        deadline = time.monotonic() + DEADLINE
-        try:
-            store.hand_in("rla", ASSIGNMENT, {NOTEBOOK + ".ipynb": json.dumps(answer).encode()},
-                          "submit")
-            wait_until_final(store, 1, deadline, service)
-            release(course, ASSIGNMENT, heavier)
-            release(course, "tiny2", instructor_notebook())
-            release(course, "tiny3")  # its notebooks as they were when the service started
-            wait_for_log(log_path, f"serve: {ASSIGNMENT} released anew", deadline, service)
-            wait_for_log(log_path, "serve: tiny2 released", deadline, service)
-            wait_for_log(log_path, "serve: tiny3 released", deadline, service)
-            store.hand_in("rlb", ASSIGNMENT, {NOTEBOOK + ".ipynb": json.dumps(answer).encode()},
-                          "submit")
-            with open(os.path.join(course, "release", "tiny2", NOTEBOOK + ".ipynb")) as handle:
-                second = correct(json.load(handle))
-            store.hand_in("rlb", "tiny2", {NOTEBOOK + ".ipynb": json.dumps(second).encode()},
-                          "submit")
-            wait_until_final(store, 3, deadline, service)
-            # edited and not released: said once, and the release graded so far stays
-            edited = instructor_notebook()
-            edited.cells[-1].source = edited.cells[-1].source.replace("42", "41")
-            nbformat.write(edited, os.path.join(course, "source", "tiny2", NOTEBOOK + ".ipynb"))
-            wait_for_log(log_path, "serve: tiny2 changed and is not released", deadline, service,
-                         after="serve: tiny2 released")
-            store.hand_in("rlc", "tiny2", {NOTEBOOK + ".ipynb": json.dumps(second).encode()},
-                          "submit")
-            jobs = wait_until_final(store, 4, deadline, service)
-        finally:
-            status = stop_service(service, timeout=30)
-    output = log_path.read_text(errors="replace")
-    assert status == 0, output[-3000:]
-    got = {(j.student, j.assignment): (j.state, j.score, j.max_score) for j in jobs}
-    assert got == {("rla", ASSIGNMENT): (JobState.GRADED, 6.0, 6.0),
-                   ("rlb", ASSIGNMENT): (JobState.GRADED, 8.0, 8.0),
-                   ("rlb", "tiny2"): (JobState.GRADED, 6.0, 6.0),
-                   ("rlc", "tiny2"): (JobState.GRADED, 6.0, 6.0)}, output[-3000:]
-    assert gradebook_scores(course, ASSIGNMENT)["rlb"] == {**FULL, "answer_value": 3.0}
-    assert sorted(gradebook_scores(course, "tiny2")) == ["rlb", "rlc"]
-    # (a look while `make release` ran may have said so too, before the release was recorded)
-    after = output[output.index("serve: tiny2 released"):]
-    assert after.count("serve: tiny2 changed and is not released") == 1, output[-3000:]
-    assert "serve: tiny3 is not graded: assignment 'tiny3' is not in the gradebook" in output
-    assert "tiny3 changed" not in output  # said once, at the start

@@ -10,12 +10,15 @@
   read about once a second.
 - ``submitted.py``: a claimed hand-in written into submitted/, where the batch
   reads it, so that both grade through the same path.
-- ``loop.py``: `run_service`: one engine kept warm for the service's life, fed by a
+- ``loop.py``: `run_service`: one engine kept warm for as long as the releases last, fed by a
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
-- ``releases.py``: a new release, or an assignment released since the start,
-  noticed while the service runs (`ReleaseWatch`).
 - ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``release_watch.py``: each assignment's release/ folder watched while the service
+  runs, so that a changed release (or a new assignment) is switched to between gradings.
+- ``due_feedback.py``: each student's feedback page at their own due date (extensions
+  included), made and released through nbgrader's exchange once, recorded in the store;
+  a hand-in graded after it, when graded (``c.GradingService``).
 - ``visibility.py``: what a student sees of each check before their due date
   (``c.CheckFeedback``: now, hint, after_due).
 - ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),

@@ -1,18 +1,15 @@
 """The service's loop: jobs claimed from the store, graded by one engine kept warm, recorded.
 
 `serve` runs until `stop` is set (SIGTERM, SIGINT). It prepares every released
-assignment (templates and checks, before the workers are forked), keeps
-ONE engine for its whole life and feeds it through a `HandInQueue`: a claimer
+assignment (templates and checks, before the workers are forked), keeps ONE
+engine for as long as the releases stay the same and feeds it through a
+`HandInQueue`: a claimer
 thread leases jobs from the store as the engine has room, a heartbeat thread
 keeps their leases, and each result is recorded through the assignment's
 single `Writer` as soon as it comes back, then the job finished. Stopping:
 nothing more is claimed, the jobs not handed out yet go back to the queue
 (their leases released), the gradings in flight finish and are recorded, and
-the work folders are removed. A new release (`make release`, or an assignment
-released since the start; see releases.py) is switched to between hand-ins:
-nothing more is claimed until what is in flight is recorded, then the
-assignment is prepared again and the hand-ins waiting are graded against it.
-A service killed outright leaves leases that run
+the work folders are removed. A service killed outright leaves leases that run
 out, or that the next service on this machine takes back at once.
 """
 
@@ -29,11 +26,12 @@ from ..plan import HandIn, refusal, refused_result
 from ..recording import Writer, check_released
 from ..results import CheckStatus, StudentResult, StudentStatus
 from ..safe_text import writable
-from ..settings import CourseError, Settings
+from ..settings import CourseError, GradingService, Settings
 from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
-                      private_work_root, read_job, remove_left_overs, keep_release)
+                      private_work_root, read_job, remove_left_overs)
+from .due_feedback import DueFeedback, release_at_due
 from .inbound import inbound_folder, watch_inbound
-from .releases import RELEASE_CHECK_SECONDS, ReleaseWatch
+from .release_watch import ReleaseWatch, release_folder, watch_releases
 from .store import CheckRecord, JobState, QueuedJob, Store, StoreError, course_store
 from .submitted import place_in_submitted
 
@@ -69,19 +67,22 @@ def check_records(result: StudentResult) -> list[CheckRecord]:
                         t.message) for nb in result.notebooks for t in nb.tests]
 
 
-def released_assignments(settings: Settings, watch: ReleaseWatch) -> dict[str, Assignment]:
+def released_assignments(settings: Settings, before: dict[str, Assignment] | None = None
+                         ) -> dict[str, Assignment]:
     """Every assignment as released now, prepared; one not released is reported and left out
-    (its hand-ins are refused with the reason until it is released)."""
+    (its hand-ins are refused with the reason), or, if it was prepared `before`, graded as
+    it was released then."""
     prepared = {}
     for name in settings.assignments:
-        watch.preparing(name)
         try:
             check_released(settings, name, settings.instructor_notebooks(name))
+            prepared[name] = prepare_assignment(settings, name, settings.limits)
         except CourseError as error:
-            print(f"serve: {name} is not graded: {error}", file=sys.stderr)
-            watch.not_prepared(name)
-            continue
-        prepared[name] = prepare_assignment(settings, name, settings.limits)
+            kept = name in (before or {})
+            print(f"serve: {name} is not graded"
+                  f"{' against its new release' if kept else ''}: {error}", file=sys.stderr)
+            if kept:
+                prepared[name] = before[name]
     return prepared
 
 
@@ -89,8 +90,7 @@ class Service:
     """One grading service of a course: its store, its engine and what it holds now."""
 
     def __init__(self, settings: Settings, store: Store, workers: int = 1,
-                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS,
-                 release_check_seconds: float = RELEASE_CHECK_SECONDS):
+                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS):
         self.settings, self.store = settings, store
         self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
         self.name = worker_name()
@@ -98,44 +98,90 @@ class Service:
         self.lock = threading.Lock()  # held, and the writers (the claimer records refusals)
         self.writers: dict[str, Writer] = {}
         self.prepared: dict[str, Assignment] = {}
-        self.releases = ReleaseWatch(settings, release_check_seconds)
+        self.due_feedback: DueFeedback | None = None
+        self.looked_at: set[str] = set()  # the assignments of solutions/ when last prepared
+        self.handed_in_for: set[str] = set()  # released since then, and handed in already
+        self.ending = threading.Event()  # set: the releases graded now are left (a new one)
 
     def serve(self, stop: threading.Event, room: int | None = None) -> None:
-        """Grade every hand-in the store has and gets, until `stop` is set."""
+        """Grade every hand-in the store has and gets, until `stop` is set; a release that
+        changes (or an assignment released since) is switched to between gradings."""
         remove_left_overs()
         self.store.take_back(self.name.rpartition(":")[0] + ":")  # leases of dead services here
-        self.prepared = released_assignments(self.settings, self.releases)
-        waiting: queue.Queue[Claimed] = queue.Queue()
-        hand_ins: HandInQueue[Claimed] = HandInQueue(waiting)
+        chosen = GradingService(config=self.settings.config)
+        watch = ReleaseWatch(self.settings)
+        threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
+                                    daemon=True), *self.feedback_thread(stop, chosen)]
         with private_work_root():
             try:
-                if not self.scheduler:
-                    for assignment in self.prepared.values():
-                        prepare_machine(assignment, self.workers)
-                with engine(self.workers, self.scheduler,
-                            tls_folder=os.path.join(self.settings.root, TLS_FOLDER)) as grading:
-                    for name in self.prepared:
-                        self.writers[name] = Writer(self.settings, name)
-                        self.writers[name].start()
-                    print(f"serving {', '.join(self.prepared) or 'no assignment'}: "
-                          f"{grading.where}", file=sys.stderr, flush=True)
-                    threads = [threading.Thread(target=self.claim_jobs, name="claimer", daemon=True,
-                                                args=(stop, waiting, hand_ins,
-                                                      room or grading.in_flight())),
-                               threading.Thread(target=self.keep_leases, args=(stop,),
-                                                name="heartbeat", daemon=True)]
-                    for thread in threads:
-                        thread.start()
-                    for claimed, result in grading.graded(hand_ins, self.read):
-                        self.record(claimed, result)
-                    for thread in threads:
-                        thread.join(timeout=30)
+                for thread in threads:
+                    thread.start()
+                while not stop.is_set():
+                    self.looked_at = set(self.settings.assignments)
+                    self.prepared = released_assignments(self.settings, self.prepared)
+                    if self.due_feedback is not None:
+                        self.due_feedback.assignments = set(self.prepared)
+                    self.grade_release(stop, watch, chosen.release_check_seconds, room)
+                    if not stop.is_set():
+                        names = sorted(set(watch.changes) | self.handed_in_for)
+                        print(f"serve: a new release of {', '.join(names)}: the gradings in "
+                              "flight are recorded; preparing it, the hand-ins waiting are "
+                              "graded against it", file=sys.stderr, flush=True)
+                        close_templates()  # rebuilt for the new release, before its workers
+                        watch.taken()
+                        self.handed_in_for = set()
+                for thread in threads:
+                    thread.join(timeout=30)
             finally:
                 self.give_back_held("the service stopped before grading it")
-                with self.lock:
-                    for writer in self.writers.values():
-                        writer.finish()
                 close_templates()
+
+    def grade_release(self, stop: threading.Event, watch: ReleaseWatch, every: float,
+                      room: int | None = None) -> None:
+        """Grade against the releases prepared now until `stop` is set or a release changes:
+        then nothing more is claimed, the jobs not handed out go back to the queue, and the
+        gradings in flight finish and are recorded."""
+        self.ending = ending = threading.Event()
+        waiting: queue.Queue[Claimed] = queue.Queue()
+        hand_ins: HandInQueue[Claimed] = HandInQueue(waiting)
+        try:
+            if not self.scheduler:
+                for assignment in self.prepared.values():
+                    prepare_machine(assignment, self.workers)
+            with engine(self.workers, self.scheduler,
+                        tls_folder=os.path.join(self.settings.root, TLS_FOLDER)) as grading:
+                for name in self.prepared:
+                    self.writers[name] = Writer(self.settings, name)
+                    self.writers[name].start()
+                print(f"serving {', '.join(self.prepared) or 'no assignment'}: "
+                      f"{grading.where}", file=sys.stderr, flush=True)
+                threads = [threading.Thread(target=self.claim_jobs, name="claimer", daemon=True,
+                                            args=(ending, waiting, hand_ins,
+                                                  room or grading.in_flight())),
+                           threading.Thread(target=watch_releases, name="releases", daemon=True,
+                                            args=(watch, stop, ending, every))]
+                for thread in threads:
+                    thread.start()
+                for claimed, result in grading.graded(hand_ins, self.read):
+                    self.record(claimed, result)
+                for thread in threads:
+                    thread.join(timeout=30)
+        finally:
+            ending.set()
+            with self.lock:
+                for writer in self.writers.values():
+                    writer.finish()
+                self.writers = {}
+
+    def feedback_thread(self, stop: threading.Event, chosen: GradingService
+                        ) -> list[threading.Thread]:
+        """The thread that releases each student's feedback at their due date (due_feedback.py),
+        unless c.GradingService.release_feedback_at_due is off."""
+        if not chosen.release_feedback_at_due:
+            return []
+        self.due_feedback = DueFeedback(self.settings, self.store, self.prepared)
+        return [threading.Thread(target=release_at_due, name="feedback", daemon=True,
+                                 args=(self.due_feedback, stop, chosen.feedback_check_seconds))]
 
     def read(self, claimed: Claimed) -> Job:
         """The worker's Job of a claimed hand-in, read from submitted/ as the batch reads it."""
@@ -148,8 +194,6 @@ class Service:
         and close the queue."""
         try:
             while not stop.is_set():
-                if self.releases.due():
-                    self.switch_releases(stop)
                 with self.lock:
                     full = len(self.held) >= room
                 job = None if full else self.store.claim(self.name, self.lease_seconds)
@@ -169,45 +213,15 @@ class Service:
                     self.give_back(claimed.job.id, "the service stopped before grading it")
             hand_ins.close()
 
-    def switch_releases(self, stop: threading.Event) -> None:
-        """Prepare again each assignment released anew, once the gradings in flight are
-        recorded (nothing is claimed meanwhile): the hand-ins claimed from now on are
-        graded against the new release, here and on a cluster's workers alike."""
-        names = self.releases.released_anew()
-        if not names:
-            return
-        while not stop.is_set():
-            with self.lock:
-                if not self.held:
-                    break
-            stop.wait(IDLE_SECONDS)
-        if stop.is_set():
-            return
-        for name in names:
-            self.releases.preparing(name)
-            try:
-                assignment = prepare_assignment(self.settings, name, self.settings.limits)
-            except CourseError as error:
-                print(f"serve: the new release of {name} is not graded: {error}",
-                      file=sys.stderr, flush=True)
-                continue
-            with self.lock:
-                known = name in self.prepared
-                self.prepared[name] = assignment
-                if name in self.writers:
-                    self.writers[name].close()  # the next record reads the new release
-                else:
-                    self.writers[name] = Writer(self.settings, name)
-                    self.writers[name].start()
-            if not self.scheduler:
-                keep_release(assignment)  # the old release's templates here stopped
-            print(f"serve: {name} {'released anew' if known else 'released'}: graded "
-                  f"against this release from now on", file=sys.stderr, flush=True)
-
     def placed(self, job: QueuedJob) -> Claimed | None:
         """A claimed job written into submitted/, held; None when it is refused (recorded)."""
         with self.lock:
             self.held[job.id] = job
+        if job.assignment not in self.prepared and self.released_since(job.assignment):
+            self.give_back(job.id, "its assignment was released after the service prepared")
+            self.handed_in_for.add(job.assignment)
+            self.ending.set()  # prepared at once, then graded
+            return None
         if job.assignment not in self.prepared:
             self.finish(job, JobState.REFUSED, reason=f"{job.assignment!r} is not an "
                         f"assignment this service grades ({', '.join(self.prepared) or 'none'})")
@@ -223,6 +237,12 @@ class Service:
             self.record(Claimed(job, hand_in), refused_result(hand_in, reason))
             return None
         return Claimed(job, hand_in)
+
+    def released_since(self, assignment: str) -> bool:
+        """Whether `assignment` was released after the releases graded now were prepared
+        (solutions/ did not have it then, release/ has it now)."""
+        return (assignment not in self.looked_at and assignment in self.settings.assignments
+                and os.path.isdir(release_folder(self.settings, assignment)))
 
     def record(self, claimed: Claimed, result: StudentResult) -> None:
         """A result into the gradebook through the assignment's writer, then the job finished."""

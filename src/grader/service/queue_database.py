@@ -57,6 +57,14 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state, id);
 CREATE INDEX IF NOT EXISTS jobs_by_student ON jobs (student, assignment, id);
 CREATE INDEX IF NOT EXISTS jobs_by_source ON jobs (source);
+CREATE TABLE IF NOT EXISTS feedback_releases (
+    job_id INTEGER PRIMARY KEY,
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    released TEXT NOT NULL,
+    outcome TEXT NOT NULL
+);
 """
 POSTGRES_SCHEMA = "grader_service"  # the schema of the queue's tables in the gradebook's database
 CONNECT_SECONDS = 10  # how long a PostgreSQL server that does not answer is waited for

@@ -11,7 +11,8 @@ claimed `max_attempts` times without finishing ends `failed` with its reason.
 A student's jobs of one assignment are handed out one at a time, in the order
 they arrived, so the one recorded last is the one handed in last. The same
 bytes handed in again while they are still the student's latest hand-in are
-recorded as a `duplicate` and not graded again.
+recorded as a `duplicate` and not graded again. The feedback given out at each
+student's due date is recorded in ``feedback_releases``, one row per job.
 """
 
 import contextlib
@@ -71,6 +72,18 @@ class QueuedJob:
     checks: list[CheckRecord]
     reason: str  # why it failed, was refused or is a duplicate (of which job)
     files: dict[str, str] = dataclasses.field(repr=False, default_factory=dict)  # name -> digest
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedbackRelease:
+    """The feedback page of one graded hand-in, given out at its student's due date."""
+
+    job_id: int
+    student: str
+    assignment: str
+    digest: str  # the hand-in's digest (its job's)
+    released: datetime.datetime  # UTC
+    outcome: str  # how it went out: through the exchange, or listed for another way
 
 
 Job = QueuedJob  # the service's name for it; worker.Job is the data one grading is given
@@ -312,6 +325,25 @@ class Store:
             rows = db.rows("SELECT source FROM jobs WHERE substr(source, 1, :length) = :prefix",
                            length=len(prefix), prefix=prefix)
             return {row["source"] for row in rows}
+
+    def record_release(self, job: QueuedJob, outcome: str,
+                       released: datetime.datetime | None = None) -> None:
+        """Record that the feedback of `job` went out (`outcome` says how); once per job."""
+        released = (released or utc_now()).astimezone(datetime.timezone.utc)
+        with self.database.transaction() as db:
+            db.change("INSERT INTO feedback_releases (job_id, student, assignment, digest, "
+                      "released, outcome) VALUES (:job_id, :student, :assignment, :digest, "
+                      ":released, :outcome) ON CONFLICT (job_id) DO NOTHING",
+                      job_id=job.id, student=job.student, assignment=job.assignment,
+                      digest=job.digest, released=released.isoformat(), outcome=outcome)
+
+    def releases(self) -> list[FeedbackRelease]:
+        """Every feedback release recorded, in the order of their jobs."""
+        with self.database.connection() as db:
+            rows = db.rows("SELECT * FROM feedback_releases ORDER BY job_id")
+        return [FeedbackRelease(row["job_id"], row["student"], row["assignment"], row["digest"],
+                                datetime.datetime.fromisoformat(row["released"]),
+                                row["outcome"]) for row in rows]
 
     def files(self, job: QueuedJob) -> dict[str, bytes]:
         """The bytes of a job's files, as handed in."""

@@ -9,7 +9,8 @@
   lists), `StudentVariants` (the salt of each student's own model), `GradebookWriter`
   (how long a run waits for a gradebook that stopped answering).
 - ``service.py``: what the grading service shows students before their due date:
-  `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window).
+  `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window);
+  `GradingService`, when it releases each student's feedback and looks for a new release.
 - ``renamed.py``: their old names (``c.SandboxGrader.variant_salt``), still read,
   with a warning that says the new one.
 - ``config_file.py``: nbgrader_config.py checked as nbgrader loads it.
@@ -28,14 +29,14 @@ from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
 from .release_lines import no_install_line_warning, stale_salts, write_release_lines
 from .sections import GradebookWriter, Reports, SimilarityReport, StudentVariants
-from .service import CheckFeedback, CheckRateLimit
+from .service import CheckFeedback, CheckRateLimit, GradingService
 
 # every class of the grader's own settings, as the command line's help lists them
 CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, GradebookWriter,
-                 CheckFeedback, CheckRateLimit)
+                 CheckFeedback, CheckRateLimit, GradingService)
 
 __all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "CheckFeedback", "CheckRateLimit", "CourseError",
-           "GradebookWriter", "Limits", "Reports", "SandboxError", "SandboxGrader", "Settings",
-           "SimilarityReport", "StudentVariants", "check_config", "limits_from_config", "load",
-           "no_install_line_warning", "shown_url", "stale_salts", "with_postgres_driver",
-           "write_release_lines"]
+           "GradebookWriter", "GradingService", "Limits", "Reports", "SandboxError",
+           "SandboxGrader", "Settings", "SimilarityReport", "StudentVariants", "check_config",
+           "limits_from_config", "load", "no_install_line_warning", "shown_url", "stale_salts",
+           "with_postgres_driver", "write_release_lines"]

@@ -1,13 +1,17 @@
-"""The grading service's settings for what students see before their due date.
+"""The grading service's settings: what students see before their due date, and when.
 
 - `CheckFeedback`: each check's visibility before the due date
   (``c.CheckFeedback.checks = {"count_parameters_hidden": "after_due"}``; the words are
   ``now``, ``hint`` and ``after_due``, service/visibility.py says what each shows).
 - `CheckRateLimit`: how many checks a student may ask for per assignment in a window
   (``c.CheckRateLimit.checks = 5``, ``c.CheckRateLimit.window_minutes = 60``).
+- `GradingService`: the service's own work besides grading: each student's feedback
+  page released at their due date (``c.GradingService.release_feedback_at_due``),
+  looked for every ``feedback_check_seconds``; a new release looked for every
+  ``release_check_seconds``.
 """
 
-from traitlets import Dict, Float, Int
+from traitlets import Bool, Dict, Float, Int
 from traitlets.config import Configurable
 
 
@@ -26,3 +30,19 @@ class CheckRateLimit(Configurable):
                  "notebook that cannot be checked costs none").tag(config=True)
     window_minutes = Float(60.0, help="the window of the rate limit, in minutes").tag(
         config=True)
+
+
+class GradingService(Configurable):
+    """What `python -m grader serve` does besides grading each hand-in as it arrives."""
+
+    release_feedback_at_due = Bool(True, help="at each student's due date (extensions "
+                                   "included), generate the feedback page of their latest "
+                                   "graded hand-in and release it through the exchange; a "
+                                   "hand-in graded later is released when graded").tag(
+        config=True)
+    feedback_check_seconds = Float(5.0, min=0.05, help="how often the service looks for "
+                                   "feedback that is due, in seconds").tag(config=True)
+    release_check_seconds = Float(2.0, min=0.05, help="how often the service looks for a "
+                                  "changed or new release/<assignment>/ (make release), in "
+                                  "seconds; one that stays the same for two looks is switched "
+                                  "to between gradings").tag(config=True)

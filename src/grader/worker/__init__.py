@@ -14,15 +14,15 @@
 
 from .assignment import (Assignment, blocked_functions, prepare_assignment,
                          read_instructor_notebooks)
-from .caches import (adopt_templates, close_templates, keep_release, prepare_checkers,
-                     refuse_templates, templates_refused, warm_templates)
+from .caches import (adopt_templates, close_templates, prepare_checkers, refuse_templates,
+                     templates_refused, warm_templates)
 from .grade import grade_notebook, grade_student
 from .job import Job, read_job
 from .machine import prepare_machine
 from .tasks import grade_on_worker, grade_safely, private_work_root, remove_left_overs
 
 __all__ = ["Assignment", "Job", "adopt_templates", "blocked_functions", "close_templates",
-           "grade_notebook", "grade_on_worker", "grade_safely", "grade_student", "keep_release",
+           "grade_notebook", "grade_on_worker", "grade_safely", "grade_student",
            "prepare_assignment", "prepare_checkers", "prepare_machine", "private_work_root",
            "read_instructor_notebooks", "read_job", "refuse_templates", "remove_left_overs",
            "templates_refused", "warm_templates"]

@@ -85,12 +85,6 @@ def warm_assignment(assignment: Assignment) -> WarmAssignment:
     return warm
 
 
-def keep_release(assignment: Assignment) -> None:
-    """Let go of what this process keeps of any other release of `assignment` (the
-    templates it started stopped): a service that switched to a new release."""
-    warm_assignment(assignment)
-
-
 def warm_templates() -> list[Template]:
     """The templates this process keeps now, of every assignment."""
     with _WARM_LOCK:

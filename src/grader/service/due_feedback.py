@@ -1,0 +1,217 @@
+"""Feedback at each student's due date: the course's feedback page, released through the exchange.
+
+While the service runs, every ``c.GradingService.feedback_check_seconds`` it looks
+for hand-ins whose feedback is due (`feedback_due`): a student's latest graded
+hand-in of an assignment, nothing of theirs still to grade, once their own due
+date (the class's plus their extension) has passed and its feedback has not gone
+out yet. At the due date that is their latest on-time hand-in; a hand-in graded
+after it (a late one, or an on-time one graded late) is due as soon as it is
+graded. An assignment without a due date is left to the instructor's commands.
+
+Each is given out as the batch does it: `nbgrader generate_feedback` writes the
+course's own feedback page from the gradebook and autograded/ (make feedback),
+then `nbgrader release_feedback` files it in the exchange (make release-feedback),
+where `nbgrader fetch_feedback` gets it. A student who did not hand in through the
+exchange (an LMS zip: no submission_secret.txt) is listed, not failed: their page
+is in feedback/ for `make feedback-zip`. Only then is the release recorded in the
+store (`Store.record_release`), so a service killed in between releases the same
+page again at its next start (nbgrader overwrites it) and none is lost; one
+recorded is never released again.
+"""
+
+import datetime
+import glob
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from ..safe_text import shown_id, writable
+from ..settings import Settings
+from .store import JobState, QueuedJob, Store, utc_now
+
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's release reads
+THROUGH_EXCHANGE = "exchange"  # a release's outcome: filed in the exchange's feedback folder
+NOT_THROUGH_EXCHANGE = "listed"  # a release's outcome: handed in another way, page in feedback/
+RETRY_SECONDS = 60.0  # a release that failed is tried again after this long
+PENDING = (JobState.WAITING, JobState.GRADING)
+Pair = tuple[str, str]  # (student, assignment)
+Runner = Callable[[Sequence[str], str], tuple[int, str]]  # (command, folder) -> (status, output)
+
+
+def run_nbgrader(command: Sequence[str], folder: str) -> tuple[int, str]:
+    """Run `command` in `folder`; its exit status and what it printed."""
+    done = subprocess.run(list(command), cwd=folder, capture_output=True, text=True,
+                          errors="replace", check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+def ready_hand_ins(jobs: Iterable[QueuedJob], released: set[int]) -> dict[Pair, QueuedJob]:
+    """{(student, assignment): job} of the hand-ins whose feedback may go out once due: the
+    pair's latest graded or refused hand-in (what autograded/ holds), if graded, nothing of
+    the pair still waiting or being graded, and not released yet."""
+    latest: dict[Pair, QueuedJob] = {}
+    pending: set[Pair] = set()
+    for job in sorted(jobs, key=lambda job: job.id):
+        pair = (job.student, job.assignment)
+        if job.state in PENDING:
+            pending.add(pair)
+        elif job.state in (JobState.GRADED, JobState.REFUSED):
+            latest[pair] = job
+    return {pair: job for pair, job in latest.items()
+            if pair not in pending and job.state == JobState.GRADED and job.id not in released}
+
+
+def feedback_due(jobs: Iterable[QueuedJob], released: set[int],
+                 dues: Mapping[Pair, datetime.datetime | None], now: datetime.datetime
+                 ) -> list[QueuedJob]:
+    """The hand-ins whose feedback is due at `now`, in the order they arrived (`dues`: each
+    pair's own due date, None where the assignment has none)."""
+    due = []
+    for pair, job in ready_hand_ins(jobs, released).items():
+        moment = dues.get(pair)
+        if moment is not None and now >= moment:
+            due.append(job)
+    return sorted(due, key=lambda job: job.id)
+
+
+def due_dates(settings: Settings, pairs: Iterable[Pair]) -> dict[Pair, datetime.datetime | None]:
+    """Each student's own due date (UTC) of each assignment, extensions included, as
+    requests.student_due gives it, read in one gradebook session."""
+    pairs = set(pairs)
+    dues: dict[Pair, datetime.datetime | None] = {}
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        for assignment in sorted({assignment for _, assignment in pairs}):
+            try:
+                row = gb.find_assignment(assignment)
+            except MissingEntry:
+                row = None
+            base = row.duedate if row is not None else None
+            extensions = {} if base is None else {
+                submission.student_id: submission.extension for submission in row.submissions}
+            for student, named in pairs:
+                if named != assignment:
+                    continue
+                if base is None:
+                    dues[(student, assignment)] = None
+                    continue
+                moment = base + (extensions.get(student) or datetime.timedelta(0))
+                dues[(student, assignment)] = moment.replace(tzinfo=datetime.timezone.utc)
+    return dues
+
+
+def for_students(command: list[str], chosen: Sequence[str], everyone: Iterable[str]
+                 ) -> list[list[str]]:
+    """`command` run for the `chosen` students only: one run excluding the others of
+    `everyone`, or one run per student where a name holds a comma (nbgrader's exclusion
+    list is comma-separated)."""
+    others = sorted(set(everyone) - set(chosen))
+    if len(chosen) == 1 or any("," in s for s in [*chosen, *others]):
+        return [command + [f"--student={glob.escape(s)}"] for s in chosen]
+    return [command + ["--CourseDirectory.student_id_exclude=" + ",".join(others)]
+            if others else command]
+
+
+def students_with(folder: str, assignment: str) -> list[str]:
+    """The students with a folder `folder`/<student>/`assignment`/."""
+    if not os.path.isdir(folder):
+        return []
+    return sorted(s for s in os.listdir(folder)
+                  if os.path.isdir(os.path.join(folder, s, assignment)))
+
+
+class DueFeedback:
+    """The feedback of a course's hand-ins given out as it falls due, recorded in `store`."""
+
+    def __init__(self, settings: Settings, store: Store, assignments: Iterable[str],
+                 run: Runner = run_nbgrader):
+        self.settings, self.store, self.run = settings, store, run
+        self.assignments = set(assignments)
+        self.retry_after: dict[int, datetime.datetime] = {}  # job id -> when to try again
+
+    def tick(self, now: datetime.datetime | None = None) -> list[str]:
+        """Give out every feedback due at `now`; returns a line per student."""
+        now = now or utc_now()
+        jobs = [job for job in self.store.jobs() if job.assignment in self.assignments]
+        released = {release.job_id for release in self.store.releases()}
+        ready = ready_hand_ins(jobs, released)
+        if not ready:
+            return []
+        due = [job for job in feedback_due(ready.values(), released,
+                                           due_dates(self.settings, ready), now)
+               if self.retry_after.get(job.id, now) <= now]
+        lines = []
+        for assignment in sorted({job.assignment for job in due}):
+            lines += self.give_out(assignment, [j for j in due if j.assignment == assignment],
+                                   now)
+        return lines
+
+    def give_out(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime
+                 ) -> list[str]:
+        """Generate and release the feedback of `jobs` (one per student), then record it."""
+        settings = self.settings
+        students = [job.student for job in jobs]
+        nbgrader = [sys.executable, "-m", "nbgrader"]
+        problem = self.run_all(for_students(
+            nbgrader + ["generate_feedback", assignment, "--force"], students,
+            students_with(settings.autograded, assignment)))
+        folders = {job.student: os.path.join(settings.feedback, job.student, assignment)
+                   for job in jobs}
+        made = {s: folder for s, folder in folders.items()
+                if glob.glob(os.path.join(glob.escape(folder), "*.html"))}
+        lines = [self.failed(job, now, "no feedback page was made ("
+                             + (problem or f"nothing in {os.path.relpath(folders[job.student])}/")
+                             + ")")
+                 for job in jobs if job.student not in made]
+        through = [s for s, folder in made.items()
+                   if all(os.path.isfile(os.path.join(folder, f)) for f in EXCHANGE_FILES)]
+        problem = self.run_all(for_students(
+            nbgrader + ["release_feedback", assignment], through,
+            students_with(settings.feedback, assignment))) if through else ""
+        for job in jobs:
+            if job.student not in made:
+                continue
+            if job.student not in through:
+                self.store.record_release(job, NOT_THROUGH_EXCHANGE, now)
+                lines.append(f"{assignment}: {shown_id(job.student)} did not hand in through "
+                             "the exchange (no submission_secret.txt): their feedback is in "
+                             f"{os.path.relpath(made[job.student])}/ (make feedback-zip)")
+            elif problem:
+                lines.append(self.failed(job, now, f"not released: {problem}"))
+            else:
+                self.store.record_release(job, THROUGH_EXCHANGE, now)
+                self.retry_after.pop(job.id, None)
+                lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
+                             f"{job.id} released through the exchange")
+        return lines
+
+    def run_all(self, commands: list[list[str]]) -> str:
+        """Run each command; "" when all succeeded, else what the first failure said."""
+        for command in commands:
+            status, output = self.run(command, self.settings.root)
+            if status != 0:
+                last = [line for line in output.splitlines() if line.strip()][-3:]
+                return writable(f"{' '.join(command[3:5])} exited with {status}: "
+                                + " / ".join(last))
+        return ""
+
+    def failed(self, job: QueuedJob, now: datetime.datetime, reason: str) -> str:
+        self.retry_after[job.id] = now + datetime.timedelta(seconds=RETRY_SECONDS)
+        return (f"{job.assignment}: feedback of {shown_id(job.student)}'s hand-in {job.id}: "
+                f"{reason}; tried again in {RETRY_SECONDS:g} s")
+
+
+def release_at_due(releaser: DueFeedback, stop: threading.Event, every: float) -> None:
+    """`releaser.tick()` every `every` seconds until `stop` is set; a tick that fails is
+    reported and the next one tries again (the service goes on grading)."""
+    while not stop.is_set():
+        try:
+            lines = releaser.tick()
+        except Exception as error:  # noqa: BLE001 (reported; grading is not stopped by it)
+            lines = [f"feedback at the due date: {type(error).__name__}: {error}"]
+        for line in lines:
+            print(f"serve: {writable(line)}", file=sys.stderr, flush=True)
+        stop.wait(every)
