@@ -1,0 +1,17 @@
+"""The LTI 1.3 wing: the course as a tool of the LMS (the platform), its scores and roster.
+
+- ``settings.py``: `LtiTool`, the platform's registration as traits (c.LtiTool.issuer,
+  client_id, deployment_ids, ...), checked into an `LtiRegistration`.
+- ``keys.py``: the tool's RSA key pair in course-data/lti/ (`make_keys`, `read_keys`) and
+  its public key set (JWKS).
+- ``services.py``: `PlatformServices`, the platform's AGS and NRPS calls: access tokens by
+  the client credentials grant with a signed assertion, 5xx retried, 401 a clear stop.
+- ``ags.py``: the assignment's line item found (by resourceId, then tag) before one is
+  made, the results read, one score posted.
+- ``nrps.py``: the course's learners (`Member`).
+- ``launch.py``: `ToolLaunch`, the OIDC login and the launch's id_token checked by pylti1p3.
+- ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost.
+- ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
+  into the platform's gradebook, or a dry run.
+- ``commands.py``: lti-keys, lti-roster, lti-push, added to ``python -m grader`` by cli.py.
+"""
