@@ -63,10 +63,10 @@ def line_items(services: PlatformServices, **query: str) -> list[LineItem]:
     return found
 
 
-def find_or_create_line_item(services: PlatformServices, assignment: str,
-                             score_maximum: float) -> tuple[LineItem, str]:
-    """(the line item of `assignment`, how it was found): looked for by resourceId, then
-    by tag and label, made only when none is found."""
+def find_line_item(services: PlatformServices, assignment: str
+                   ) -> tuple[LineItem | None, str]:
+    """(the line item of `assignment` or None, how it was found): by resourceId, then by
+    tag and label; more than one is an error to fix in the platform."""
     for how, query, keep in (
             ("its resourceId", {"resource_id": assignment}, lambda i: i.resource_id == assignment),
             ("its tag and label", {"tag": TAG}, lambda i: i.tag == TAG and i.label == assignment)):
@@ -78,6 +78,16 @@ def find_or_create_line_item(services: PlatformServices, assignment: str,
                                    f"columns in the platform's gradebook")
         if matching:
             return matching[0], how
+    return None, "none yet"
+
+
+def find_or_create_line_item(services: PlatformServices, assignment: str,
+                             score_maximum: float) -> tuple[LineItem, str]:
+    """(the line item of `assignment`, how it was found): looked for first
+    (`find_line_item`), made only when none is found."""
+    found, how = find_line_item(services, assignment)
+    if found is not None:
+        return found, how
     made = services.call(f"the line item of {assignment}", "POST",
                          services.registration.lineitems_url, (LINEITEM_SCOPE,), LINEITEM_TYPE,
                          body={"label": assignment, "scoreMaximum": score_maximum,
@@ -85,16 +95,18 @@ def find_or_create_line_item(services: PlatformServices, assignment: str,
     return line_item_of(made.json()), "made now"
 
 
-def results(services: PlatformServices, item: LineItem) -> dict[str, LmsSubmission]:
-    """{LTI user id: LmsSubmission} of every student with a result, in points of `item`."""
+def results(services: PlatformServices, item: LineItem, maximum: float
+            ) -> dict[str, LmsSubmission]:
+    """{LTI user id: LmsSubmission} of every student with a result, in points out of
+    `maximum` (the course's), whatever the line item's own maximum."""
     url, held = under(item.url, "/results"), {}
     while url:
         answer = services.call(f"the results of {item.label}", "GET", url, (RESULT_SCOPE,),
                                RESULTS_TYPE)
         for raw in answer.json():
-            score, maximum = raw.get("resultScore"), raw.get("resultMaximum")
-            if score is not None and maximum:
-                score = float(score) * item.score_maximum / float(maximum)
+            score, out_of = raw.get("resultScore"), raw.get("resultMaximum")
+            if score is not None and out_of:
+                score = float(score) * maximum / float(out_of)
             comment = raw.get("comment")
             held[str(raw["userId"])] = LmsSubmission(
                 str(raw["userId"]), None if score is None else float(score),

@@ -50,7 +50,7 @@ def test_a_score_carries_the_four_fields_and_reads_back_as_a_result(services, pl
         "userId": "sub-ada", "scoreGiven": 8.5, "scoreMaximum": 10.0,
         "activityProgress": "Completed", "gradingProgress": "FullyGraded",
         "comment": "parameters: 8.5/10 points"}
-    held = results(services, item)
+    held = results(services, item, 10.0)
     assert (held["sub-ada"].score, held["sub-ada"].comments) == (8.5, (
         "parameters: 8.5/10 points",))
 
