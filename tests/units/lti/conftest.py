@@ -40,6 +40,12 @@ def platform(tool_keys):
 
 
 @pytest.fixture
+def registration(platform):
+    """The tool's registration on the platform, checked (c.LtiTool)."""
+    return registration_from(tool_config(platform))
+
+
+@pytest.fixture
 def services(platform, tool_keys):
     """The tool's services on the platform, its line items and scores cleared first."""
     with platform.lock:
