@@ -4,6 +4,9 @@
     python -m grader lti-roster [--dry-run]           the platform's learners (NRPS) into the
                                                       roster
     python -m grader lti-push ASSIGNMENT [--dry-run]  the grades into its gradebook (AGS)
+    python -m grader rehearse-lti                     a class on a platform on 127.0.0.1
+                                                      (its run is cli.py's: the rehearsal
+                                                      is given `course_tool`)
 
 Each reads c.LtiTool in nbgrader_config.py (docs/lti.md); `lti_check_lines` is
 what ``check-config`` says of it.
@@ -16,10 +19,11 @@ import sys
 from ..lms import LmsRefused, LmsRequestFailed, LmsUnavailable
 from ..settings import CourseError, Settings, load
 from .ags_push import lti_push, platform_services
-from .keys import KEY_SET, make_keys
+from .keys import KEY_SET, make_keys, read_keys
+from .launch import ToolLaunch
 from .nrps import learners
 from .roster_sync import sync_roster
-from .settings import LtiTool, registration_problems
+from .settings import LtiSetupError, LtiTool, registration_from, registration_problems
 
 
 def loaded_course(args: argparse.Namespace) -> Settings:
@@ -42,6 +46,24 @@ def add_lti_commands(commands: "argparse._SubParsersAction[argparse.ArgumentPars
     push.add_argument("--dry-run", action="store_true",
                       help="print each student's score now and the score to send; write "
                            "nothing")
+    rehearsal = commands.add_parser("rehearse-lti", help="a whole fake class whose LMS is an "
+                                    "LTI 1.3 platform started on 127.0.0.1")
+    rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal-lti"),
+                           help="where the rehearsal runs (replaced; default "
+                                "course-data/rehearsal-lti)")
+    rehearsal.add_argument("--assignment", action="append", default=[],
+                           help="rehearse this assignment only (repeatable; default: all)")
+
+
+def course_tool(course_dir: str) -> ToolLaunch:
+    """The tool's side of a launch into the course at `course_dir` (its c.LtiTool and keys)."""
+    settings = load(course_dir)
+    try:
+        registration = registration_from(settings.config, ("launch_url",))
+        return ToolLaunch(registration, read_keys(os.path.join(settings.data,
+                                                               registration.key_folder)))
+    except LtiSetupError as error:
+        raise CourseError(str(error)) from None
 
 
 def lti_check_lines(settings: Settings) -> list[str]:
