@@ -226,7 +226,8 @@ class LtiPlatform:
             for failure in self.failures:
                 if failure[0] == method and re.fullmatch(failure[1], path):
                     self.failures.remove(failure)
-                    return failure[2], {"error": "the platform is unavailable, try again"}
+                    return failure[2], {"error": "the access token is not accepted"
+                                        if failure[2] == 401 else "unavailable, try again"}
         if (method, path) == ("GET", "/jwks"):
             return 200, {"keys": self.registration.get_jwks()}
         if (method, path) == ("GET", "/auth"):
