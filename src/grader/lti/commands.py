@@ -36,12 +36,16 @@ def loaded_course(args: argparse.Namespace) -> Settings:
 def add_lti_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     commands.add_parser("lti-keys", help="the LTI tool's RSA key pair and its JWKS, in "
                         "course-data/lti/ (made once)")
+    settings = "settings in nbgrader_config.py (docs/lti.md):\n" + "\n".join(
+        f"  c.LtiTool.{name} = {trait.default()!r}: {trait.help}"
+        for name, trait in sorted(LtiTool.class_traits(config=True).items()))
+    described = {"epilog": settings, "formatter_class": argparse.RawDescriptionHelpFormatter}
     roster = commands.add_parser("lti-roster", help="the LTI platform's learners (NRPS) into "
-                                 "the course's roster (docs/lti.md)")
+                                 "the course's roster (docs/lti.md)", **described)
     roster.add_argument("--dry-run", action="store_true",
                         help="say who would be added or updated; write nothing")
     push = commands.add_parser("lti-push", help="one assignment's grades into the LTI "
-                               "platform's gradebook (AGS, docs/lti.md)")
+                               "platform's gradebook (AGS, docs/lti.md)", **described)
     push.add_argument("assignment")
     push.add_argument("--dry-run", action="store_true",
                       help="print each student's score now and the score to send; write "

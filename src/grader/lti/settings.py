@@ -35,9 +35,9 @@ class LtiTool(Configurable):
     """The platform's registration of the course as an LTI 1.3 tool (docs/lti.md)."""
 
     issuer = Unicode("", help="the platform's issuer, the iss of its launches "
-                     "(Canvas: https://canvas.instructure.com)").tag(config=True)
-    client_id = Unicode("", help="the tool's client id on the platform (Canvas: the "
-                        "developer key's id)").tag(config=True)
+                     "(docs/lti.md gives each LMS's)").tag(config=True)
+    client_id = Unicode("", help="the tool's client id on the platform (the id of "
+                        "the tool's registration there)").tag(config=True)
     deployment_ids = List(Unicode(), help="the deployment ids the platform launches the "
                           "tool with").tag(config=True)
     auth_login_url = Unicode("", help="the platform's OIDC authorization endpoint"

@@ -35,7 +35,7 @@ import requests
 from ..reports import number, read_grades
 from ..settings import load
 from .common import COURSE_FILES, RehearsalError, answers, environment, run_step, write_answers
-from .lms import EXTENSIONS, STUDENTS, canvas_download, canvas_export
+from .lms import EXTENSIONS, REHEARSAL_LMS, STUDENTS, canvas_download, canvas_export
 from .lti_platform import INSTRUCTOR, LtiPlatform, auth_form_fields
 
 LAUNCHING = "alice"  # the one student who opens the tool from the LMS
@@ -214,9 +214,10 @@ def rehearse_with(platform: LtiPlatform, site: ToolSite, course_dir: str, work: 
 
     print("the instructor imports the class, takes the platform's roster and releases",
           flush=True)
-    export = os.path.join(folder, "canvas-gradebook-export.csv")
+    export_name = f"{REHEARSAL_LMS.name}-gradebook-export.csv"
+    export = os.path.join(folder, export_name)
     canvas_export(export, assignments)
-    step(grader + ["roster", export], "make roster ROSTER=canvas-gradebook-export.csv")
+    step(grader + ["roster", export], f"make roster ROSTER={export_name}")
     roster = step(grader + ["lti-roster"], "make lti-roster")
     due = "2026-03-02 17:00:00 UTC"
     for assignment in assignments:
@@ -235,7 +236,7 @@ def rehearse_with(platform: LtiPlatform, site: ToolSite, course_dir: str, work: 
                     os.path.join(course_dir, "solutions", assignment, notebook), kind))
         download = os.path.join(folder, f"submissions-{assignment}.zip")
         canvas_download(download, course_dir, work, assignment)
-        step(grader + ["collect-zip", assignment, download, "--lms", "canvas"],
+        step(grader + ["collect-zip", assignment, download, "--lms", REHEARSAL_LMS.name],
              f"make collect-zip ASSIGNMENT={assignment}")
     extensions = os.path.join(course_dir, "extensions.csv")
     with open(extensions, "w", encoding="utf-8") as handle:
