@@ -13,5 +13,19 @@
 - ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost.
 - ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
   into the platform's gradebook, or a dry run.
-- ``commands.py``: lti-keys, lti-roster, lti-push, added to ``python -m grader`` by cli.py.
+- ``commands.py``: lti-keys, lti-roster, lti-push (and rehearse-lti's options), added to
+  ``python -m grader`` by cli.py.
 """
+
+from .ags_push import lti_push, push_scores
+from .keys import ToolKeys, make_keys, read_keys
+from .launch import LaunchedUser, LaunchRefused, ToolLaunch
+from .nrps import Member, learners
+from .roster_sync import RosterChange, sync_roster
+from .services import PlatformServices
+from .settings import LtiRegistration, LtiSetupError, LtiTool, registration_from
+
+__all__ = ["LaunchRefused", "LaunchedUser", "LtiRegistration", "LtiSetupError", "LtiTool",
+           "Member", "PlatformServices", "RosterChange", "ToolKeys", "ToolLaunch", "learners",
+           "lti_push", "make_keys", "push_scores", "read_keys", "registration_from",
+           "sync_roster"]
