@@ -5,7 +5,9 @@ JWKS, the id_token of a launch, the access tokens of the tool's client
 credentials grant (the tool's assertion checked against the tool's key set) and
 their check on each service call. It has no gradebook of its own, so this one
 keeps, in memory, the course's members (NRPS), its line items and every score
-posted to them (AGS), and the results they come to.
+posted to them (AGS), and the results they come to. A token is granted only for
+an assertion signed by a key of the tool's key set whose iss and sub are the
+client id and whose aud is the token URL.
 
     GET  /jwks                               the platform's public keys
     GET  /auth?...                           the OIDC authorization request: a form
@@ -31,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
@@ -237,9 +240,16 @@ class LtiPlatform:
             form = {k: v[0] for k, v in parse_qs(data.decode()).items()}
             try:
                 with self.lock:
-                    return 200, self.security.get_access_token(form)
+                    granted = self.security.get_access_token(form)
+                claims = jwt.decode(form["client_assertion"], options={"verify_signature": False})
             except Exception as error:  # noqa: BLE001 (any refusal of the assertion)
                 return 401, {"error": "invalid_client", "error_description": str(error)}
+            wrong = [f"{name} must be {want!r}" for name, want in (
+                ("iss", CLIENT_ID), ("sub", CLIENT_ID), ("aud", self.settings["auth_token_url"]))
+                if claims.get(name) != want] + ([] if claims.get("jti") else ["jti is required"])
+            if wrong:
+                return 401, {"error": "invalid_client", "error_description": "; ".join(wrong)}
+            return 200, granted
         match = re.fullmatch(r"/course/(memberships|lineitems)(?:/(\d+)(?:/(results|scores))?)?",
                              path)
         if not match:

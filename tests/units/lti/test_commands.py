@@ -94,6 +94,7 @@ def test_a_dry_run_then_a_push_then_a_second_push_that_posts_nothing(course, pla
         ["dee", "-", "-", "0"]]
     assert shown[-1] == "dry run: nothing written (3 score(s) would be posted)"
     assert main(["lti-push", ASSIGNMENT, "--course", course]) == 0
+    assert [r for r in platform.requests if r[1] == "/auth"] == []  # AGS needs no launch
     [number] = platform.line_items
     assert {u: (s["scoreGiven"], s["scoreMaximum"]) for u, s in
             platform.results_of(number).items()} == {

@@ -1,6 +1,8 @@
 """Do AGS and NRPS reach the platform as LTI 1.3 says: a signed client assertion for a token,
 one line item per assignment, scores with their four fields, 5xx retried, 401 a clear stop?"""
 
+import dataclasses
+
 import pytest
 
 from grader.lms import LmsRefused, LmsUnavailable
@@ -79,3 +81,10 @@ def test_the_roster_is_the_learners_without_the_instructor(services):
         ("sub-ada", "Ada", "Adams", "ada@example.edu"), ("sub-bob", "Bob", "Brown",
                                                          "bob@example.edu"),
         ("sub-cy", "Cy", "Cole", "cy@example.edu")]
+
+
+def test_an_assertion_for_another_audience_is_refused(services):
+    services.registration = dataclasses.replace(services.registration,
+                                                auth_audience="https://elsewhere.invalid/token")
+    with pytest.raises(LmsRefused, match=r"aud must be 'http://127\.0\.0\.1:\d+/token'"):
+        services.access_token((SCORE_SCOPE,))
