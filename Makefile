@@ -22,6 +22,7 @@ help:
 	@echo "Rehearsal: a whole fake class on this machine"
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
 	@echo "  make rehearse-lms        the same without a hub: a Canvas download, extensions, feedback zip"
+	@echo "  make rehearse-lti        an LTI 1.3 platform on 127.0.0.1: launch, NRPS roster, grading, AGS scores"
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
 	@echo "  make release             solutions/ -> exercises/ (with the term's salt) and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
@@ -39,6 +40,9 @@ help:
 	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
 	@echo "  make canvas-push         ASSIGNMENT=name [DRY_RUN=1]: grades and feedback summaries into Canvas"
+	@echo "  make lti-keys            the LTI 1.3 tool's key pair and JWKS, in course-data/lti/ (docs/lti.md)"
+	@echo "  make lti-roster          [DRY_RUN=1]: the LTI platform's learners (NRPS) into the roster"
+	@echo "  make lti-push            ASSIGNMENT=name [DRY_RUN=1]: scores into the LTI platform's gradebook (AGS)"
 	@echo "  make item-analysis       ASSIGNMENT=name: each check's difficulty and discrimination (also in make grades)"
 	@echo "  make regrade             ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]: who changes, then change them"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
@@ -229,7 +233,7 @@ define for_each_assignment
 	done
 endef
 .PHONY: release roster check-config release-to-exchange fetch submit fetch-feedback collect \
-	autograde feedback release-feedback feedback-zip grades rehearse rehearse-lms
+	autograde feedback release-feedback feedback-zip grades rehearse rehearse-lms rehearse-lti
 
 check-config: $(STAMP)
 	$(CHECK_CONFIG)
@@ -347,6 +351,23 @@ canvas-push: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) canvas-push "$$ASSIGNMENT" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
+# The course as an LTI 1.3 tool (docs/lti.md), its registration in c.LtiTool: the tool's
+# key pair (made once; the private key stays in course-data/lti/, 0600), the platform's
+# learners into the roster (NRPS), an assignment's scores into its gradebook (AGS).
+# DRY_RUN=1 writes nothing.
+.PHONY: lti-keys lti-roster lti-push
+lti-keys: $(STAMP)
+	$(GRADER) lti-keys
+
+lti-roster: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) lti-roster $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
+
+lti-push: $(STAMP)
+	@test -n "$$ASSIGNMENT" || { echo "make lti-push ASSIGNMENT=name [DRY_RUN=1]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) lti-push "$$ASSIGNMENT" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
+
 # Each check's difficulty and discrimination (docs/regrading.md):
 # course-data/reports/<assignment>-items.csv and .html. make grades writes them too.
 .PHONY: item-analysis regrade
@@ -383,6 +404,12 @@ rehearse: $(STAMP) grading-system
 rehearse-lms: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse-lms
+
+# A class whose LMS is an LTI 1.3 platform started on 127.0.0.1, in
+# course-data/rehearsal-lti/: a student launched, the roster by NRPS, scores by AGS.
+rehearse-lti: $(STAMP) grading-system
+	$(CHECK_CONFIG)
+	$(GRADER) rehearse-lti
 
 clean:
 	rm -rf _build

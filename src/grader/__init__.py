@@ -17,7 +17,8 @@ Top floor, the instructor's commands:
   Dask cluster (the `Engine` that `engine()` yields), through one path
   (`graded`), fed by a list of hand-ins (a batch) or a `HandInQueue` that
   blocks until the next one arrives, results collected while it waits.
-- ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS.
+- ``rehearsal/``: whole fake classes on this machine, through the exchange or an LMS,
+  and a small LTI 1.3 platform for ``rehearse-lti``.
 - ``regrade/``: a class graded again after a check changed: a dry run that shows who
   changes (and which regrade requests that answers) and writes only its record,
   then exactly those students recorded again, their feedback saying why.
@@ -31,6 +32,9 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
+- ``lti/``: the course as an LTI 1.3 tool of the LMS: the platform's registration, the
+  tool's keys, the launch checked, the roster through NRPS (``lti-roster``) and the
+  grades through AGS (``lti-push``), one line item per assignment.
 - ``push/``: grades sent into an LMS's own gradebook (``canvas-push``): what each
   student's grade and comment are, compared with what the LMS holds, then sent
   where they differ, retried and reported per student.

@@ -19,6 +19,10 @@
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
     python -m grader canvas-push ASSIGNMENT [--dry-run]
+    python -m grader lti-keys
+    python -m grader lti-roster [--dry-run]
+    python -m grader lti-push ASSIGNMENT [--dry-run]
+    python -m grader rehearse-lti [--folder DIR] [--assignment NAME ...]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
     python -m grader queue [--json]
     python -m grader page [--port PORT] [--instructors GROUP]
@@ -88,6 +92,7 @@ from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
 from .intake import collect_zip
 from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFORMS, CanvasPush
+from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .push import push_grades
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
@@ -236,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     certs.add_argument("--folder", default=None,
                        help="where to write them (default: dask-certs/ of the course)")
     add_service_commands(commands)
+    add_lti_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -292,7 +298,7 @@ def run_check_config(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     if args.assignment:
         settings.check_assignments([args.assignment])
-    stale = stale_salts(settings)
+    stale = stale_salts(settings) + lti_check_lines(settings)
     if stale:
         raise CourseError("\n".join(stale))
     if args.duedate and args.duedate.strip().lower() != "none":
@@ -394,6 +400,13 @@ def run_lms_rehearsal(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_lti_rehearsal(args: argparse.Namespace) -> int:
+    from .rehearsal.lti import rehearse_lti  # the platform's libraries: for this command only
+
+    rehearse_lti(os.path.abspath(args.course), args.folder, args.assignment, course_tool)
+    return 0
+
+
 def run_similarity(args: argparse.Namespace) -> int:
     if args.threshold is not None and not 0 <= args.threshold <= 1:
         print("error: --threshold takes a similarity from 0 to 1", file=sys.stderr)
@@ -424,6 +437,7 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "item-analysis": lines_of_one_assignment(item_analysis_of),
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
+            "rehearse-lti": run_lti_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines,
             "dask-certs": run_dask_certs,
-            **SERVICE_COMMANDS}
+            **SERVICE_COMMANDS, **LTI_COMMANDS}

@@ -8,6 +8,7 @@
 """
 
 from .plan import PushRow, feedback_comment, plan_rows
-from .send import push_assignment, push_grades
+from .send import push_assignment, push_grades, table
 
-__all__ = ["PushRow", "feedback_comment", "plan_rows", "push_assignment", "push_grades"]
+__all__ = ["PushRow", "feedback_comment", "plan_rows", "push_assignment", "push_grades",
+           "table"]

@@ -9,6 +9,7 @@ A grade equal to the LMS's is not sent again, nor a comment the submission
 already has, so a second push with nothing changed writes nothing.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..lms import LmsSubmission
@@ -53,19 +54,22 @@ def feedback_comment(grades: AssignmentGrades, student: str) -> str:
 
 
 def plan_rows(people: dict[str, Person], grades: AssignmentGrades,
-              in_lms: dict[str, LmsSubmission], lms_title: str) -> list[PushRow]:
+              in_lms: dict[str, LmsSubmission], lms_title: str,
+              user_id_of: Callable[[Person], str] = lambda p: p.lms_user_id,
+              no_user_id: str = "") -> list[PushRow]:
     """A row for every student of the roster and gradebook, sorted by name as the export
-    lists them, with what the LMS (`lms_title`; its submissions `in_lms`, by user id)
-    lacks marked to send."""
+    lists them, with what the LMS (`lms_title`; its submissions `in_lms`, by the user id
+    `user_id_of` a person, by default their lms_user_id) lacks marked to send; `no_user_id`
+    says how a student without one gets it."""
     rows = []
     for student in sorted(people, key=lambda s: (people[s].name.lower(), s)):
-        user_id = people[student].lms_user_id
+        user_id = user_id_of(people[student])
         row = PushRow(student, user_id, None, grades.score_of(student),
                       feedback_comment(grades, student))
         held = in_lms.get(user_id)
         if not user_id:
-            row.problem = (f"no {lms_title} user id in the roster (make roster from "
-                           f"{lms_title}'s gradebook export)")
+            row.problem = no_user_id or (f"no {lms_title} user id in the roster (make roster "
+                                         f"from {lms_title}'s gradebook export)")
         elif held is None:
             row.problem = f"not in the {lms_title} course"
         else:

@@ -57,10 +57,10 @@ def grade_text(value: float | None) -> str:
     return "-" if value is None else number(value)
 
 
-def table(rows: list[PushRow], outcome: bool) -> list[str]:
-    """The rows as a table: student, user id, grade in the LMS now, grade to send (and what
-    the push did, with `outcome`)."""
-    title = GRADE_PUSH_PLATFORM.title
+def table(rows: list[PushRow], outcome: bool, title: str = GRADE_PUSH_PLATFORM.title
+          ) -> list[str]:
+    """The rows as a table: student, user id, grade in the LMS (`title`) now, grade to send
+    (and what the push did, with `outcome`)."""
     header = ["student", f"{title} user id", f"grade in {title} now", "grade to send",
               "done" if outcome else "to write"]
     body = []

@@ -12,10 +12,10 @@
 from .grades import AssignmentGrades, number, read_grades
 from .items import item_analysis, item_analysis_of, write_item_analysis
 from .outputs import write_grades
-from .roster import Person, import_roster, parse_roster, read_roster
+from .roster import Person, import_roster, parse_roster, read_roster, roster_path, write_roster
 from .summary import attention, deadline_text, summary_text, write_summary
 
 __all__ = ["AssignmentGrades", "Person", "attention", "deadline_text", "import_roster",
            "item_analysis", "item_analysis_of", "number",
-           "parse_roster", "read_grades", "read_roster", "summary_text", "write_grades",
-           "write_item_analysis", "write_summary"]
+           "parse_roster", "read_grades", "read_roster", "roster_path", "summary_text",
+           "write_grades", "write_item_analysis", "write_roster", "write_summary"]

@@ -108,7 +108,8 @@ def _read_grades(settings, assignments):
                                         student.last_name or "", student.email or "",
                                         known.section if known else "",
                                         student.lms_user_id or "",
-                                        known.sis_user_id if known else "")
+                                        known.sis_user_id if known else "",
+                                        known.lti_user_id if known else "")
         for student_id, person in roster.items():
             people.setdefault(student_id, person)
         for name in assignments:

@@ -5,8 +5,9 @@
 The CSV has a header row with the column ``id`` (the student's login, as
 nbgrader knows it) and any of ``first_name``, ``last_name``, ``email``,
 ``section``, ``lms_user_id`` (the student's id in the LMS, e.g. Canvas's
-numeric user id) and ``sis_user_id`` (the institution's id, which the LMS's
-gradebook import takes back as it gave it). Names and e-mail addresses go into nbgrader's gradebook
+numeric user id), ``sis_user_id`` (the institution's id, which the LMS's
+gradebook import takes back as it gave it) and ``lti_user_id`` (the LTI 1.3
+user id, which ``make lti-roster`` fills in). Names and e-mail addresses go into nbgrader's gradebook
 (formgrader shows them, grades.csv carries them); the whole roster, sections
 included, is kept as ``course-data/roster.csv`` for the exports. Importing
 again updates the students it lists and keeps every grade.
@@ -33,7 +34,8 @@ from ..lms import GradebookCsv, Platform, gradebooks
 from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
 
-COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id", "sis_user_id"]
+COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id", "sis_user_id",
+           "lti_user_id"]
 PERSON_FIELDS = COLUMNS[:5]  # the roster's columns in the exports
 
 
@@ -48,6 +50,7 @@ class Person:
     section: str = ""
     lms_user_id: str = ""
     sis_user_id: str = ""  # the institution's id, as the LMS's gradebook export gave it
+    lti_user_id: str = ""  # the LTI 1.3 user id (the sub of launches, NRPS's user_id)
 
     @property
     def name(self) -> str:
@@ -177,7 +180,15 @@ def import_roster(settings: Settings, source: str, notes: list[str] | None = Non
                                         email=person.email or None,
                                         lms_user_id=person.lms_user_id or None)
     kept = {p.id: p for p in read_roster(roster_path(settings))}
+    for person in people:  # an LTI user id the import does not carry is kept
+        person.lti_user_id = person.lti_user_id or getattr(kept.get(person.id), "lti_user_id", "")
     kept.update({p.id: p for p in people})
-    rows = [COLUMNS] + [[getattr(p, c) for c in COLUMNS] for _, p in sorted(kept.items())]
-    write_atomically(roster_path(settings), csv_text(rows))
+    write_roster(settings, list(kept.values()))
     return people
+
+
+def write_roster(settings: Settings, people: list[Person]) -> str:
+    """course-data/roster.csv holding `people`, sorted by id; returns its path."""
+    rows = [COLUMNS] + [[getattr(p, c) for c in COLUMNS] for p in sorted(people,
+                                                                         key=lambda p: p.id)]
+    return write_atomically(roster_path(settings), csv_text(rows))

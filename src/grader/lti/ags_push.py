@@ -1,0 +1,108 @@
+"""`lti_push`: one assignment's grades into the platform's gradebook through AGS, or a dry run.
+
+The grade of each student is the one `make grades` exports and the Canvas push
+sends (`AssignmentGrades.score_of`: after the late policy and any extension),
+planned by the push's own `plan_rows` against the platform's results, so only
+a score (or feedback summary) that differs from what the platform holds is
+posted: a second push with nothing changed posts nothing. Students are found
+by the roster's ``lti_user_id`` (make lti-roster); AGS needs no launch, so a
+student who never opened the tool is pushed like the others. A student with no
+LTI user id is listed and the others pushed; a 401 stops the push with what
+was sent so far.
+"""
+
+import os
+
+from ..lms import LmsRefused, LmsRequestFailed, LmsSubmission, LmsUnavailable
+from ..push import PushRow, plan_rows, table
+from ..reports import AssignmentGrades, Person, number, read_grades
+from ..settings import CourseError, Settings
+from .ags import LineItem, find_line_item, find_or_create_line_item, post_score, results
+from .keys import read_keys
+from .services import PlatformServices
+from .settings import LtiSetupError, registration_from
+
+TITLE = "LTI"
+NO_LTI_ID = ("no LTI user id in the roster (make lti-roster; the platform lists only its "
+             "course's learners)")
+
+
+def platform_services(settings: Settings, needs: tuple[str, ...]) -> PlatformServices:
+    """The platform's services for the course's registration (c.LtiTool) and key pair;
+    CourseError naming what to set or make."""
+    try:
+        registration = registration_from(settings.config, needs)
+        return PlatformServices(registration, read_keys(os.path.join(
+            settings.data, registration.key_folder)))
+    except LtiSetupError as error:
+        raise CourseError(str(error)) from None
+
+
+def lti_push(settings: Settings, assignment: str, dry_run: bool = False
+             ) -> tuple[list[str], int]:
+    """(the lines to print, 0 all pushed or 1 some failed) of the push of `assignment`."""
+    services = platform_services(settings, ("lineitems_url",))
+    people, [grades] = read_grades(settings, [assignment])
+    return push_scores(services, people, grades, dry_run)
+
+
+def push_scores(services: PlatformServices, people: dict[str, Person],
+                grades: AssignmentGrades, dry_run: bool = False) -> tuple[list[str], int]:
+    """`lti_push` of the grades `grades` of the students `people`."""
+    try:
+        if dry_run:
+            item, how = find_line_item(services, grades.name)
+        else:
+            item, how = find_or_create_line_item(services, grades.name, grades.max_score)
+        held = results(services, item, grades.max_score) if item else {}
+    except (LmsRefused, LmsUnavailable, LmsRequestFailed) as error:
+        raise CourseError(f"{error}; nothing was written") from None
+    in_platform = {p.lti_user_id: LmsSubmission(p.lti_user_id, None, ())
+                   for p in people.values() if p.lti_user_id}
+    in_platform.update(held)
+    rows = plan_rows(people, grades, in_platform, TITLE, lambda p: p.lti_user_id, NO_LTI_ID)
+    for row in rows:  # a score posted carries both: send both where either differs
+        row.send_grade = row.send_comment = row.writes
+    lines = [f"{grades.name} -> line item " + (f"{item.url} {item.label!r} (found by {how})"
+                                                if item else "(none yet: the push makes it)")]
+    if item and abs(item.score_maximum - grades.max_score) > 1e-9:
+        lines.append(f"note: the line item is out of {number(item.score_maximum)} points, the "
+                     f"course {number(grades.max_score)}; scores are sent out of "
+                     f"{number(grades.max_score)}")
+    if dry_run:
+        return lines + table(rows, False, TITLE) + [
+            f"dry run: nothing written ({sum(r.writes for r in rows)} score(s) would be "
+            f"posted)"], 0
+    refused = send_rows(services, item, rows, grades.max_score)
+    lines += table(rows, True, TITLE)
+    sent = sum(r.outcome.startswith("sent") for r in rows)
+    failed = sum(r.outcome.startswith(("failed", "not sent")) for r in rows)
+    missing = sum(bool(r.problem) for r in rows)
+    lines.append(f"{sent} score(s) posted, {len(rows) - sent - failed - missing} up to date, "
+                 f"{missing} without an LTI user id, {failed} failed"
+                 + (": run the push again to finish them" if failed else ""))
+    if refused:
+        raise CourseError("\n".join(lines + [refused]))
+    return lines, 1 if failed else 0
+
+
+def send_rows(services: PlatformServices, item: LineItem, rows: list[PushRow],
+              maximum: float) -> str:
+    """Each row's score posted, its outcome set; the refusal that stopped it, or ''."""
+    refused = ""
+    for row in rows:
+        if row.problem:
+            continue
+        if not row.writes:
+            row.outcome = "nothing (up to date)"
+        elif refused:
+            row.outcome = "not sent (the platform answered 401)"
+        else:
+            try:
+                post_score(services, item, row.lms_user_id, row.grade, maximum, row.comment)
+                row.outcome = "sent score and comment"
+            except LmsRefused as error:
+                refused, row.outcome = str(error), "not sent (the platform answered 401)"
+            except (LmsUnavailable, LmsRequestFailed) as error:
+                row.outcome = f"failed: {error}"
+    return refused

@@ -1,0 +1,106 @@
+"""The platform's learners (NRPS) into the course's roster, nothing the instructor wrote lost.
+
+A learner is the roster's student whose ``lti_user_id`` is their NRPS user id,
+else the one with their e-mail address, else the one with their institution's
+id (``sis_user_id``, NRPS's ``lis_person_sourcedid``). A student found gets
+their LTI user id and, where the roster has none, the platform's name and
+e-mail address; what the roster already holds is never overwritten. A learner
+the roster lacks is added under the part of their e-mail address before the
+``@`` (their login at most institutions), or listed, not added, where that is
+no id or another student's. Students of the roster the platform does not list
+are kept, and counted.
+"""
+
+from dataclasses import dataclass, replace
+
+from nbgrader.api import Gradebook
+
+from ..reports import Person, read_roster, roster_path, write_roster
+from ..safe_text import one_line, student_id_problem
+from ..settings import Settings
+from .nrps import Member
+
+
+@dataclass(frozen=True)
+class RosterChange:
+    """What the platform's roster did to one learner: added, updated, unchanged, not added."""
+
+    student: str  # the course's id ('-' where none could be given)
+    lti_user_id: str
+    outcome: str
+
+
+def matching_student(people: dict[str, Person], member: Member) -> Person | None:
+    for same in (lambda p: p.lti_user_id == member.user_id,
+                 lambda p: bool(member.email) and p.email.lower() == member.email.lower(),
+                 lambda p: bool(member.sourcedid) and p.sis_user_id == member.sourcedid):
+        found = [p for p in people.values() if same(p)]
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+def with_member(person: Person, member: Member) -> tuple[Person, list[str]]:
+    """(`person` with what the platform adds, the names of the fields it filled)."""
+    offered = {"lti_user_id": member.user_id, "first_name": one_line(member.given_name),
+               "last_name": one_line(member.family_name), "email": one_line(member.email)}
+    filled = {k: v for k, v in offered.items() if v and not getattr(person, k)}
+    return replace(person, **filled), list(filled)
+
+
+def new_student_id(member: Member, people: dict[str, Person]) -> tuple[str, str]:
+    """(the id a new learner is added under, or '' and why none)."""
+    login = member.email.partition("@")[0].strip().lower() if "@" in member.email else ""
+    if not login:
+        return "", "not added: the platform gives no e-mail address to name them by"
+    problem = student_id_problem(login)
+    if problem:
+        return "", f"not added: {login!r} from their e-mail address is no id ({problem})"
+    if login in people:
+        return "", (f"not added: {login!r} is another student's id (give the roster's "
+                    f"student lti_user_id {member.user_id} if it is them)")
+    return login, ""
+
+
+def sync_roster(settings: Settings, members: list[Member], dry_run: bool = False
+                ) -> tuple[list[RosterChange], int]:
+    """(a change per learner, how many roster students the platform does not list) of the
+    learners `members` taken into the roster and gradebook (with `dry_run`, only said)."""
+    people = {p.id: p for p in read_roster(roster_path(settings))}
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        for student in gb.students:
+            people.setdefault(student.id, Person(student.id, student.first_name or "",
+                                                 student.last_name or "", student.email or "",
+                                                 lms_user_id=student.lms_user_id or ""))
+    changes, written, listed = [], [], set()
+    for member in members:
+        person = matching_student(people, member)
+        if person is None:
+            student, why = new_student_id(member, people)
+            if not student:
+                changes.append(RosterChange("-", member.user_id, why))
+                continue
+            person, _ = with_member(Person(student), member)
+            outcome = "added"
+        elif person.lti_user_id and person.lti_user_id != member.user_id:
+            changes.append(RosterChange(person.id, member.user_id, (
+                f"not updated: the roster gives them LTI user id {person.lti_user_id}; "
+                f"correct lti_user_id in the roster if they are the same")))
+            listed.add(person.id)
+            continue
+        else:
+            person, filled = with_member(person, member)
+            outcome = ("updated: " + ", ".join(filled)) if filled else "unchanged"
+        people[person.id] = person
+        listed.add(person.id)
+        changes.append(RosterChange(person.id, member.user_id, outcome))
+        if outcome != "unchanged":
+            written.append(person)
+    if written and not dry_run:
+        with Gradebook(settings.db_url, settings.course_id) as gb:
+            for person in written:
+                gb.update_or_create_student(person.id, **{
+                    k: getattr(person, k) for k in ("first_name", "last_name", "email")
+                    if getattr(person, k)})
+        write_roster(settings, list(people.values()))
+    return changes, len(set(people) - listed)
