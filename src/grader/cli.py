@@ -92,6 +92,7 @@ from .engines import CONNECT_SECONDS
 from .handback import release_feedback, write_feedback_zip
 from .intake import collect_zip
 from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFORMS, CanvasPush
+from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .push import push_grades
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
@@ -102,7 +103,7 @@ from .reports import import_roster, item_analysis_of, write_grades, write_summar
 from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load,
                        no_install_line_warning, stale_salts, write_release_lines)
 from .service import course_store, queue_submitted
-from .service.commands import SERVICE_COMMANDS, add_service_commands
+from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 
 
@@ -440,4 +441,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "rehearse-lti": run_lti_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines,
             "dask-certs": run_dask_certs,
-            **SERVICE_COMMANDS, **LTI_COMMANDS}
+            **SERVICE_COMMANDS, **LTI_COMMANDS,
+            "serve": serving_with({"canvas": push_grades, "lti": lti_push})}

@@ -1,7 +1,9 @@
 """The grading service releases each student's feedback at their due date, as a real process
 on the tiny course: a hand-in made with `nbgrader submit` is graded, its feedback held until
 the due date, then released so that `nbgrader fetch_feedback` gets it; a student collected
-from an LMS is listed instead; a late hand-in is released when it is graded."""
+from an LMS is listed instead; a late hand-in is released when it is graded. Each student's
+grade goes to Canvas (a small Canvas API on 127.0.0.1) at the same moments, once
+(c.GradingService.push_final_grades = "canvas")."""
 
 import datetime
 import glob
@@ -13,10 +15,13 @@ import time
 
 import pytest
 
+from grader.cli import main
 from grader.recording import set_due_date
+from grader.reports import read_grades
 from grader.service import JobState, course_store
 from grader.settings import load
 from testsupport.course import nbgrader_env
+from testsupport.fake_canvas import FakeCanvas, Served
 from testsupport.service import start_service, stop_service, wait_until_final
 from testsupport.tiny_course import (ASSIGNMENT, HIDDEN_MARK, NOTEBOOK, correct, make_course,
                                      released)
@@ -24,6 +29,7 @@ from testsupport.tiny_course import (ASSIGNMENT, HIDDEN_MARK, NOTEBOOK, correct,
 DEADLINE = 300  # seconds to wait for the service to grade or release what it was given
 TICK = 0.5  # c.GradingService.feedback_check_seconds in this course
 COURSE_ID = "tinycourse"
+CANVAS_COURSE, CANVAS_ASSIGNMENT, TOKEN = 77, 5, "due-date-token"
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +37,35 @@ def course(tmp_path_factory):
     root = str(tmp_path_factory.mktemp("due") / "course")
     make_course(root)
     with open(os.path.join(root, "nbgrader_config.py"), "a") as handle:
-        handle.write(f"c.GradingService.feedback_check_seconds = {TICK}\n")
+        handle.write(f"c.GradingService.feedback_check_seconds = {TICK}\n"
+                     "c.GradingService.push_final_grades = 'canvas'\n"
+                     "c.CanvasPush.backoff_seconds = 0.001  # short waits, for the test\n")
+    roster = os.path.join(root, "roster-in.csv")
+    with open(roster, "w") as handle:
+        handle.write("id,first_name,last_name,lms_user_id\nada,Ada,Adams,101\nlou,Lou,Lee,102\n")
+    assert main(["roster", roster, "--course", root]) == 0
     return root
+
+
+@pytest.fixture
+def canvas(tmp_path):
+    """A Canvas course with the assignment and both students, on 127.0.0.1: (it, the
+    environment the service reaches it with)."""
+    fake = FakeCanvas(CANVAS_COURSE, TOKEN, {CANVAS_ASSIGNMENT: {"name": ASSIGNMENT,
+                                                                 "points_possible": 6.0}},
+                      students={"101", "102"})
+    served = Served(fake)
+    token_file = tmp_path / "canvas-token"
+    token_file.write_text(TOKEN)
+    token_file.chmod(0o600)
+    yield fake, {"CANVAS_URL": served.url, "CANVAS_COURSE": str(CANVAS_COURSE),
+                 "CANVAS_TOKEN_FILE": str(token_file)}
+    served.close()
+
+
+def grades_written(canvas):
+    """[(Canvas user id, grade)] of every grade the service wrote, in order."""
+    return [(w.user, w.posted_grade) for w in canvas.writes if w.posted_grade is not None]
 
 
 def exchange_options(course):
@@ -78,7 +111,8 @@ def fetched_pages(course, home):
 
 
 def test_feedback_goes_out_at_the_due_date_once_and_a_late_hand_in_when_it_is_graded(
-        course, tmp_path):
+        course, canvas, tmp_path):
+    canvas, canvas_env = canvas
     settings = load(course)
     later = datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=1)
     set_due_date(settings, ASSIGNMENT, later.strftime("%Y-%m-%d %H:%M:%S UTC"))
@@ -90,7 +124,7 @@ def test_feedback_goes_out_at_the_due_date_once_and_a_late_hand_in_when_it_is_gr
     log = tmp_path / "service.log"
     with open(log, "wb") as output:
         service = start_service(course, "--workers", "1",
-                                env_overrides={"TMPDIR": str(tmp_path)}, log=output)
+                                env_overrides={"TMPDIR": str(tmp_path), **canvas_env}, log=output)
         try:
             submit(course, home)
             store.hand_in("lou", ASSIGNMENT, {NOTEBOOK + ".ipynb": json.dumps(
@@ -98,7 +132,7 @@ def test_feedback_goes_out_at_the_due_date_once_and_a_late_hand_in_when_it_is_gr
             jobs = wait_until_final(store, 2, time.monotonic() + DEADLINE, service)
             assert [j.state for j in jobs] == [JobState.GRADED] * 2, log.read_text()
             time.sleep(4 * TICK)  # several looks at what is due: nothing is, before the due date
-            assert store.releases() == []
+            assert store.releases() == [] and canvas.writes == []
 
             due = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=1)
             set_due_date(settings, ASSIGNMENT, due.strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
@@ -114,6 +148,9 @@ def test_feedback_goes_out_at_the_due_date_once_and_a_late_hand_in_when_it_is_gr
             with open(page) as handle:
                 text = handle.read()
             assert HIDDEN_MARK not in text and "double" in text
+            wait_for(lambda: len(grades_written(canvas)) == 2, "the final grades in Canvas",
+                     service, log)
+            assert sorted(grades_written(canvas)) == [("101", "6"), ("102", "6")]
 
             submit(course, home, answer_answer="answer = 41\n")  # after the due date: late
             late = wait_for(lambda: len(store.releases()) == 3 and store.releases()[-1],
@@ -121,6 +158,9 @@ def test_feedback_goes_out_at_the_due_date_once_and_a_late_hand_in_when_it_is_gr
             assert late.student == "ada" and late.job_id > ada_job.id
             assert store.job(late.job_id).score == 5.0
             assert len(fetched_pages(course, home)) == 2
+            wait_for(lambda: len(grades_written(canvas)) == 3, "the late grade in Canvas",
+                     service, log)
+            time.sleep(4 * TICK)  # several looks more: nothing is pushed again
         finally:
             status = stop_service(service, timeout=30)
     text = log.read_text(errors="replace")
@@ -128,3 +168,8 @@ def test_feedback_goes_out_at_the_due_date_once_and_a_late_hand_in_when_it_is_gr
     assert text.count("feedback of ada's hand-in") == 2, text
     assert "lou did not hand in through the exchange" in text
     assert len(store.releases()) == 3  # nothing released twice
+    people, [grades] = read_grades(settings, [ASSIGNMENT])
+    assert grades.score_of("ada") < 6.0  # the late hand-in's grade, after the late policy
+    assert grades_written(canvas)[2:] == [("101", f"{grades.score_of('ada'):g}")]
+    assert canvas.scores[(CANVAS_ASSIGNMENT, "101")] == grades.score_of("ada")
+    assert "final grade(s) of ada to canvas: pushed" in text

@@ -12,9 +12,10 @@ was sent so far.
 """
 
 import os
+from collections.abc import Collection
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsSubmission, LmsUnavailable
-from ..push import PushRow, plan_rows, table
+from ..push import PushRow, only_students, plan_rows, table
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
 from .ags import LineItem, find_line_item, find_or_create_line_item, post_score, results
@@ -38,12 +39,13 @@ def platform_services(settings: Settings, needs: tuple[str, ...]) -> PlatformSer
         raise CourseError(str(error)) from None
 
 
-def lti_push(settings: Settings, assignment: str, dry_run: bool = False
-             ) -> tuple[list[str], int]:
-    """(the lines to print, 0 all pushed or 1 some failed) of the push of `assignment`."""
+def lti_push(settings: Settings, assignment: str, dry_run: bool = False,
+             students: Collection[str] | None = None) -> tuple[list[str], int]:
+    """(the lines to print, 0 all pushed or 1 some failed) of the push of `assignment`
+    (of `students` only, when given)."""
     services = platform_services(settings, ("lineitems_url",))
     people, [grades] = read_grades(settings, [assignment])
-    return push_scores(services, people, grades, dry_run)
+    return push_scores(services, only_students(people, students), grades, dry_run)
 
 
 def push_scores(services: PlatformServices, people: dict[str, Person],

@@ -7,8 +7,8 @@
   or the push itself and its report per student.
 """
 
-from .plan import PushRow, feedback_comment, plan_rows
+from .plan import PushRow, feedback_comment, only_students, plan_rows
 from .send import push_assignment, push_grades, table
 
-__all__ = ["PushRow", "feedback_comment", "plan_rows", "push_assignment", "push_grades",
+__all__ = ["PushRow", "feedback_comment", "only_students", "plan_rows", "push_assignment", "push_grades",
            "table"]

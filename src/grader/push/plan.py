@@ -9,7 +9,7 @@ A grade equal to the LMS's is not sent again, nor a comment the submission
 already has, so a second push with nothing changed writes nothing.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from ..lms import LmsSubmission
@@ -51,6 +51,15 @@ def feedback_comment(grades: AssignmentGrades, student: str) -> str:
             lines.append(f"{check.notebook} {check.grade_id}: {number(points)}/"
                          f"{number(check.max_points)}")
     return "\n".join(lines)
+
+
+def only_students(people: dict[str, Person], students: Collection[str] | None
+                  ) -> dict[str, Person]:
+    """`people`, or those of them named in `students` (a push of some students' final
+    grades) when it is given."""
+    if students is None:
+        return people
+    return {student: person for student, person in people.items() if student in students}
 
 
 def plan_rows(people: dict[str, Person], grades: AssignmentGrades,

@@ -10,7 +10,7 @@ retries, is reported and the others are pushed.
 """
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..lms import (GRADE_PUSH_PLATFORM, CanvasConnection, CanvasPush, LmsAssignment,
@@ -18,7 +18,7 @@ from ..lms import (GRADE_PUSH_PLATFORM, CanvasConnection, CanvasPush, LmsAssignm
                    connection_from, exported_assignment_id)
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
-from .plan import PushRow, plan_rows
+from .plan import PushRow, only_students, plan_rows
 
 Connect = Callable[[CanvasConnection], Any]  # the connection to the course's API client
 
@@ -81,18 +81,19 @@ def table(rows: list[PushRow], outcome: bool, title: str = GRADE_PUSH_PLATFORM.t
 
 
 def push_grades(settings: Settings, assignment: str, dry_run: bool = False,
-                connect: Connect = connect_api, environ: Mapping[str, str] = os.environ
-                ) -> tuple[list[str], int]:
+                connect: Connect = connect_api, environ: Mapping[str, str] = os.environ,
+                students: Collection[str] | None = None) -> tuple[list[str], int]:
     """(the lines to print, the exit status: 0 all pushed, 1 some students failed) of the
-    push of `assignment` with the grades `make grades` exports, or of its dry run, which
-    writes nothing. CourseError for a setting to fix, a refused token (nothing more written)
-    or an assignment the LMS does not have."""
+    push of `assignment` with the grades `make grades` exports (of `students` only, when
+    given), or of its dry run, which writes nothing. CourseError for a setting to fix, a
+    refused token (nothing more written) or an assignment the LMS does not have."""
     try:
         connection = connection_from(settings.config, environ)
     except LmsSetupError as error:
         raise CourseError(str(error)) from None
     people, [grades] = read_grades(settings, [assignment])
-    return push_assignment(connection, people, grades, dry_run, connect)
+    return push_assignment(connection, only_students(people, students), grades, dry_run,
+                           connect)
 
 
 def push_assignment(connection: CanvasConnection, people: dict[str, Person],

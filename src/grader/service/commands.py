@@ -17,8 +17,10 @@ import json
 import signal
 import sys
 import threading
+from collections.abc import Callable, Mapping
 
-from ..settings import Settings, load
+from ..settings import GradingService, Settings, load
+from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
 from .store import course_store
@@ -59,17 +61,27 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
     add_student_commands(commands)
 
 
-def run_serve(args: argparse.Namespace) -> int:
-    if args.workers < 1 or args.lease <= 0:
-        print("error: --workers takes a number from 1 up, --lease a positive number of "
-              "seconds", file=sys.stderr)
-        return 2
-    settings = loaded(args)
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
-    run_service(settings, args.workers, args.scheduler, stop, args.lease)
-    return 0
+def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace], int]:
+    """The serve command, with the LMS pushes c.GradingService.push_final_grades may name
+    (cli.py gives them: the pushes live a floor above this wing)."""
+    def run_serve(args: argparse.Namespace) -> int:
+        if args.workers < 1 or args.lease <= 0:
+            print("error: --workers takes a number from 1 up, --lease a positive number of "
+                  "seconds", file=sys.stderr)
+            return 2
+        settings = loaded(args)
+        try:
+            chosen_pusher(GradingService(config=settings.config).push_final_grades, pushers)
+        except PushSetupError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+        run_service(settings, args.workers, args.scheduler, stop, args.lease, pushers)
+        return 0
+
+    return run_serve
 
 
 def run_queue(args: argparse.Namespace) -> int:
@@ -90,5 +102,5 @@ def run_page(args: argparse.Namespace) -> int:
     return 0
 
 
-SERVICE_COMMANDS = {"serve": run_serve, "queue": run_queue, "page": run_page,
+SERVICE_COMMANDS = {"serve": serving_with({}), "queue": run_queue, "page": run_page,
                     **STUDENT_COMMANDS}

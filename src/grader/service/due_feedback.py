@@ -204,14 +204,16 @@ class DueFeedback:
                 f"{reason}; tried again in {RETRY_SECONDS:g} s")
 
 
-def release_at_due(releaser: DueFeedback, stop: threading.Event, every: float) -> None:
-    """`releaser.tick()` every `every` seconds until `stop` is set; a tick that fails is
-    reported and the next one tries again (the service goes on grading)."""
+def release_at_due(tick: Callable[[], list[str]], stop: threading.Event, every: float,
+                   what: str = "feedback at the due date") -> None:
+    """`tick()` (DueFeedback.tick, or another look of the same kind) every `every` seconds
+    until `stop` is set, its lines printed; a tick that fails is reported as `what` and the
+    next one tries again (the service goes on grading)."""
     while not stop.is_set():
         try:
-            lines = releaser.tick()
+            lines = tick()
         except Exception as error:  # noqa: BLE001 (reported; grading is not stopped by it)
-            lines = [f"feedback at the due date: {type(error).__name__}: {error}"]
+            lines = [f"{what}: {type(error).__name__}: {error}"]
         for line in lines:
             print(f"serve: {writable(line)}", file=sys.stderr, flush=True)
         stop.wait(every)

@@ -19,6 +19,7 @@ import queue
 import socket
 import sys
 import threading
+from collections.abc import Mapping
 
 from ..dask_tls import TLS_FOLDER
 from ..engines import HandInQueue, engine
@@ -30,6 +31,7 @@ from ..settings import CourseError, GradingService, Settings
 from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
                       private_work_root, read_job, remove_left_overs)
 from .due_feedback import DueFeedback, release_at_due
+from .final_push import FinalPush, Pusher, chosen_pusher
 from .inbound import inbound_folder, watch_inbound
 from .release_watch import ReleaseWatch, release_folder, watch_releases
 from .store import CheckRecord, JobState, QueuedJob, Store, StoreError, course_store
@@ -90,8 +92,10 @@ class Service:
     """One grading service of a course: its store, its engine and what it holds now."""
 
     def __init__(self, settings: Settings, store: Store, workers: int = 1,
-                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS):
+                 scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS,
+                 pushers: Mapping[str, Pusher] | None = None):
         self.settings, self.store = settings, store
+        self.pushers = pushers or {}  # the pushes c.GradingService.push_final_grades may name
         self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
         self.name = worker_name()
         self.held: dict[int, QueuedJob] = {}  # claimed and not finished, by job id
@@ -99,6 +103,7 @@ class Service:
         self.writers: dict[str, Writer] = {}
         self.prepared: dict[str, Assignment] = {}
         self.due_feedback: DueFeedback | None = None
+        self.final_push: FinalPush | None = None
         self.looked_at: set[str] = set()  # the assignments of solutions/ when last prepared
         self.handed_in_for: set[str] = set()  # released since then, and handed in already
         self.ending = threading.Event()  # set: the releases graded now are left (a new one)
@@ -111,7 +116,8 @@ class Service:
         chosen = GradingService(config=self.settings.config)
         watch = ReleaseWatch(self.settings)
         threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
-                                    daemon=True), *self.feedback_thread(stop, chosen)]
+                                    daemon=True), *self.feedback_thread(stop, chosen),
+                   *self.push_thread(stop, chosen)]
         with private_work_root():
             try:
                 for thread in threads:
@@ -119,8 +125,9 @@ class Service:
                 while not stop.is_set():
                     self.looked_at = set(self.settings.assignments)
                     self.prepared = released_assignments(self.settings, self.prepared)
-                    if self.due_feedback is not None:
-                        self.due_feedback.assignments = set(self.prepared)
+                    for looking in (self.due_feedback, self.final_push):
+                        if looking is not None:
+                            looking.assignments = set(self.prepared)
                     self.grade_release(stop, watch, chosen.release_check_seconds, room)
                     if not stop.is_set():
                         names = sorted(set(watch.changes) | self.handed_in_for)
@@ -181,7 +188,21 @@ class Service:
             return []
         self.due_feedback = DueFeedback(self.settings, self.store, self.prepared)
         return [threading.Thread(target=release_at_due, name="feedback", daemon=True,
-                                 args=(self.due_feedback, stop, chosen.feedback_check_seconds))]
+                                 args=(self.due_feedback.tick, stop,
+                                       chosen.feedback_check_seconds))]
+
+    def push_thread(self, stop: threading.Event, chosen: GradingService
+                    ) -> list[threading.Thread]:
+        """The thread that pushes each student's grade to the LMS when it becomes final
+        (final_push.py), if c.GradingService.push_final_grades names a push."""
+        push = chosen_pusher(chosen.push_final_grades, self.pushers)
+        if push is None:
+            return []
+        self.final_push = FinalPush(self.settings, self.store, self.prepared,
+                                    chosen.push_final_grades, push)
+        return [threading.Thread(target=release_at_due, name="final grades", daemon=True,
+                                 args=(self.final_push.tick, stop, chosen.feedback_check_seconds,
+                                       "final grades to the LMS"))]
 
     def read(self, claimed: Claimed) -> Job:
         """The worker's Job of a claimed hand-in, read from submitted/ as the batch reads it."""
@@ -295,12 +316,14 @@ class Service:
 
 
 def run_service(settings: Settings, workers: int = 1, scheduler: str | None = None,
-          stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS) -> None:
+                stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS,
+                pushers: Mapping[str, Pusher] | None = None) -> None:
     """What `python -m grader serve` runs: the exchange watched and the store's jobs graded
-    until `stop` is set."""
+    until `stop` is set; `pushers` are the LMS pushes c.GradingService.push_final_grades
+    may name."""
     stop = stop or threading.Event()
     store = course_store(settings.data, settings.db_url)
-    service = Service(settings, store, workers, scheduler, lease_seconds)
+    service = Service(settings, store, workers, scheduler, lease_seconds, pushers)
     watcher = threading.Thread(target=watch_inbound, args=(store, inbound_folder(settings), stop),
                                name="exchange", daemon=True)
     stopped = threading.Event()

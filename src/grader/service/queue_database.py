@@ -65,6 +65,14 @@ CREATE TABLE IF NOT EXISTS feedback_releases (
     released TEXT NOT NULL,
     outcome TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS grade_pushes (
+    job_id INTEGER NOT NULL,
+    lms TEXT NOT NULL,
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    pushed TEXT NOT NULL,
+    PRIMARY KEY (job_id, lms)
+);
 """
 POSTGRES_SCHEMA = "grader_service"  # the schema of the queue's tables in the gradebook's database
 CONNECT_SECONDS = 10  # how long a PostgreSQL server that does not answer is waited for

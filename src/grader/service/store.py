@@ -12,7 +12,8 @@ A student's jobs of one assignment are handed out one at a time, in the order
 they arrived, so the one recorded last is the one handed in last. The same
 bytes handed in again while they are still the student's latest hand-in are
 recorded as a `duplicate` and not graded again. The feedback given out at each
-student's due date is recorded in ``feedback_releases``, one row per job.
+student's due date is recorded in ``feedback_releases``, one row per job, and
+each grade pushed to an LMS once final in ``grade_pushes``.
 """
 
 import contextlib
@@ -344,6 +345,22 @@ class Store:
         return [FeedbackRelease(row["job_id"], row["student"], row["assignment"], row["digest"],
                                 datetime.datetime.fromisoformat(row["released"]),
                                 row["outcome"]) for row in rows]
+
+    def record_push(self, job: QueuedJob, lms: str,
+                    pushed: datetime.datetime | None = None) -> None:
+        """Record that the grade of `job` went to the LMS `lms`; once per job and LMS."""
+        pushed = (pushed or utc_now()).astimezone(datetime.timezone.utc)
+        with self.database.transaction() as db:
+            db.change("INSERT INTO grade_pushes (job_id, lms, student, assignment, pushed) "
+                      "VALUES (:job_id, :lms, :student, :assignment, :pushed) "
+                      "ON CONFLICT (job_id, lms) DO NOTHING", job_id=job.id, lms=lms,
+                      student=job.student, assignment=job.assignment, pushed=pushed.isoformat())
+
+    def pushed(self, lms: str) -> set[int]:
+        """The jobs whose grade went to the LMS `lms`."""
+        with self.database.connection() as db:
+            return {row["job_id"] for row in db.rows(
+                "SELECT job_id FROM grade_pushes WHERE lms = :lms", lms=lms)}
 
     def files(self, job: QueuedJob) -> dict[str, bytes]:
         """The bytes of a job's files, as handed in."""

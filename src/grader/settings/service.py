@@ -11,7 +11,7 @@
   ``release_check_seconds``.
 """
 
-from traitlets import Bool, Dict, Float, Int
+from traitlets import Bool, Dict, Float, Int, Unicode
 from traitlets.config import Configurable
 
 
@@ -40,6 +40,11 @@ class GradingService(Configurable):
                                    "graded hand-in and release it through the exchange; a "
                                    "hand-in graded later is released when graded").tag(
         config=True)
+    push_final_grades = Unicode("", help="push each student's grade to the LMS when it "
+                                "becomes final (at their due date, extensions included, or "
+                                "when a later hand-in is graded): 'canvas' (the settings of "
+                                "make canvas-push), 'lti' (those of make lti-push), or '' "
+                                "for off").tag(config=True)
     feedback_check_seconds = Float(5.0, min=0.05, help="how often the service looks for "
                                    "feedback that is due, in seconds").tag(config=True)
     release_check_seconds = Float(2.0, min=0.05, help="how often the service looks for a "

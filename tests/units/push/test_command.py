@@ -12,6 +12,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.cli import main
+from grader.push import push_grades
+from grader.settings import load
 from testsupport.fake_canvas import FakeCanvas, Served
 from testsupport.gradebook import sqlite_url
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK
@@ -82,3 +84,13 @@ def test_without_the_settings_the_push_says_which_to_set(course, monkeypatch, ca
 def test_the_push_settings_in_nbgrader_config_are_known_to_check_config(course, capsys):
     assert main(["check-config", "--course", course]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_push_of_some_students_writes_only_theirs(course, canvas):
+    """What the grading service pushes when a student's grade becomes final."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Canvas may respond unexpectedly")  # http: on 127.0.0.1
+        lines, status = push_grades(load(course), ASSIGNMENT, students=["bob"])
+    assert status == 0
+    assert [(w.user, w.posted_grade) for w in canvas.writes] == [("102", "0")]
+    assert [line.split()[0] for line in lines[2:]] == ["bob", "1"]

@@ -1,7 +1,8 @@
 """Feedback at each student's due date: who is due at a given moment (extensions included),
 which hand-in's page goes out, a late one released when graded, and each released once,
 across a restart of the service too. nbgrader's two commands are stood in for here by a
-runner that writes what they would (the real ones run in tests/service/)."""
+runner that writes what they would (the real ones run in tests/service/). Each grade is
+pushed to the LMS at the same moment, once (c.GradingService.push_final_grades)."""
 
 import dataclasses
 import os
@@ -13,8 +14,9 @@ from nbgrader.api import Gradebook
 from grader.recording import apply_extensions, set_due_date
 from grader.service.due_feedback import (NOT_THROUGH_EXCHANGE, THROUGH_EXCHANGE, DueFeedback,
                                          due_dates, feedback_due, for_students)
+from grader.service.final_push import FinalPush, PushSetupError, chosen_pusher
 from grader.service.store import CheckRecord, JobState, Store
-from grader.settings import load
+from grader.settings import CourseError, load
 from testsupport.tiny_course import ASSIGNMENT
 
 DUE = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
@@ -260,3 +262,60 @@ def test_a_late_hand_in_graded_after_the_release_is_released_in_turn(settings, s
     assert service.tick(AFTER + timedelta(hours=3)) == [
         f"{ASSIGNMENT}: feedback of alice's hand-in {late.id} released through the exchange"]
     assert [r.job_id for r in store.releases()][-1] == late.id
+
+
+class RecordingPush:
+    """A push (c.GradingService.push_final_grades) that records whom it was asked to push;
+    it fails while `failing` says why."""
+
+    def __init__(self):
+        self.calls, self.failing = [], ""
+
+    def __call__(self, settings, assignment, *, students):
+        self.calls.append((assignment, list(students)))
+        if self.failing:
+            raise CourseError(self.failing)
+        return [f"{len(students)} student(s) written"], 0
+
+
+def test_each_grade_is_pushed_once_when_it_becomes_final_across_a_restart(settings, store):
+    alice = hand_in(store, "alice", "a", BEFORE - timedelta(hours=1))
+    bob = hand_in(store, "bob", "b", BEFORE - timedelta(hours=1))
+    push = RecordingPush()
+    service = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert service.tick(BEFORE) == [] and push.calls == []
+    assert service.tick(AFTER) == [f"{ASSIGNMENT}: final grade(s) of alice to canvas: pushed",
+                                   "  1 student(s) written"]
+    assert service.tick(AFTER + timedelta(minutes=5)) == []
+    restarted = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert restarted.tick(BOB_DUE - timedelta(seconds=1)) == []
+    restarted.tick(BOB_DUE)
+    assert push.calls == [(ASSIGNMENT, ["alice"]), (ASSIGNMENT, ["bob"])]
+    assert store.pushed("canvas") == {alice.id, bob.id} and store.pushed("lti") == set()
+    late = hand_in(store, "alice", "late", BOB_DUE + timedelta(hours=1))  # its new grade
+    restarted.tick(BOB_DUE + timedelta(hours=1))
+    assert push.calls[-1] == (ASSIGNMENT, ["alice"]) and late.id in store.pushed("canvas")
+
+
+def test_a_push_that_fails_is_reported_and_tried_again_a_minute_later(settings, store):
+    alice = hand_in(store, "alice", "a", BEFORE)
+    push = RecordingPush()
+    push.failing = "Canvas refused the token (401): make a new one"
+    service = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert service.tick(AFTER) == [
+        f"{ASSIGNMENT}: final grade(s) of alice to canvas: not all pushed; tried again in 60 s",
+        "  Canvas refused the token (401): make a new one"]
+    assert store.pushed("canvas") == set()
+    assert service.tick(AFTER + timedelta(seconds=30)) == [] and len(push.calls) == 1
+    push.failing = ""
+    assert service.tick(AFTER + timedelta(seconds=61))[0].endswith("to canvas: pushed")
+    assert store.pushed("canvas") == {alice.id}
+
+
+def test_the_push_setting_names_one_of_the_services_pushes_or_none():
+    push = RecordingPush()
+    assert chosen_pusher("", {"canvas": push}) is None
+    assert chosen_pusher("canvas", {"canvas": push}) is push
+    with pytest.raises(PushSetupError, match=r"push_final_grades = 'moodle' is not a push this "
+                       r"service knows \(canvas, lti, or '' for off\)"):
+        chosen_pusher("moodle", {"canvas": push, "lti": push})

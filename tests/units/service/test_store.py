@@ -289,12 +289,14 @@ def test_what_root_stores_belongs_to_the_owner_of_the_courses_data(tmp_path):
     assert store.files(job) == {"tiny.ipynb": b"{}"}
 
 
-def test_a_feedback_release_is_recorded_once_per_hand_in_and_read_back_by_another_store(store):
+def test_a_feedback_release_is_recorded_once_per_hand_in_and_read_back_by_another_store(
+        make_store):
+    store = make_store()
     job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
     first = datetime.datetime(2026, 12, 1, 17, 0, 1, tzinfo=datetime.timezone.utc)
     store.record_release(job, "exchange", first)
     store.record_release(job, "listed", first + datetime.timedelta(minutes=1))
-    [release] = Store(store.path).releases()
+    [release] = make_store().releases()
     assert (release.job_id, release.student, release.assignment, release.digest,
             release.released, release.outcome) == (job.id, "ada", "tiny", job.digest, first,
                                                    "exchange")

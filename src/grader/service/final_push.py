@@ -1,0 +1,98 @@
+"""Each student's grade pushed to the LMS when it becomes final (``c.GradingService``).
+
+A grade is final at the same moment as the feedback at the due date
+(due_feedback.py): the student's latest graded hand-in, nothing of theirs still
+to grade, once their own due date (extensions included) has passed; a hand-in
+graded after it is final when graded. ``c.GradingService.push_final_grades``
+names the push (off when empty): one of `pushers`, a table by name of what the
+instructor's own push commands run (``canvas``: make canvas-push; ``lti``: make
+lti-push), so another LMS is one more entry. Each is called for the students
+whose grade became final, with the grade those commands send (after the late
+policy and any extension); it sends only what the LMS lacks, so a push repeated
+after a restart writes nothing twice. A push is recorded in the store once it
+went through; one that fails (a refused token, the LMS down, a student it could
+not write) is reported and tried again after RETRY_SECONDS, and never stops the
+service.
+"""
+
+import datetime
+from collections.abc import Collection, Mapping
+from typing import Protocol
+
+from ..safe_text import shown_id
+from ..settings import CourseError, Settings
+from .due_feedback import due_dates, feedback_due, ready_hand_ins
+from .store import QueuedJob, Store, utc_now
+
+RETRY_SECONDS = 60.0  # a push that failed is tried again after this long
+
+
+class Pusher(Protocol):
+    """A push of some students' grades of one assignment (push_grades, lti_push): the lines
+    to print and 0 (all pushed) or 1 (some failed); CourseError when nothing could be."""
+
+    def __call__(self, settings: Settings, assignment: str, *,
+                 students: Collection[str]) -> tuple[list[str], int]: ...
+
+
+class PushSetupError(Exception):
+    """c.GradingService.push_final_grades names no push this service knows."""
+
+
+def chosen_pusher(name: str, pushers: Mapping[str, Pusher]) -> Pusher | None:
+    """The push `name` of `pushers`, None for "" (off); PushSetupError for another name."""
+    if not name:
+        return None
+    if name not in pushers:
+        raise PushSetupError(f"c.GradingService.push_final_grades = {name!r} is not a push "
+                             f"this service knows ({', '.join(sorted(pushers)) or 'none'}, or "
+                             "'' for off)")
+    return pushers[name]
+
+
+class FinalPush:
+    """The grades of a course's hand-ins pushed to the LMS `lms` as they become final."""
+
+    def __init__(self, settings: Settings, store: Store, assignments: Collection[str],
+                 lms: str, push: Pusher):
+        self.settings, self.store, self.lms, self.push = settings, store, lms, push
+        self.assignments = set(assignments)
+        self.retry_after: dict[str, datetime.datetime] = {}  # assignment -> when to try again
+
+    def tick(self, now: datetime.datetime | None = None) -> list[str]:
+        """Push every grade final at `now` and not pushed yet; returns the lines to print."""
+        now = now or utc_now()
+        jobs = [job for job in self.store.jobs() if job.assignment in self.assignments]
+        pushed = self.store.pushed(self.lms)
+        ready = ready_hand_ins(jobs, pushed)
+        if not ready:
+            return []
+        final = feedback_due(ready.values(), pushed, due_dates(self.settings, ready), now)
+        lines = []
+        for assignment in sorted({job.assignment for job in final}):
+            if self.retry_after.get(assignment, now) > now:
+                continue
+            lines += self.push_final(assignment, [j for j in final if j.assignment == assignment],
+                                     now)
+        return lines
+
+    def push_final(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime
+                   ) -> list[str]:
+        """Push the grades of `jobs` (one per student) of `assignment`; recorded when done."""
+        students = sorted(job.student for job in jobs)
+        head = (f"{assignment}: final grade(s) of {', '.join(shown_id(s) for s in students)} "
+                f"to {self.lms}")
+        try:
+            lines, status = self.push(self.settings, assignment, students=students)
+        except CourseError as error:
+            lines, status = [str(error)], 2
+        except Exception as error:  # noqa: BLE001 (reported and tried again; grading goes on)
+            lines, status = [f"{type(error).__name__}: {error}"], 2
+        if status == 0:
+            for job in jobs:
+                self.store.record_push(job, self.lms, now)
+            self.retry_after.pop(assignment, None)
+            return [f"{head}: pushed"] + [f"  {line}" for line in lines]
+        self.retry_after[assignment] = now + datetime.timedelta(seconds=RETRY_SECONDS)
+        return ([f"{head}: not all pushed; tried again in {RETRY_SECONDS:g} s"]
+                + [f"  {line}" for line in lines])
