@@ -14,8 +14,10 @@ import subprocess
 import sys
 
 import nbformat
+from nbgrader.api import Gradebook
 
 from testsupport.course import nbgrader_env, released_once
+from testsupport.gradebook import sqlite_url
 
 ASSIGNMENT = "tiny"
 NOTEBOOK = "tiny"
@@ -135,6 +137,16 @@ def released(root):
     with open(os.path.join(root, "release", ASSIGNMENT, NOTEBOOK + ".ipynb"),
               encoding="utf-8") as handle:
         return json.load(handle)
+
+
+def record_grades(root, student, points):
+    """`student`'s submission of the assignment in the course's gradebook with these auto
+    scores ({grade_id: points}), as grading would leave them."""
+    with Gradebook(sqlite_url(root), "tinycourse") as gb:
+        gb.add_submission(ASSIGNMENT, student)
+        for grade_id, got in points.items():
+            gb.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, student).auto_score = got
+        gb.db.commit()
 
 
 def grade_id(cell):

@@ -442,4 +442,4 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "similarity": run_similarity, "release-lines": run_release_lines,
             "dask-certs": run_dask_certs,
             **SERVICE_COMMANDS, **LTI_COMMANDS,
-            "serve": serving_with({"canvas": push_grades, "lti": lti_push})}
+            "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}

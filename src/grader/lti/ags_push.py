@@ -15,10 +15,10 @@ import os
 from collections.abc import Collection
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsSubmission, LmsUnavailable
-from ..push import PushRow, only_students, plan_rows, table
+from ..push import PushRow, only_students, plan_rows, table, write_rows
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
-from .ags import LineItem, find_line_item, find_or_create_line_item, post_score, results
+from .ags import find_line_item, find_or_create_line_item, post_score, results
 from .keys import read_keys
 from .services import PlatformServices
 from .settings import LtiSetupError, registration_from
@@ -75,7 +75,11 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
         return lines + table(rows, False, TITLE) + [
             f"dry run: nothing written ({sum(r.writes for r in rows)} score(s) would be "
             f"posted)"], 0
-    refused = send_rows(services, item, rows, grades.max_score)
+    def send(row: PushRow) -> str:
+        post_score(services, item, row.lms_user_id, row.grade, grades.max_score, row.comment)
+        return "sent score and comment"
+
+    refused = write_rows(rows, send, "not sent (the platform answered 401)")
     lines += table(rows, True, TITLE)
     sent = sum(r.outcome.startswith("sent") for r in rows)
     failed = sum(r.outcome.startswith(("failed", "not sent")) for r in rows)
@@ -86,25 +90,3 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
     if refused:
         raise CourseError("\n".join(lines + [refused]))
     return lines, 1 if failed else 0
-
-
-def send_rows(services: PlatformServices, item: LineItem, rows: list[PushRow],
-              maximum: float) -> str:
-    """Each row's score posted, its outcome set; the refusal that stopped it, or ''."""
-    refused = ""
-    for row in rows:
-        if row.problem:
-            continue
-        if not row.writes:
-            row.outcome = "nothing (up to date)"
-        elif refused:
-            row.outcome = "not sent (the platform answered 401)"
-        else:
-            try:
-                post_score(services, item, row.lms_user_id, row.grade, maximum, row.comment)
-                row.outcome = "sent score and comment"
-            except LmsRefused as error:
-                refused, row.outcome = str(error), "not sent (the platform answered 401)"
-            except (LmsUnavailable, LmsRequestFailed) as error:
-                row.outcome = f"failed: {error}"
-    return refused

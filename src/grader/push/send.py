@@ -80,6 +80,29 @@ def table(rows: list[PushRow], outcome: bool, title: str = GRADE_PUSH_PLATFORM.t
             for r in [header] + body]
 
 
+def write_rows(rows: list[PushRow], send: Callable[[PushRow], str], not_sent: str) -> str:
+    """Each row that has something to write sent with `send` (which says what it sent), its
+    outcome set: up to date, sent, failed (the LMS down, after its retries), or `not_sent`
+    once the LMS refused the push (401: the rows after it are not tried). Returns that
+    refusal, or ''."""
+    refused = ""
+    for row in rows:
+        if row.problem:
+            continue
+        if not row.writes:
+            row.outcome = "nothing (up to date)"
+        elif refused:
+            row.outcome = not_sent
+        else:
+            try:
+                row.outcome = send(row)
+            except LmsRefused as error:
+                refused, row.outcome = str(error), not_sent
+            except (LmsUnavailable, LmsRequestFailed) as error:
+                row.outcome = f"failed: {error}"
+    return refused
+
+
 def push_grades(settings: Settings, assignment: str, dry_run: bool = False,
                 connect: Connect = connect_api, environ: Mapping[str, str] = os.environ,
                 students: Collection[str] | None = None) -> tuple[list[str], int]:
@@ -117,26 +140,13 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
         writes = sum(r.writes for r in rows)
         return lines + table(rows, outcome=False) + [
             f"dry run: nothing written ({writes} student(s) would be written)"], 0
-    refused = ""
-    for row in rows:
-        if row.problem:
-            continue
-        if not row.writes:
-            row.outcome = "nothing (up to date)"
-        elif refused:
-            row.outcome = f"not sent ({title} answered 401)"
-        else:
-            try:
-                api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
-                         row.comment if row.send_comment else None)
-                row.outcome = "sent " + " and ".join(
-                    w for w, send in (("grade", row.send_grade), ("comment", row.send_comment))
-                    if send)
-            except LmsRefused as error:
-                refused = str(error)
-                row.outcome = f"not sent ({title} answered 401)"
-            except (LmsUnavailable, LmsRequestFailed) as error:
-                row.outcome = f"failed: {error}"
+    def send(row: PushRow) -> str:
+        api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
+                 row.comment if row.send_comment else None)
+        return "sent " + " and ".join(w for w, send in (("grade", row.send_grade),
+                                                         ("comment", row.send_comment)) if send)
+
+    refused = write_rows(rows, send, f"not sent ({title} answered 401)")
     lines += table(rows, outcome=True)
     sent = sum(r.outcome.startswith("sent") for r in rows)
     failed = [r for r in rows if r.outcome.startswith(("failed", "not sent"))]

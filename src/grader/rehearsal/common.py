@@ -1,7 +1,9 @@
-"""What both rehearsals share: the fake students' names and answers, and running one step."""
+"""What the rehearsals share: a fresh copy of the course, the fake students' names and
+answers, and running one step."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -15,6 +17,34 @@ COURSE_FILES = ["nbgrader_config.py", "solutions", "exercises"]
 
 class RehearsalError(Exception):
     pass
+
+
+def course_copy(repository: str, folder: str) -> str:
+    """A fresh `folder` (what was there removed) with the course's files of `repository` in
+    folder/course/, and no gradebook URL from the environment (a gradebook of its own);
+    returns the course's folder."""
+    os.environ.pop("GPTCOURSE_DB_URL", None)
+    if os.path.exists(folder):
+        shutil.rmtree(folder)
+    course_dir = os.path.join(folder, "course")
+    os.makedirs(course_dir)
+    for name in COURSE_FILES:
+        source = os.path.join(repository, name)
+        (shutil.copytree if os.path.isdir(source) else shutil.copy)(
+            source, os.path.join(course_dir, name))
+    return course_dir
+
+
+def answered_copy(course_dir: str, assignment: str, mine: str, kind: str) -> list[str]:
+    """The released notebooks of `assignment` copied into the student's folder `mine` and
+    answered as a student of `kind` would; returns their paths."""
+    shutil.copytree(os.path.join(course_dir, "exercises", assignment), mine)
+    paths = []
+    for notebook in sorted(n for n in os.listdir(mine) if n.endswith(".ipynb")):
+        paths.append(os.path.join(mine, notebook))
+        write_answers(paths[-1], answers(
+            os.path.join(course_dir, "solutions", assignment, notebook), kind))
+    return paths
 
 
 def student_names(count: int) -> list[str]:

@@ -18,7 +18,6 @@ rehearsal folder is replaced on every run. At the end it prints where to look.
 import concurrent.futures
 import datetime
 import os
-import shutil
 import sys
 import time
 from typing import Any
@@ -27,28 +26,20 @@ from ..lms import gradebooks
 from ..recording import set_due_date
 from ..reports import write_grades
 from ..settings import load
-from .common import COURSE_FILES, KINDS, answers, environment, run_step, student_names, \
-    write_answers
+from .common import (KINDS, answers, course_copy, environment, run_step, student_names,
+                     write_answers)
 
 
 def rehearse(repository: str, folder: str, count: int,
              assignments: list[str] | None = None) -> dict[str, Any]:
     """Runs the rehearsal; returns a dict of what happened and where it is."""
     # the rehearsal has a gradebook of its own, never the course's shared one
-    os.environ.pop("GPTCOURSE_DB_URL", None)
     folder = os.path.abspath(folder)
-    if os.path.exists(folder):
-        shutil.rmtree(folder)
-    course_dir = os.path.join(folder, "course")
+    course_dir = course_copy(repository, folder)
     exchange = os.path.join(folder, "exchange")
     homes = os.path.join(folder, "homes")
-    os.makedirs(course_dir)
     os.makedirs(exchange)
     os.chmod(exchange, 0o1777)  # as on a shared server: everyone writes, nobody deletes others'
-    for name in COURSE_FILES:
-        source = os.path.join(repository, name)
-        copy = shutil.copytree if os.path.isdir(source) else shutil.copy
-        copy(source, os.path.join(course_dir, name))
     settings = load(course_dir)
     assignments = assignments or settings.assignments
     settings.check_assignments(assignments)

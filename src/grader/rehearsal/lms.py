@@ -23,14 +23,13 @@ nothing of the real course is touched, and the folder is replaced on every run.
 import datetime
 import json
 import os
-import shutil
 import sys
 import zipfile
 from typing import Any
 
 from ..lms import Canvas
 from ..settings import load
-from .common import COURSE_FILES, answers, environment, run_step, write_answers
+from .common import answered_copy, course_copy, environment, run_step
 
 REHEARSAL_LMS = Canvas()  # the class's LMS, whose download and gradebook export are made here
 DUE = datetime.datetime(2026, 3, 2, 17, 0, 0)  # the class's due date (UTC)
@@ -108,17 +107,9 @@ def canvas_download(path: str, course_dir: str, work: str, assignment: str) -> N
 def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = None
                  ) -> dict[str, Any]:
     """Runs the LMS rehearsal; returns a dict of what happened and where it is."""
-    os.environ.pop("GPTCOURSE_DB_URL", None)  # a gradebook of its own
     lms = REHEARSAL_LMS
     folder = os.path.abspath(folder)
-    if os.path.exists(folder):
-        shutil.rmtree(folder)
-    course_dir, work = os.path.join(folder, "course"), os.path.join(folder, "students")
-    os.makedirs(course_dir)
-    for name in COURSE_FILES:
-        source = os.path.join(repository, name)
-        (shutil.copytree if os.path.isdir(source) else shutil.copy)(
-            source, os.path.join(course_dir, name))
+    course_dir, work = course_copy(repository, folder), os.path.join(folder, "students")
     settings = load(course_dir)
     assignments = assignments or settings.assignments
     settings.check_assignments(assignments)
@@ -146,14 +137,9 @@ def rehearse_lms(repository: str, folder: str, assignments: list[str] | None = N
           flush=True)
     downloads = {}
     for assignment in assignments:
-        released = os.path.join(course_dir, "exercises", assignment)
         for student, (_, _, _, kind, _) in STUDENTS.items():
-            mine = os.path.join(work, student, assignment)
-            shutil.copytree(released, mine)
-            for notebook in sorted(n for n in os.listdir(mine) if n.endswith(".ipynb")):
-                path = os.path.join(mine, notebook)
-                write_answers(path, answers(os.path.join(course_dir, "solutions", assignment,
-                                                         notebook), kind))
+            for path in answered_copy(course_dir, assignment,
+                                      os.path.join(work, student, assignment), kind):
                 if SAVED_BY.get(student) == "colab":
                     as_colab_saves(path)
         downloads[assignment] = os.path.join(folder, f"submissions-{assignment}.zip")

@@ -22,7 +22,6 @@ difference between the platform's scores and the gradebook's is a RehearsalError
 import dataclasses
 import json
 import os
-import shutil
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,7 +33,7 @@ import requests
 
 from ..reports import number, read_grades
 from ..settings import load
-from .common import COURSE_FILES, RehearsalError, answers, environment, run_step, write_answers
+from .common import RehearsalError, answered_copy, course_copy, environment, run_step
 from .lms import EXTENSIONS, REHEARSAL_LMS, STUDENTS, canvas_download, canvas_export
 from .lti_platform import INSTRUCTOR, LtiPlatform, auth_form_fields
 
@@ -162,16 +161,8 @@ def rehearse_lti(repository: str, folder: str, assignments: list[str] | None,
                  ) -> dict[str, Any]:
     """Runs the LTI rehearsal (its own platform unless `platform` is given; the tool's side
     `tool_of_course(course folder)`); returns what happened and where it is."""
-    os.environ.pop("GPTCOURSE_DB_URL", None)  # a gradebook of its own
     folder = os.path.abspath(folder)
-    if os.path.exists(folder):
-        shutil.rmtree(folder)
-    course_dir, work = os.path.join(folder, "course"), os.path.join(folder, "students")
-    os.makedirs(course_dir)
-    for name in COURSE_FILES:
-        source = os.path.join(repository, name)
-        (shutil.copytree if os.path.isdir(source) else shutil.copy)(
-            source, os.path.join(course_dir, name))
+    course_dir, work = course_copy(repository, folder), os.path.join(folder, "students")
     assignments = assignments or load(course_dir).assignments
     load(course_dir).check_assignments(assignments)
     own = platform is None
@@ -227,13 +218,8 @@ def rehearse_with(platform: LtiPlatform, site: ToolSite, course_dir: str, work: 
 
     print("the students answer and hand in; the instructor collects and grades", flush=True)
     for assignment in assignments:
-        released = os.path.join(course_dir, "exercises", assignment)
         for student, (_, _, _, kind, _) in STUDENTS.items():
-            mine = os.path.join(work, student, assignment)
-            shutil.copytree(released, mine)
-            for notebook in sorted(n for n in os.listdir(mine) if n.endswith(".ipynb")):
-                write_answers(os.path.join(mine, notebook), answers(
-                    os.path.join(course_dir, "solutions", assignment, notebook), kind))
+            answered_copy(course_dir, assignment, os.path.join(work, student, assignment), kind)
         download = os.path.join(folder, f"submissions-{assignment}.zip")
         canvas_download(download, course_dir, work, assignment)
         step(grader + ["collect-zip", assignment, download, "--lms", REHEARSAL_LMS.name],

@@ -8,7 +8,8 @@
 - `GradingService`: the service's own work besides grading: each student's feedback
   page released at their due date (``c.GradingService.release_feedback_at_due``),
   looked for every ``feedback_check_seconds``; a new release looked for every
-  ``release_check_seconds``.
+  ``release_check_seconds``; each grade pushed to the LMS once final
+  (``push_final_grades``, off unless set).
 """
 
 from traitlets import Bool, Dict, Float, Int, Unicode
@@ -42,9 +43,9 @@ class GradingService(Configurable):
         config=True)
     push_final_grades = Unicode("", help="push each student's grade to the LMS when it "
                                 "becomes final (at their due date, extensions included, or "
-                                "when a later hand-in is graded): 'canvas' (the settings of "
-                                "make canvas-push), 'lti' (those of make lti-push), or '' "
-                                "for off").tag(config=True)
+                                "when a later hand-in is graded), with the settings of a "
+                                "push command: the LMS's name of make NAME-push, 'lti' for "
+                                "make lti-push, or '' for off").tag(config=True)
     feedback_check_seconds = Float(5.0, min=0.05, help="how often the service looks for "
                                    "feedback that is due, in seconds").tag(config=True)
     release_check_seconds = Float(2.0, min=0.05, help="how often the service looks for a "

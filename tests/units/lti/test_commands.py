@@ -15,7 +15,7 @@ from nbgrader.api import Gradebook
 
 from grader.cli import main
 from testsupport.gradebook import sqlite_url
-from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK
+from testsupport.tiny_course import ASSIGNMENT, POINTS, record_grades
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +33,7 @@ def course(tiny_course, platform):
     with open(os.path.join(tiny_course, "course-data", "lti", "jwks.json"),
               encoding="utf-8") as handle:
         platform.register_tool("http://127.0.0.1:9/lti/launch", json.load(handle))
-    with Gradebook(sqlite_url(tiny_course), "tinycourse") as gb:
-        gb.add_submission(ASSIGNMENT, "ada")
-        for grade_id, points in (("double_visible", 1.0), ("double_hidden", 2.0),
-                                 ("ones_values", 2.0), ("answer_value", 0.0)):
-            gb.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, "ada").auto_score = points
-        gb.db.commit()
+    record_grades(tiny_course, "ada", {**POINTS, "answer_value": 0.0})  # 5 of 6
     return tiny_course
 
 

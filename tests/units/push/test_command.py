@@ -9,14 +9,12 @@ import os
 import warnings
 
 import pytest
-from nbgrader.api import Gradebook
 
 from grader.cli import main
 from grader.push import push_grades
 from grader.settings import load
 from testsupport.fake_canvas import FakeCanvas, Served
-from testsupport.gradebook import sqlite_url
-from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK
+from testsupport.tiny_course import ASSIGNMENT, POINTS, record_grades
 
 TOKEN = "tiny-course-token"
 
@@ -29,12 +27,7 @@ def course(tiny_course):
     assert main(["roster", roster, "--course", tiny_course]) == 0
     with open(os.path.join(tiny_course, "nbgrader_config.py"), "a", encoding="utf-8") as config:
         config.write("\nc.CanvasPush.backoff_seconds = 0.001  # short waits, for the test\n")
-    with Gradebook(sqlite_url(tiny_course), "tinycourse") as gb:
-        gb.add_submission(ASSIGNMENT, "ada")
-        for grade_id, points in (("double_visible", 1.0), ("double_hidden", 2.0),
-                                 ("ones_values", 2.0), ("answer_value", 0.0)):
-            gb.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, "ada").auto_score = points
-        gb.db.commit()
+    record_grades(tiny_course, "ada", {**POINTS, "answer_value": 0.0})  # 5 of 6
     return tiny_course
 
 
