@@ -111,10 +111,12 @@ class LtiPlatform:
         self.registration.set_launch_url(launch_url).set_tool_key_set(tool_key_set)
 
     def add_member(self, user_id: str, given: str, family: str, email: str,
-                   role: str = LEARNER) -> None:
+                   role: str = LEARNER, custom: dict[str, str] | None = None) -> None:
+        """A member of the course; `custom` are the tool's custom fields as their launch
+        carries them (a username for the hub, say)."""
         self.members.append({"status": "Active", "user_id": user_id, "given_name": given,
                              "family_name": family, "name": f"{given} {family}",
-                             "email": email, "roles": [role]})
+                             "email": email, "roles": [role], "custom": custom or {}})
 
     def fail_once(self, method: str, path: str, status: int = 503) -> None:
         """The next `method` request whose path matches the pattern `path` answers `status`."""
@@ -155,6 +157,7 @@ class LtiPlatform:
             LTI + "resource_link": {"id": "resource-1", "title": "The course"},
             LTI + "roles": member.get("roles", [LEARNER]),
             LTI + "context": {"id": "course-1", "label": "GPT", "title": "The course"},
+            LTI + "custom": member.get("custom", {}),
             AGS_CLAIM: {"scope": list(SCOPES.values())[:3],
                         "lineitems": self.settings["lineitems_url"]},
             NRPS_CLAIM: {"context_memberships_url": self.settings["memberships_url"],
@@ -271,7 +274,7 @@ class LtiPlatform:
                 query: dict[str, str], body: Any) -> tuple[int, Any]:
         base = self.settings["lineitems_url"]
         if service == "memberships":
-            members = [m for m in self.members
+            members = [{k: v for k, v in m.items() if k != "custom"} for m in self.members
                        if "role" not in query or query["role"] in m["roles"]]
             return 200, {"id": self.settings["memberships_url"],
                          "context": {"id": "course-1", "title": "The course"},
