@@ -21,7 +21,7 @@ from ..settings import CourseError, Settings
 from .ags import find_line_item, find_or_create_line_item, post_score, results
 from .keys import read_keys
 from .services import PlatformServices
-from .settings import LtiSetupError, registration_from
+from .registration import LtiSetupError, registration_from
 
 TITLE = "LTI"
 NO_LTI_ID = ("no LTI user id in the roster (make lti-roster; the platform lists only its "

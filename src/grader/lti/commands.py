@@ -17,13 +17,13 @@ import os
 import sys
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsUnavailable
-from ..settings import CourseError, Settings, load
+from ..settings import CourseError, LtiTool, Settings, load
 from .ags_push import lti_push, platform_services
 from .keys import KEY_SET, make_keys, read_keys
 from .launch import ToolLaunch
 from .nrps import learners
 from .roster_sync import sync_roster
-from .settings import LtiSetupError, LtiTool, registration_from, registration_problems
+from .registration import LtiSetupError, registration_from, registration_problems
 
 
 def loaded_course(args: argparse.Namespace) -> Settings:

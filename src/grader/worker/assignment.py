@@ -66,6 +66,9 @@ def blocked_functions(settings: Settings, notebooks: dict[str, str]) -> tuple[st
     package also defines), plus `c.SandboxGrader.also_blocked`, the package
     functions that would compute an answer. Found without importing the package.
     """
+    if not settings.package:
+        raise CourseError("c.SandboxGrader.course_package is not set in nbgrader_config.py: "
+                          "name the package the students import (docs/another-course.md)")
     spec = importlib.util.find_spec(settings.package)
     if spec is None or not spec.submodule_search_locations:
         raise CourseError(f"the course package {settings.package!r} is not installed")
