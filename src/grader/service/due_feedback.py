@@ -39,7 +39,8 @@ NOT_THROUGH_EXCHANGE = "listed"  # a release's outcome: handed in another way, p
 RETRY_SECONDS = 60.0  # a release that failed is tried again after this long
 PENDING = (JobState.WAITING, JobState.GRADING)
 Pair = tuple[str, str]  # (student, assignment)
-Runner = Callable[[Sequence[str], str], tuple[int, str]]  # (command, folder) -> (status, output)
+# how a command is run: (command, folder) -> (exit status, what it printed)
+RunCommand = Callable[[Sequence[str], str], tuple[int, str]]
 
 
 def run_nbgrader(command: Sequence[str], folder: str) -> tuple[int, str]:
@@ -127,7 +128,7 @@ class DueFeedback:
     """The feedback of a course's hand-ins given out as it falls due, recorded in `store`."""
 
     def __init__(self, settings: Settings, store: Store, assignments: Iterable[str],
-                 run: Runner = run_nbgrader):
+                 run: RunCommand = run_nbgrader):
         self.settings, self.store, self.run = settings, store, run
         self.assignments = set(assignments)
         self.retry_after: dict[int, datetime.datetime] = {}  # job id -> when to try again

@@ -2,7 +2,7 @@
 
 A hand-in's files are written under ``blobs/``, each named by its SHA-256
 (folders 0700, files 0600: students never read them), and only then is its
-`Job` added to the queue's database (one transaction per change of state): an
+`QueuedJob` added to the queue's database (one transaction per change of state): an
 SQLite file beside the gradebook, or the gradebook's own PostgreSQL database
 when it is one (queue_database.py: the same SQL on both).
 A worker `claim`s a waiting job with a lease and keeps it with `heartbeat`;
@@ -86,8 +86,6 @@ class FeedbackRelease:
     released: datetime.datetime  # UTC
     outcome: str  # how it went out: through the exchange, or listed for another way
 
-
-Job = QueuedJob  # the service's name for it; worker.Job is the data one grading is given
 
 
 def utc_now() -> datetime.datetime:
@@ -389,11 +387,11 @@ def process_alive(pid_text: str) -> bool:
 
 
 def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
-    """The Job of one database row."""
+    """The QueuedJob of one database row."""
     def moment(text: str | None) -> datetime.datetime | None:
         return datetime.datetime.fromisoformat(text) if text else None
 
-    return Job(id=row["id"], student=row["student"], assignment=row["assignment"],
+    return QueuedJob(id=row["id"], student=row["student"], assignment=row["assignment"],
                digest=row["digest"], source=row["source"], state=JobState(row["state"]),
                attempts=row["attempts"], arrived=moment(row["arrived"]),
                graded=moment(row["graded"]), score=row["score"], max_score=row["max_score"],
