@@ -1,7 +1,10 @@
 """The grader, a distribution of its own (src/grader/pyproject.toml): every wing in it, its
-template too, and nothing of the course's package."""
+template too, and nothing of the course's package; torch loaded only once a value is a
+tensor."""
 
 import os
+import subprocess
+import sys
 import tomllib
 
 import pytest
@@ -56,3 +59,31 @@ def test_the_grader_wheel_builds_and_holds_its_wings_and_the_feedback_template(t
     info = wheel_metadata(os.path.join(str(tmp_path), next(
         n for n in os.listdir(tmp_path) if n.endswith(".whl"))))
     assert info["Name"] == "course-grader"
+
+
+# the grader's command modules, a plain answer decoded, then a tensor sent and decoded
+WITHOUT_TORCH_UNTIL_A_TENSOR = """
+import json, sys
+import grader.cli, grader.engines, grader.service, grader.service.loop, grader.worker
+from grader.checks import decode
+from grader.checks.values import mirror_changes
+from grader.sandbox.inside.encoding import Encoder
+
+plain = decode(json.loads(json.dumps(Encoder().encode({"a": (1, 2.5), "b": [None, "x"]}))))
+mirror_changes((plain,), {}, [], {})
+print("torch" in sys.modules, "numpy" in sys.modules, plain)
+import torch  # the kernel's side: a tensor answer
+
+sent = torch.tensor([[1.5, -2.0], [0.25, 8.0]], dtype=torch.float64)
+back = decode(json.loads(json.dumps(Encoder().encode(sent))))
+print(type(back).__name__, back.dtype, tuple(back.shape), torch.equal(back, sent))
+"""
+
+
+@pytest.mark.slow  # a fresh interpreter
+def test_the_commands_load_no_torch_until_an_answer_is_a_tensor_which_still_round_trips():
+    done = subprocess.run([sys.executable, "-I", "-c", WITHOUT_TORCH_UNTIL_A_TENSOR],
+                          capture_output=True, text=True, timeout=300, cwd=PACKAGE)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["False False {'a': (1, 2.5), 'b': [None, 'x']}",
+                                        "Tensor torch.float64 (2, 2) True"]
