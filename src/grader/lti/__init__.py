@@ -24,10 +24,10 @@ from .keys import ToolKeys, make_keys, read_keys
 from .launch import LaunchedUser, LaunchRefused, ToolLaunch
 from .nrps import Member, learners
 from .registration import LtiRegistration, LtiSetupError, registration_from
-from .roster_sync import RosterChange, sync_roster
+from .roster_sync import RosterChange, RosterOutcome, sync_roster
 from .services import PlatformServices
 
 __all__ = ["LaunchRefused", "LaunchedUser", "LtiRegistration", "LtiSetupError", "LtiTool",
-           "Member", "PlatformServices", "RosterChange", "ToolKeys", "ToolLaunch", "learners",
-           "lti_push", "make_keys", "push_scores", "read_keys", "registration_from",
-           "sync_roster"]
+           "Member", "PlatformServices", "RosterChange", "RosterOutcome", "ToolKeys",
+           "ToolLaunch", "learners", "lti_push", "make_keys", "push_scores", "read_keys",
+           "registration_from", "sync_roster"]
