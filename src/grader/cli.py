@@ -103,7 +103,7 @@ from .reports import import_roster, item_analysis_of, write_grades, write_summar
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
-from .service import course_store, queue_submitted
+from .service import JobSource, SourceKind, course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 
@@ -342,7 +342,7 @@ def run_collect_zip(args: argparse.Namespace) -> int:
         print(line)
     if args.queue:
         store = course_store(settings.data, settings.db_url)
-        source = f"zip:{os.path.basename(args.zip)}"
+        source = JobSource.of(SourceKind.ZIP, os.path.basename(args.zip))
         for line in queue_submitted(settings, store, args.assignment, source):
             print(line)
     return 1 if outcome.refused else 0
