@@ -63,7 +63,7 @@ def release_key(assignment: Assignment) -> tuple:
     notebooks, the limits (less the notebook budget, which makes no template), the
     package and its stubs. Another key for the same assignment is another release."""
     made_by = dataclasses.replace(assignment.limits, notebook_budget=0.0)
-    return (tuple(sorted(assignment.instructor_notebooks.items())),
+    return (tuple(sorted(assignment.instructor_texts.items())),
             dataclasses.astuple(made_by), assignment.package, assignment.blocked)
 
 
@@ -194,6 +194,6 @@ def prepare_checkers(assignment: Assignment) -> None:
     so that the worker processes forked from it start with them (one torch thread,
     where the course's package uses torch)."""
     one_torch_thread(assignment.package)
-    for text in assignment.instructor_notebooks.values():
+    for text in assignment.instructor_texts.values():
         instructor = nbformat.reads(text, as_version=4)
         make_checker(assignment, build_plan(instructor, None), instructor)

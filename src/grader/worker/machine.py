@@ -36,7 +36,7 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
         gc.collect()
     failed = []
     preludes = []
-    for text in assignment.instructor_notebooks.values():
+    for text in assignment.instructor_texts.values():
         plan = build_plan(nbformat.reads(text, as_version=4), None)
         preludes.append(prelude_cells(plan, leading_setup(plan, code_cell_indices(plan))))
     package_copy = assignment.package_copy()
