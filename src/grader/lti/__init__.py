@@ -11,7 +11,8 @@
   made, the results read, one score posted.
 - ``nrps.py``: the course's learners (`Member`).
 - ``launch.py``: `ToolLaunch`, the OIDC login and the launch's id_token checked by pylti1p3.
-- ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost.
+- ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost;
+  what became of each (`RosterChange`, its `RosterOutcome`).
 - ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
   into the platform's gradebook, or a dry run.
 - ``commands.py``: lti-keys, lti-roster, lti-push (and rehearse-lti's options), added to
