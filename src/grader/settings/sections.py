@@ -2,7 +2,8 @@
 
 As nbgrader keeps each setting on the class that uses it (``c.CourseDirectory.root``,
 ``c.Execute.timeout``), these are set as ``c.ClassName.name = value`` in
-nbgrader_config.py and read once, in `settings.load`:
+nbgrader_config.py and read once, in `settings.load` (`DaskCluster` by the one command
+that makes the certificates):
 
 - `Reports`: where the grade reports go (``c.Reports.directory``).
 - `SimilarityReport`: which pairs the similarity report lists, and which code is
