@@ -52,19 +52,24 @@ help:
 	@echo "  make submit              submit it"
 	@echo "  make fetch-feedback      fetch the released feedback"
 
-# Python environment: rebuilt when the lock, requirements.txt or pyproject.toml change.
+# Python environment: rebuilt when the lock, requirements.txt or a pyproject.toml change.
 # requirements.lock pins every package with its hashes (pip refuses any other file);
 # requirements.txt is the list it is made from: after editing it, run `make lock`.
-$(STAMP): requirements.lock requirements.txt pyproject.toml
+# Two distributions of this repository, both editable: the course package (pyproject.toml,
+# the students' wheel) and the grader (src/grader/pyproject.toml, course-grader).
+GRADER_PROJECT := src/grader/pyproject.toml
+$(STAMP): requirements.lock requirements.txt pyproject.toml $(wildcard $(GRADER_PROJECT))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
 	  -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
+	  -e . -e $(dir $(GRADER_PROJECT))
 	touch $@
 
-# The lock made again from requirements.txt and pyproject.toml's grader extra, by pip-tools
-# in a venv of its own (.lock-tools/); pip, not uv: torch's CPU build is found where pip
-# looks (find-links), and its hash is that file's.
+# The lock made again from requirements.txt and the dependencies of both pyproject.toml
+# files (the grader's extras included), by pip-tools in a venv of its own (.lock-tools/);
+# pip, not uv: torch's CPU build is found where pip looks (find-links), and its hash is
+# that file's.
 PIP_TOOLS := pip-tools==7.6.2
 .PHONY: lock
 lock:
@@ -72,8 +77,9 @@ lock:
 	  .lock-tools/bin/pip install --quiet --disable-pip-version-check $(PIP_TOOLS); }
 	grep -v '^-e' requirements.txt > .lock-tools/requirements.in
 	.lock-tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
-	  --no-emit-index-url --no-emit-find-links --extra grader \
-	  --output-file requirements.lock pyproject.toml .lock-tools/requirements.in
+	  --no-emit-index-url --no-emit-find-links --all-extras \
+	  --output-file requirements.lock pyproject.toml $(GRADER_PROJECT) \
+	  .lock-tools/requirements.in
 
 # Debian packages, installed only where a command is missing (apt-get update first).
 # Grading needs only the sandbox, bubblewrap; the tests also use the browser that

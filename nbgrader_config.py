@@ -198,3 +198,16 @@ c.GenerateFeedback.exporter_class = "grader.plugins.feedback.FeedbackPage"
 # outside the sandbox and overwrite the sandboxed grades; they stop, before
 # touching any file or grade, with a message that says to run `make autograde`.
 c.Autograde.exporter_class = "grader.plugins.nbgrader_guard.SandboxedGradingOnly"
+
+# --- what the grader knows of this course ---------------------------------------
+# The grader is a distribution of its own (course-grader, src/grader/); everything it
+# knows of this course is set here (docs/another-course.md).
+# The package the students import: its answers' functions are stubs in the sandbox and its
+# own functions earn nothing in a check.
+c.SandboxGrader.course_package = "gptcourse"
+# The Unix group whose members see every student's hand-ins on the grading service's page
+# (deploy/: the hub's graders).
+c.ServicePage.instructors_group = "gptcourse-graders"
+# The names the certificates of `make dask-certs` carry (docs/scaling.md).
+c.DaskCluster.authority_name = "gptcourse Dask authority"
+c.DaskCluster.certificate_name = "gptcourse Dask cluster"

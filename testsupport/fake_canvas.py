@@ -12,6 +12,9 @@ score and comments. Lists come in pages of at most `page_size` with a `Link:
 rel="next"` header, as Canvas pages them. Every write is recorded (`writes`); `fail` makes the next
 requests that match answer an error status instead (429, 500, 401, ...); a
 token other than the course's is answered 401, as Canvas answers an expired one.
+
+`MemoryCourseApi` is the same course without HTTP: the grade push's `LmsCourseApi`,
+answered from the same data and recording the same writes.
 """
 
 import json
@@ -20,6 +23,8 @@ import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+from grader.lms import LmsAssignment, LmsRequestFailed, LmsSubmission
 
 ROUTE = re.compile(r"^/api/v1/courses/(?P<course>[0-9]+)"
                    r"(?:/assignments(?:/(?P<assignment>[0-9]+)"
@@ -187,3 +192,42 @@ class Served:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join()
+
+
+@dataclass
+class MemoryCourseApi:
+    """`canvas`'s course as the push's API (grader.lms.LmsCourseApi), read and written in
+    this process: what Canvas's REST API answers, without HTTP (a refused token and the
+    failures of `FakeCanvas.fail` are the server's to answer)."""
+
+    canvas: FakeCanvas
+
+    def assignments(self) -> list[LmsAssignment]:
+        """Every assignment of the course."""
+        return [LmsAssignment(i, a["name"], a.get("points_possible"))
+                for i, a in sorted(self.canvas.assignments.items())]
+
+    def assignment(self, assignment_id: int) -> LmsAssignment:
+        """The assignment of id `assignment_id`."""
+        if assignment_id not in self.canvas.assignments:
+            raise LmsRequestFailed(f"assignment {assignment_id}: not found")
+        found = self.canvas.assignments[assignment_id]
+        return LmsAssignment(assignment_id, found["name"], found.get("points_possible"))
+
+    def submissions(self, assignment_id: int) -> dict[str, LmsSubmission]:
+        """{user id: LmsSubmission} of every student of the course in the assignment."""
+        with self.canvas.lock:
+            return {user: LmsSubmission(user, self.canvas.scores.get((assignment_id, user)),
+                                        tuple(self.canvas.comments.get((assignment_id, user),
+                                                                       [])))
+                    for user in sorted(self.canvas.students, key=int)}
+
+    def send(self, assignment_id: int, user_id: str, grade: str | None,
+             comment: str | None) -> None:
+        """`grade` and `comment` to the student's submission; either None: not sent."""
+        if grade is None and comment is None:
+            return
+        form = {"submission[posted_grade]": [grade], "comment[text_comment]": [comment]}
+        with self.canvas.lock:
+            self.canvas.apply(assignment_id, user_id, form)
+

@@ -43,6 +43,8 @@ c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "course-data", "gra
 c.Exchange.root = os.path.join(ROOT, "course-data", "exchange")
 c.Execute.timeout = 3
 c.SandboxGrader.memory_mib = 1536
+c.SandboxGrader.course_package = "gptcourse"
+c.ServicePage.instructors_group = "gptcourse-graders"
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "grader.plugins.feedback.HideTestCode",

@@ -4,6 +4,13 @@ Student code runs cell by cell in a bubblewrap sandbox, which then only answers
 questions about what it defined; the test cells run in the grader's own process
 against those answers; one writer records the results in nbgrader's gradebook.
 
+It is a distribution of its own, ``course-grader`` (pyproject.toml in this folder),
+installed beside the course's package, never inside it. Everything it knows of a
+course comes from that course's nbgrader_config.py: the package students import
+(``c.SandboxGrader.course_package``), who sees every student's page, the Dask
+certificates' names (docs/another-course.md). torch is loaded only where the
+course's package uses it.
+
 The house, floor by floor: a module imports only from its own wing or from a
 floor below it, never round in a circle (tests/units/test_imports.py). A wing
 is a subpackage whose ``__init__.py`` names what it offers.
@@ -23,8 +30,9 @@ Top floor, the instructor's commands:
   changes (and which regrade requests that answers) and writes only its record,
   then exactly those students recorded again, their feedback saying why.
 - ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
-  durable queue (`Store`: bytes stored by their SHA-256, then a job row in SQLite
-  or in the gradebook's PostgreSQL, claimed under a lease), the exchange watched,
+  durable queue (`Store`: bytes stored by their SHA-256, then a `QueuedJob` row in
+  SQLite or in the gradebook's PostgreSQL, claimed under a lease; where it came from a
+  `JobSource`, how its feedback went out a `ReleaseOutcome`), the exchange watched,
   one warm engine per release (a new release switched to while it runs), each
   student's feedback released at their due date.
 - ``dask_tls.py``: the Dask cluster's TLS: the certificates of `make dask-certs`,
@@ -35,9 +43,10 @@ The wings, from the top down:
 - ``lti/``: the course as an LTI 1.3 tool of the LMS: the platform's registration, the
   tool's keys, the launch checked, the roster through NRPS (``lti-roster``) and the
   grades through AGS (``lti-push``), one line item per assignment.
-- ``push/``: grades sent into an LMS's own gradebook (``canvas-push``): what each
-  student's grade and comment are, compared with what the LMS holds, then sent
-  where they differ, retried and reported per student.
+- ``push/``: grades sent into an LMS's own gradebook (``canvas-push``) through its
+  `LmsCourseApi`: what each student's grade and comment are, compared with what the
+  LMS holds, then sent where they differ, retried, each row's `PushOutcome` reported
+  and the rows counted (`PushCounts`).
 - ``handback/``: feedback back to every student: through nbgrader's exchange
   for those who handed in through it, and one zip named as the LMS takes it back
   for those collected from an LMS.
@@ -52,12 +61,14 @@ The wings, from the top down:
 - ``similarity/``: which students' answers look alike: code fingerprinted
   (winnowing over normalised tokens), shared code discounted, every pair
   compared, reports/similarity-<assignment>.csv and .html.
-- ``recording/``: the single writer (`Writer`) and what it writes: gradebook
+- ``recording/``: the single writer (`Writer`, which returns a `RecordingFailure` for a
+  student it could not record) and what it writes: gradebook
   rows, autograded notebooks, each student's part of the grade report; the
   gradebook's record of the release, the due dates, the students' extensions
   and the late penalties.
 - ``worker/``: one student graded, from a `Job` of plain data to a
-  `StudentResult`: the `Assignment` prepared once, the plan executed in
+  `StudentResult`: the `Assignment` prepared once (its instructor notebooks as
+  `instructor_texts`), the plan executed in
   sandboxed kernels, the autograded notebook, what a worker keeps warm (per
   assignment and release).
 - ``checks/``: the instructor's test cells, run here against the answers:
@@ -69,11 +80,13 @@ The wings, from the top down:
   `Template` and its forks, and ``inside/``, the package inside the sandbox,
   which imports nothing of the grader (the grader imports its ``shared.py``).
 - ``settings/``: the course's settings as nbgrader reads them
-  (`CourseDirectory`), `SandboxGrader` (the sandbox's) with its defaults,
-  `Limits`, the grader's other settings on their own classes (`Reports`,
-  `SimilarityReport`, `StudentVariants`; their old names still read, with a
-  warning), the check of nbgrader_config.py, the variant salt written into the
-  notebooks, and the two errors that are the instructor's to fix.
+  (`CourseDirectory`), and every class of the grader's own settings (one
+  convention: all here, save `CanvasPush`, which names an LMS and so is lms/'s):
+  `SandboxGrader` (the sandbox's and the course package) with `Limits`, `Reports`,
+  `SimilarityReport`, `StudentVariants`, `GradebookWriter`, `DaskCluster`, the
+  service's, `LtiTool` (old names still read, with a warning); the check of
+  nbgrader_config.py, the variant salt written into the notebooks, and the two
+  errors that are the instructor's to fix.
 
 The ground floor, used by every wing:
 
@@ -95,5 +108,6 @@ The ground floor, used by every wing:
 - ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
   names of its download's files, how a file is matched to the roster, what its
   late flag means, where feedback goes back, its gradebook CSV; `platform(name)`
-  and the default LMS. It needs nothing of the grader, so every wing may ask it.
+  and the default LMS; the push's API (`LmsCourseApi`, a Protocol) and Canvas's
+  settings (`CanvasPush`). It needs nothing of the grader, so every wing may ask it.
 """

@@ -82,12 +82,12 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
             close_templates()
             remove_left_overs()  # what a worker killed on the way out left
     writer.finish()
-    if any(sandbox for _, sandbox in writer.failures):
+    if any(failure.sandbox for failure in writer.failures):
         where = "the Dask workers" if scheduler else "this machine"
         raise CourseError("the sandbox could not be started (see the messages above): "
                           f"check that bubblewrap works on {where}")
     if writer.failures:
-        print(f"the grader failed on: {', '.join(s for s, _ in writer.failures)} "
+        print(f"the grader failed on: {', '.join(f.student for f in writer.failures)} "
               "(see messages above)", file=sys.stderr)
         return 1
     return 0

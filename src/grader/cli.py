@@ -100,9 +100,10 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
-from .settings import (CONFIGURABLES, CourseError, SandboxGrader, Settings, load,
-                       no_install_line_warning, stale_salts, write_release_lines)
-from .service import course_store, queue_submitted
+from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
+                       check_config, load, no_install_line_warning, stale_salts,
+                       write_release_lines)
+from .service import JobSource, SourceKind, course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 
@@ -272,7 +273,7 @@ def run_autograde(args: argparse.Namespace) -> int:
 
 def run_dask_certs(args: argparse.Namespace) -> int:
     folder = args.folder or os.path.join(args.course, TLS_FOLDER)
-    for path in make_certificates(folder):
+    for path in make_certificates(folder, DaskCluster(config=check_config(args.course)[0])):
         print(path)
     print("give the folder to the scheduler and every worker (docs/scaling.md: tls://)",
           file=sys.stderr)
@@ -341,7 +342,7 @@ def run_collect_zip(args: argparse.Namespace) -> int:
         print(line)
     if args.queue:
         store = course_store(settings.data, settings.db_url)
-        source = f"zip:{os.path.basename(args.zip)}"
+        source = JobSource.of(SourceKind.ZIP, os.path.basename(args.zip))
         for line in queue_submitted(settings, store, args.assignment, source):
             print(line)
     return 1 if outcome.refused else 0

@@ -17,7 +17,7 @@ import datetime
 import os
 from typing import TYPE_CHECKING
 
-from .settings import CourseError
+from .settings import CourseError, DaskCluster
 
 if TYPE_CHECKING:  # distributed imports slowly and is needed only with --scheduler
     from distributed import Security
@@ -27,13 +27,15 @@ VALID_DAYS = 400  # a term and then some; make dask-certs again for the next
 TLS_FOLDER = "dask-certs"  # in the course folder, git-ignored
 
 
-def make_certificates(folder: str) -> list[str]:
-    """A new authority and the cluster's certificate in `folder`; returns the files' paths."""
+def make_certificates(folder: str, names: DaskCluster | None = None) -> list[str]:
+    """A new authority and the cluster's certificate in `folder`, named as `names` (the
+    course's c.DaskCluster; its defaults without); returns the files' paths."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import NameOID
 
+    names = names or DaskCluster()
     os.makedirs(folder, exist_ok=True)
     now = datetime.datetime.now(datetime.timezone.utc)
     until = now + datetime.timedelta(days=VALID_DAYS)
@@ -42,14 +44,14 @@ def make_certificates(folder: str) -> list[str]:
         return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, text)])
 
     ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca = (x509.CertificateBuilder().subject_name(name("gptcourse Dask authority"))
-          .issuer_name(name("gptcourse Dask authority")).public_key(ca_key.public_key())
+    ca = (x509.CertificateBuilder().subject_name(name(names.authority_name))
+          .issuer_name(name(names.authority_name)).public_key(ca_key.public_key())
           .serial_number(x509.random_serial_number()).not_valid_before(now)
           .not_valid_after(until)
           .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
           .sign(ca_key, hashes.SHA256()))
     key = ec.generate_private_key(ec.SECP256R1())
-    cert = (x509.CertificateBuilder().subject_name(name("gptcourse Dask cluster"))
+    cert = (x509.CertificateBuilder().subject_name(name(names.certificate_name))
             .issuer_name(ca.subject).public_key(key.public_key())
             .serial_number(x509.random_serial_number()).not_valid_before(now)
             .not_valid_after(until)

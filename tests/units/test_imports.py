@@ -46,7 +46,14 @@ def module_name(path):
     return ".".join(parts)
 
 
-MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+def in_the_package(path):
+    """Whether every folder from `path` up to src/grader is a package (a wheel built in
+    place leaves copies of the modules in build/, which is not)."""
+    return all((folder / "__init__.py").is_file() for folder in path.parents
+               if folder == PACKAGE or PACKAGE in folder.parents)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if in_the_package(p)}
 
 
 def wing(module):

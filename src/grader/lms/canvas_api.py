@@ -43,7 +43,7 @@ def submission_of(raw: Any) -> LmsSubmission:
 
 
 class CanvasCourseApi:
-    """One Canvas course, as the push reads and writes it."""
+    """One Canvas course, as the push reads and writes it (an `LmsCourseApi`)."""
 
     def __init__(self, connection: CanvasConnection,
                  sleep: Callable[[float], None] = time.sleep):

@@ -1,7 +1,8 @@
 """The LTI 1.3 wing: the course as a tool of the LMS (the platform), its scores and roster.
 
-- ``settings.py``: `LtiTool`, the platform's registration as traits (c.LtiTool.issuer,
-  client_id, deployment_ids, ...), checked into an `LtiRegistration`.
+- ``registration.py``: the platform's registration (c.LtiTool.issuer, client_id,
+  deployment_ids, ...; the traits of `LtiTool`, settings/lms.py) checked into an
+  `LtiRegistration`.
 - ``keys.py``: the tool's RSA key pair in course-data/lti/ (`make_keys`, `read_keys`) and
   its public key set (JWKS).
 - ``services.py``: `PlatformServices`, the platform's AGS and NRPS calls: access tokens by
@@ -10,22 +11,24 @@
   made, the results read, one score posted.
 - ``nrps.py``: the course's learners (`Member`).
 - ``launch.py``: `ToolLaunch`, the OIDC login and the launch's id_token checked by pylti1p3.
-- ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost.
+- ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost;
+  what became of each (`RosterChange`, its `RosterOutcome`).
 - ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
   into the platform's gradebook, or a dry run.
 - ``commands.py``: lti-keys, lti-roster, lti-push (and rehearse-lti's options), added to
   ``python -m grader`` by cli.py.
 """
 
+from ..settings import LtiTool
 from .ags_push import lti_push, push_scores
 from .keys import ToolKeys, make_keys, read_keys
 from .launch import LaunchedUser, LaunchRefused, ToolLaunch
 from .nrps import Member, learners
-from .roster_sync import RosterChange, sync_roster
+from .registration import LtiRegistration, LtiSetupError, registration_from
+from .roster_sync import RosterChange, RosterOutcome, sync_roster
 from .services import PlatformServices
-from .settings import LtiRegistration, LtiSetupError, LtiTool, registration_from
 
 __all__ = ["LaunchRefused", "LaunchedUser", "LtiRegistration", "LtiSetupError", "LtiTool",
-           "Member", "PlatformServices", "RosterChange", "ToolKeys", "ToolLaunch", "learners",
-           "lti_push", "make_keys", "push_scores", "read_keys", "registration_from",
-           "sync_roster"]
+           "Member", "PlatformServices", "RosterChange", "RosterOutcome", "ToolKeys",
+           "ToolLaunch", "learners", "lti_push", "make_keys", "push_scores", "read_keys",
+           "registration_from", "sync_roster"]

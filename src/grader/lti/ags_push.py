@@ -15,13 +15,13 @@ import os
 from collections.abc import Collection
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsSubmission, LmsUnavailable
-from ..push import PushRow, only_students, plan_rows, table, write_rows
+from ..push import PushCounts, PushRow, only_students, plan_rows, table, write_rows
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
 from .ags import find_line_item, find_or_create_line_item, post_score, results
 from .keys import read_keys
 from .services import PlatformServices
-from .settings import LtiSetupError, registration_from
+from .registration import LtiSetupError, registration_from
 
 TITLE = "LTI"
 NO_LTI_ID = ("no LTI user id in the roster (make lti-roster; the platform lists only its "
@@ -77,16 +77,14 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
             f"posted)"], 0
     def send(row: PushRow) -> str:
         post_score(services, item, row.lms_user_id, row.grade, grades.max_score, row.comment)
-        return "sent score and comment"
+        return "score and comment"
 
-    refused = write_rows(rows, send, "not sent (the platform answered 401)")
+    refused = write_rows(rows, send, "the platform answered 401")
     lines += table(rows, True, TITLE)
-    sent = sum(r.outcome.startswith("sent") for r in rows)
-    failed = sum(r.outcome.startswith(("failed", "not sent")) for r in rows)
-    missing = sum(bool(r.problem) for r in rows)
-    lines.append(f"{sent} score(s) posted, {len(rows) - sent - failed - missing} up to date, "
-                 f"{missing} without an LTI user id, {failed} failed"
-                 + (": run the push again to finish them" if failed else ""))
+    counts = PushCounts.of(rows)
+    lines.append(f"{counts.sent} score(s) posted, {counts.up_to_date} up to date, "
+                 f"{counts.missing} without an LTI user id, {counts.failed} failed"
+                 + (": run the push again to finish them" if counts.failed else ""))
     if refused:
         raise CourseError("\n".join(lines + [refused]))
-    return lines, 1 if failed else 0
+    return lines, 1 if counts.failed else 0

@@ -13,17 +13,18 @@ what ``check-config`` says of it.
 """
 
 import argparse
+import collections
 import os
 import sys
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsUnavailable
-from ..settings import CourseError, Settings, load
+from ..settings import CourseError, LtiTool, Settings, load
 from .ags_push import lti_push, platform_services
 from .keys import KEY_SET, make_keys, read_keys
 from .launch import ToolLaunch
 from .nrps import learners
-from .roster_sync import sync_roster
-from .settings import LtiSetupError, LtiTool, registration_from, registration_problems
+from .roster_sync import RosterOutcome, sync_roster
+from .registration import LtiSetupError, registration_from, registration_problems
 
 
 def loaded_course(args: argparse.Namespace) -> Settings:
@@ -100,14 +101,14 @@ def run_lti_roster(args: argparse.Namespace) -> int:
     width = max([len(c.student) for c in changes] + [7])
     print(f"{'student'.ljust(width)}  LTI user id  {'would be' if args.dry_run else 'done'}")
     for change in changes:
-        print(f"{change.student.ljust(width)}  {change.lti_user_id}  {change.outcome}")
-    counts = {word: sum(c.outcome.startswith(word) for c in changes)
-              for word in ("added", "updated", "unchanged", "not")}
-    print(f"{len(members)} learner(s) on the platform: {counts['added']} added, "
-          f"{counts['updated']} updated, {counts['unchanged']} unchanged, {counts['not']} "
-          f"not taken; {others} student(s) of the roster the platform does not list, kept"
+        print(f"{change.student.ljust(width)}  {change.lti_user_id}  {change.outcome_text()}")
+    counts = collections.Counter(change.outcome for change in changes)
+    print(f"{len(members)} learner(s) on the platform: {counts[RosterOutcome.ADDED]} added, "
+          f"{counts[RosterOutcome.UPDATED]} updated, {counts[RosterOutcome.UNCHANGED]} "
+          f"unchanged, {counts[RosterOutcome.NOT_TAKEN]} not taken; {others} student(s) of the "
+          f"roster the platform does not list, kept"
           + ("; dry run: nothing written" if args.dry_run else ""))
-    return 1 if counts["not"] else 0
+    return 1 if counts[RosterOutcome.NOT_TAKEN] else 0
 
 
 def run_lti_push(args: argparse.Namespace) -> int:

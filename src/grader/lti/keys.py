@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 
 from ..files import write_atomically
-from .settings import LtiSetupError
+from .registration import LtiSetupError
 
 PRIVATE_KEY = "private_key.pem"
 PUBLIC_KEY = "public_key.pem"

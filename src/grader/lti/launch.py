@@ -28,7 +28,7 @@ from pylti1p3.session import SessionService
 from pylti1p3.tool_config import ToolConfDict
 
 from .keys import ToolKeys
-from .settings import LtiRegistration
+from .registration import LtiRegistration
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 

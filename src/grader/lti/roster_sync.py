@@ -11,6 +11,7 @@ no id or another student's. Students of the roster the platform does not list
 are kept, and counted.
 """
 
+import enum
 from dataclasses import dataclass, replace
 
 from nbgrader.api import Gradebook
@@ -21,13 +22,31 @@ from ..settings import Settings
 from .nrps import Member
 
 
+class RosterOutcome(enum.Enum):
+    """What the platform's roster did to one learner."""
+
+    ADDED = "added"  # a new student of the roster
+    UPDATED = "updated"  # a student found, who got the fields `RosterChange.detail` names
+    UNCHANGED = "unchanged"  # a student found, who had everything already
+    NOT_TAKEN = "not taken"  # neither added nor updated; `RosterChange.detail` says why
+
+
 @dataclass(frozen=True)
 class RosterChange:
-    """What the platform's roster did to one learner: added, updated, unchanged, not added."""
+    """What the platform's roster did to one learner: added, updated, unchanged, not taken."""
 
     student: str  # the course's id ('-' where none could be given)
     lti_user_id: str
-    outcome: str
+    outcome: RosterOutcome
+    detail: str = ""  # the fields filled (UPDATED), or why not (NOT_TAKEN)
+
+    def outcome_text(self) -> str:
+        """What happened, as `lti-roster` prints it."""
+        if self.outcome is RosterOutcome.UPDATED:
+            return f"updated: {self.detail}"
+        if self.outcome is RosterOutcome.NOT_TAKEN:
+            return self.detail
+        return self.outcome.value
 
 
 def matching_student(people: dict[str, Person], member: Member) -> Person | None:
@@ -49,7 +68,7 @@ def with_member(person: Person, member: Member) -> tuple[Person, list[str]]:
 
 
 def new_student_id(member: Member, people: dict[str, Person]) -> tuple[str, str]:
-    """(the id a new learner is added under, or '' and why none)."""
+    """(the id a new learner is added under, or '' and why none: 'not added: ...')."""
     login = member.email.partition("@")[0].strip().lower() if "@" in member.email else ""
     if not login:
         return "", "not added: the platform gives no e-mail address to name them by"
@@ -78,23 +97,26 @@ def sync_roster(settings: Settings, members: list[Member], dry_run: bool = False
         if person is None:
             student, why = new_student_id(member, people)
             if not student:
-                changes.append(RosterChange("-", member.user_id, why))
+                changes.append(RosterChange("-", member.user_id, RosterOutcome.NOT_TAKEN, why))
                 continue
             person, _ = with_member(Person(student), member)
-            outcome = "added"
+            change = RosterChange(person.id, member.user_id, RosterOutcome.ADDED)
         elif person.lti_user_id and person.lti_user_id != member.user_id:
-            changes.append(RosterChange(person.id, member.user_id, (
+            changes.append(RosterChange(
+                person.id, member.user_id, RosterOutcome.NOT_TAKEN,
                 f"not updated: the roster gives them LTI user id {person.lti_user_id}; "
-                f"correct lti_user_id in the roster if they are the same")))
+                f"correct lti_user_id in the roster if they are the same"))
             listed.add(person.id)
             continue
         else:
             person, filled = with_member(person, member)
-            outcome = ("updated: " + ", ".join(filled)) if filled else "unchanged"
+            change = (RosterChange(person.id, member.user_id, RosterOutcome.UPDATED,
+                                   ", ".join(filled)) if filled
+                      else RosterChange(person.id, member.user_id, RosterOutcome.UNCHANGED))
         people[person.id] = person
         listed.add(person.id)
-        changes.append(RosterChange(person.id, member.user_id, outcome))
-        if outcome != "unchanged":
+        changes.append(change)
+        if change.outcome is not RosterOutcome.UNCHANGED:
             written.append(person)
     if written and not dry_run:
         with Gradebook(settings.db_url, settings.course_id) as gb:

@@ -19,7 +19,7 @@ import requests
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsUnavailable
 from .keys import ToolKeys
-from .settings import LtiRegistration
+from .registration import LtiRegistration
 
 CLIENT_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 LINEITEM_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"

@@ -6,14 +6,26 @@ extension; 0 when nothing was handed in), so the LMS and the export never
 disagree. The comment is the feedback's summary as text: the score, what the
 due date and any extension came to, and the points of each notebook and check.
 A grade equal to the LMS's is not sent again, nor a comment the submission
-already has, so a second push with nothing changed writes nothing.
+already has, so a second push with nothing changed writes nothing. What the push
+did with each row is a `PushOutcome`, counted in `PushCounts`; both become words
+only in the push's report.
 """
 
-from collections.abc import Callable, Collection
+import enum
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from ..lms import LmsSubmission
 from ..reports import AssignmentGrades, Person, deadline_text, number
+
+
+class PushOutcome(enum.Enum):
+    """What the push did with one student's row (a row with a `problem` has none)."""
+
+    UP_TO_DATE = "up to date"  # nothing to write: the LMS holds the grade and the comment
+    SENT = "sent"  # written; `PushRow.sent` says what
+    FAILED = "failed"  # the LMS still failed after its retries; `PushRow.why` says how
+    NOT_SENT = "not sent"  # not tried: the LMS refused the push before it; `PushRow.why`
 
 
 @dataclass
@@ -28,11 +40,43 @@ class PushRow:
     send_grade: bool = False
     send_comment: bool = False
     problem: str = ""  # why nothing can be sent: no LMS user id, not in the LMS's course
-    outcome: str = ""  # what the push did
+    outcome: PushOutcome | None = None  # what the push did (None: not pushed, or a problem)
+    sent: str = ""  # what was written ("grade and comment"), when SENT
+    why: str = ""  # why not, when FAILED or NOT_SENT
 
     @property
     def writes(self) -> bool:
         return not self.problem and (self.send_grade or self.send_comment)
+
+    def outcome_text(self) -> str:
+        """What the push did, as the report's last column says it."""
+        if self.outcome is PushOutcome.SENT:
+            return f"sent {self.sent}"
+        if self.outcome is PushOutcome.FAILED:
+            return f"failed: {self.why}"
+        if self.outcome is PushOutcome.NOT_SENT:
+            return f"not sent ({self.why})"
+        return "nothing (up to date)" if self.outcome is PushOutcome.UP_TO_DATE else ""
+
+
+@dataclass(frozen=True)
+class PushCounts:
+    """The rows of a push, counted by what became of them."""
+
+    sent: int  # written
+    up_to_date: int  # nothing to write
+    missing: int  # a problem: not in the LMS's course, or no user id
+    failed: int  # failed, or not sent once the LMS refused the push
+
+    @classmethod
+    def of(cls, rows: Iterable[PushRow]) -> "PushCounts":
+        rows = list(rows)
+        outcomes = [row.outcome for row in rows if not row.problem]
+        return cls(sent=outcomes.count(PushOutcome.SENT),
+                   up_to_date=outcomes.count(PushOutcome.UP_TO_DATE),
+                   missing=len(rows) - len(outcomes),
+                   failed=outcomes.count(PushOutcome.FAILED) + outcomes.count(
+                       PushOutcome.NOT_SENT))
 
 
 def feedback_comment(grades: AssignmentGrades, student: str) -> str:

@@ -11,26 +11,25 @@ retries, is reported and the others are pushed.
 
 import os
 from collections.abc import Callable, Collection, Mapping
-from typing import Any
 
 from ..lms import (GRADE_PUSH_PLATFORM, CanvasConnection, CanvasPush, LmsAssignment,
-                   LmsRefused, LmsRequestFailed, LmsSetupError, LmsUnavailable,
+                   LmsCourseApi, LmsRefused, LmsRequestFailed, LmsSetupError, LmsUnavailable,
                    connection_from, exported_assignment_id)
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
-from .plan import PushRow, only_students, plan_rows
+from .plan import PushCounts, PushOutcome, PushRow, only_students, plan_rows
 
-Connect = Callable[[CanvasConnection], Any]  # the connection to the course's API client
+Connect = Callable[[CanvasConnection], LmsCourseApi]  # the connection to the course's API
 
 
-def connect_api(connection: CanvasConnection) -> Any:
+def connect_api(connection: CanvasConnection) -> LmsCourseApi:
     """The LMS's API for `connection`."""
     from ..lms.canvas_api import CanvasCourseApi  # canvasapi imports slowly: when pushing
 
     return CanvasCourseApi(connection)
 
 
-def lms_assignment(api: Any, connection: CanvasConnection, assignment: str
+def lms_assignment(api: LmsCourseApi, connection: CanvasConnection, assignment: str
                    ) -> tuple[LmsAssignment, str]:
     """(the LMS's assignment for `assignment`, how it was found)."""
     title = GRADE_PUSH_PLATFORM.title
@@ -68,7 +67,7 @@ def table(rows: list[PushRow], outcome: bool, title: str = GRADE_PUSH_PLATFORM.t
         if row.problem:
             what = row.problem
         elif outcome:
-            what = row.outcome
+            what = row.outcome_text()
         else:
             what = " and ".join(w for w, send in (("grade", row.send_grade),
                                                   ("comment", row.send_comment)) if send)
@@ -80,26 +79,28 @@ def table(rows: list[PushRow], outcome: bool, title: str = GRADE_PUSH_PLATFORM.t
             for r in [header] + body]
 
 
-def write_rows(rows: list[PushRow], send: Callable[[PushRow], str], not_sent: str) -> str:
+def write_rows(rows: list[PushRow], send: Callable[[PushRow], str], refused_by: str) -> str:
     """Each row that has something to write sent with `send` (which says what it sent), its
-    outcome set: up to date, sent, failed (the LMS down, after its retries), or `not_sent`
-    once the LMS refused the push (401: the rows after it are not tried). Returns that
-    refusal, or ''."""
+    outcome set: up to date, sent, failed (the LMS down, after its retries), or not sent
+    once the LMS refused the push (401, which `refused_by` words: the rows after it are not
+    tried). Returns that refusal, or ''."""
     refused = ""
     for row in rows:
         if row.problem:
             continue
         if not row.writes:
-            row.outcome = "nothing (up to date)"
+            row.outcome = PushOutcome.UP_TO_DATE
         elif refused:
-            row.outcome = not_sent
+            row.outcome, row.why = PushOutcome.NOT_SENT, refused_by
         else:
             try:
-                row.outcome = send(row)
+                row.sent = send(row)
+                row.outcome = PushOutcome.SENT
             except LmsRefused as error:
-                refused, row.outcome = str(error), not_sent
+                refused = str(error)
+                row.outcome, row.why = PushOutcome.NOT_SENT, refused_by
             except (LmsUnavailable, LmsRequestFailed) as error:
-                row.outcome = f"failed: {error}"
+                row.outcome, row.why = PushOutcome.FAILED, str(error)
     return refused
 
 
@@ -143,18 +144,15 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
     def send(row: PushRow) -> str:
         api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
                  row.comment if row.send_comment else None)
-        return "sent " + " and ".join(w for w, send in (("grade", row.send_grade),
-                                                         ("comment", row.send_comment)) if send)
+        return " and ".join(w for w, send in (("grade", row.send_grade),
+                                              ("comment", row.send_comment)) if send)
 
-    refused = write_rows(rows, send, f"not sent ({title} answered 401)")
+    refused = write_rows(rows, send, f"{title} answered 401")
     lines += table(rows, outcome=True)
-    sent = sum(r.outcome.startswith("sent") for r in rows)
-    failed = [r for r in rows if r.outcome.startswith(("failed", "not sent"))]
-    missing = [r for r in rows if r.problem]
-    lines.append(f"{sent} student(s) written, {len(rows) - sent - len(failed) - len(missing)} "
-                 f"up to date, {len(missing)} not in {title} or without a user id, "
-                 f"{len(failed)} failed" + (": run the push again to finish them" if failed
-                                            else ""))
+    counts = PushCounts.of(rows)
+    lines.append(f"{counts.sent} student(s) written, {counts.up_to_date} up to date, "
+                 f"{counts.missing} not in {title} or without a user id, {counts.failed} failed"
+                 + (": run the push again to finish them" if counts.failed else ""))
     if refused:
         raise CourseError("\n".join(lines + [refused]))
-    return lines, 1 if failed else 0
+    return lines, 1 if counts.failed else 0

@@ -1,6 +1,7 @@
 """The recording wing: everything a run writes about a student, by one writer.
 
-- ``writer.py``: `Writer`, the single writer of a run, and the autograded files.
+- ``writer.py``: `Writer`, the single writer of a run (each student recorded, or a
+  `RecordingFailure` returned), and the autograded files.
 - ``gradebook.py``: one student's scores into nbgrader's gradebook, late penalty included.
 - ``report_parts.py``: each student's part of the grade report, and the assignment's
   report rebuilt from all parts.
@@ -19,11 +20,11 @@ from .released import check_released, unreleased_changes
 from .report_parts import (read_student_parts, rebuild_assignment_reports,
                            write_assignment_report, write_student_report)
 from .ungraded import NotGradedYet, not_graded_yet
-from .writer import Writer, write_autograded
+from .writer import RecordingFailure, Writer, write_autograded
 
-__all__ = ["EXTENSIONS_FILE", "NotGradedYet", "Writer", "apply_extensions", "charges_of",
-           "check_released", "hours_text", "lateness_of", "not_graded_yet", "parse_due_date",
-           "parse_extensions", "read_student_parts", "read_timestamp",
-           "rebuild_assignment_reports", "record_in_gradebook", "set_due_date",
-           "unreleased_changes", "write_assignment_report", "write_autograded",
+__all__ = ["EXTENSIONS_FILE", "NotGradedYet", "RecordingFailure", "Writer",
+           "apply_extensions", "charges_of", "check_released", "hours_text", "lateness_of",
+           "not_graded_yet", "parse_due_date", "parse_extensions", "read_student_parts",
+           "read_timestamp", "rebuild_assignment_reports", "record_in_gradebook",
+           "set_due_date", "unreleased_changes", "write_assignment_report", "write_autograded",
            "write_student_report"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import nbformat
 from nbgrader.api import Gradebook
@@ -54,6 +54,13 @@ def connection_lost(error: Exception) -> bool:
             or bool(getattr(error, "connection_invalidated", False)))
 
 
+class RecordingFailure(NamedTuple):
+    """A student whose result was not recorded: the grader (or its sandbox) failed on them."""
+
+    student: str
+    sandbox: bool  # the sandbox could not run on this machine, rather than the grader failing
+
+
 class Writer:
     """Records one assignment's results, one student at a time, in the grader's main process.
 
@@ -61,13 +68,13 @@ class Writer:
     writers left), `record()` for each student's result, `finish()` at the end
     (the assignment's report rebuilt from every student's part), `close()` if
     the run stops before. A student the writer fails on is reported for that
-    student and the run goes on; `failures` lists them as (student, whether the
-    sandbox failed).
+    student and the run goes on: `record` returns the `RecordingFailure`, and
+    `failures` lists every one of the run.
     """
 
     def __init__(self, settings: Settings, assignment: str):
         self.settings, self.assignment = settings, assignment
-        self.failures: list[tuple[str, bool]] = []
+        self.failures: list[RecordingFailure] = []
         self.recorded = 0  # students whose gradebook rows this run committed
         self._gradebook: Gradebook | None = None
         self._late_penalties: AssignLatePenalties | None = None
@@ -98,8 +105,9 @@ class Writer:
         self.close()
         return write_assignment_report(self.settings.reports, self.assignment)
 
-    def record(self, hand_in: HandIn, result: StudentResult) -> None:
-        """Record one student's result: files staged, gradebook committed, files published.
+    def record(self, hand_in: HandIn, result: StudentResult) -> RecordingFailure | None:
+        """Record one student's result: files staged, gradebook committed, files published;
+        the failure when the student's result could not be recorded, else None.
 
         A grader killed between the commit and the publishing leaves the new
         grades with the previous files (and its temporaries); the next run
@@ -108,11 +116,11 @@ class Writer:
         settings = self.settings
         student = file_name(hand_in.student)
         if result.status in (StudentStatus.GRADER_FAILED, StudentStatus.NO_SANDBOX):
-            self.failures.append((student, result.status == StudentStatus.NO_SANDBOX))
+            failure = self._failed(student, result.status == StudentStatus.NO_SANDBOX)
             print(f"error grading {student}: {writable(result.error)}", file=sys.stderr)
             self._report_only(hand_in, f"not graded: the grader failed on this submission "
                                           f"({result.error})")
-            return
+            return failure
         staged = StagedFiles()
         # a refused folder is not read at all (it may be a link to someone else's files)
         refused = result.status == StudentStatus.REFUSED
@@ -125,7 +133,7 @@ class Writer:
                 result.student = shown_id(student)
                 write_student_report(settings.reports, self.assignment, result, staged)
                 staged.publish()
-                return
+                return None
             write_autograded(settings.autograded, hand_in.student, self.assignment, result,
                              submitted_dir, staged)
             write_student_report(settings.reports, self.assignment, result, staged)
@@ -137,12 +145,12 @@ class Writer:
         except Exception as error:  # noqa: BLE001 (reported for this student; the run goes on)
             staged.discard()
             self.close()  # the next student starts on a new connection
-            self.failures.append((student, False))
+            failure = self._failed(student, False)
             message = writable(f"{type(error).__name__}: {error}")
             print(f"error recording {student}: {message}", file=sys.stderr)
             self._report_only(hand_in, f"not recorded: the grader failed while recording "
                                           f"this submission ({message})")
-            return
+            return failure
         except BaseException:
             staged.discard()
             self.close()
@@ -150,6 +158,12 @@ class Writer:
         states = ", ".join(f"{nb.notebook}: {nb.status}" for nb in result.notebooks)
         print(f"{student}: {result.points:g}/{result.max_points:g} ({states}) in "
               f"{result.seconds:.1f} s", file=sys.stderr)
+        return None
+
+    def _failed(self, student: str, sandbox: bool) -> RecordingFailure:
+        failure = RecordingFailure(student, sandbox)
+        self.failures.append(failure)
+        return failure
 
     def _record_with_retries(self, result: StudentResult, timestamp: datetime | None) -> None:
         """record_in_gradebook, tried again on a new connection while the gradebook does not

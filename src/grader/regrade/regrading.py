@@ -79,14 +79,15 @@ def apply_changes(settings: Settings, assignment: str, hand_ins: dict[str, HandI
     written again; returns {student: what happened to the feedback}."""
     writer = Writer(settings, assignment)
     writer.start()
+    failed = set()
     try:
         for student in changed:
             note_regrade(results[student], at, reason)
-            writer.record(hand_ins[student], results[student])
+            if writer.record(hand_ins[student], results[student]) is not None:
+                failed.add(student)
     finally:
         writer.close()
     writer.finish()
-    failed = {s for s, _ in writer.failures}
     return {student: ("not recorded (see the messages above)" if student in failed
                       else write_feedback_again(settings, assignment, student))
             for student in changed}

@@ -1,6 +1,7 @@
 """What the rehearsals share: a fresh copy of the course, the fake students' names and
 answers, and running one step."""
 
+import fnmatch
 import json
 import os
 import shutil
@@ -13,6 +14,10 @@ NAMES = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "iv
          "mallory", "niaj", "olivia", "peggy", "rupert", "sybil", "trent", "victor", "walter"]
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 COURSE_FILES = ["nbgrader_config.py", "solutions", "exercises"]
+# what a course's nbgrader_config.py may read a gradebook's URL from (this course's
+# GPTCOURSE_DB_URL): a rehearsal's commands run without them, so that its copy of the
+# course grades into a gradebook of its own
+GRADEBOOK_VARIABLES = "*_DB_URL"
 
 
 class RehearsalError(Exception):
@@ -21,9 +26,10 @@ class RehearsalError(Exception):
 
 def course_copy(repository: str, folder: str) -> str:
     """A fresh `folder` (what was there removed) with the course's files of `repository` in
-    folder/course/, and no gradebook URL from the environment (a gradebook of its own);
-    returns the course's folder."""
-    os.environ.pop("GPTCOURSE_DB_URL", None)
+    folder/course/, and no gradebook URL from the environment (`GRADEBOOK_VARIABLES`: a
+    gradebook of its own); returns the course's folder."""
+    for name in [n for n in os.environ if fnmatch.fnmatchcase(n, GRADEBOOK_VARIABLES)]:
+        del os.environ[name]
     if os.path.exists(folder):
         shutil.rmtree(folder)
     course_dir = os.path.join(folder, "course")
@@ -56,7 +62,7 @@ def environment(home: str | None = None, user: str | None = None) -> dict[str, s
     """The environment of one command: the course's .venv first on PATH (nbgrader runs
     alembic), the rehearsal's own gradebook, and for a student their own HOME."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith("JUPYTER") and k != "GPTCOURSE_DB_URL"}
+           if not k.startswith("JUPYTER") and not fnmatch.fnmatchcase(k, GRADEBOOK_VARIABLES)}
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
     if home:
         env.update(HOME=home, USER=user, LOGNAME=user)

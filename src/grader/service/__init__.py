@@ -1,7 +1,10 @@
 """The service wing: hand-ins graded as they arrive, for as long as the service runs.
 
+- ``records.py``: what the queue holds, typed: `QueuedJob` and its `JobState`, where it
+  came from (`JobSource`, `SourceKind`), how its feedback went out (`ReleaseOutcome`),
+  where its grade was pushed (`PushTarget`), each stored as text an older queue reads.
 - ``store.py``: the durable queue: each hand-in's bytes stored first (by their
-  SHA-256), then a `Job` row; claims with a lease and a heartbeat, duplicates, a
+  SHA-256), then a `QueuedJob` row; claims with a lease and a heartbeat, duplicates, a
   bounded number of attempts; `course_store`, the course's own.
 - ``queue_database.py``: where the rows are: an SQLite file beside the gradebook,
   or the gradebook's PostgreSQL database when it is one; the same SQL on both, the
@@ -38,11 +41,12 @@ Other code hands a notebook in with
 from .inbound import inbound_folder, take_inbound, watch_inbound
 from .listing import QUEUE_FIELDS, queue_record, queue_table
 from .loop import LEASE_SECONDS, Service, run_service
-from .store import (MAX_ATTEMPTS, CheckRecord, Job, JobState, QueuedJob, Store, StoreError,
-                    course_store)
+from .records import (CheckRecord, JobSource, JobState, PushTarget, QueuedJob, ReleaseOutcome,
+                      SourceKind)
+from .store import MAX_ATTEMPTS, Store, StoreError, course_store
 from .submitted import queue_submitted
 
-__all__ = ["CheckRecord", "course_store", "inbound_folder", "Job", "JobState", "LEASE_SECONDS",
-           "MAX_ATTEMPTS", "QUEUE_FIELDS", "queue_record", "queue_submitted", "queue_table",
-           "QueuedJob", "run_service", "Service", "Store", "StoreError", "take_inbound",
-           "watch_inbound"]
+__all__ = ["CheckRecord", "JobSource", "JobState", "LEASE_SECONDS", "MAX_ATTEMPTS", "PushTarget",
+           "QUEUE_FIELDS", "QueuedJob", "ReleaseOutcome", "Service", "SourceKind", "Store",
+           "StoreError", "course_store", "inbound_folder", "queue_record", "queue_submitted",
+           "queue_table", "run_service", "take_inbound", "watch_inbound"]

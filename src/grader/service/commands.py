@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 
-from ..settings import GradingService, Settings, load
+from ..settings import GradingService, ServicePage, Settings, load
 from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
@@ -27,7 +27,6 @@ from .store import course_store
 from .student_commands import STUDENT_COMMANDS, add_student_commands
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
-INSTRUCTORS = "gptcourse-graders"  # the Unix group whose members see every student's page
 
 
 def loaded(args: argparse.Namespace) -> Settings:
@@ -56,8 +55,9 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
                                "as a JupyterHub-managed service")
     page.add_argument("--port", type=int, default=PAGE_PORT,
                       help=f"its port on 127.0.0.1 (default {PAGE_PORT})")
-    page.add_argument("--instructors", default=INSTRUCTORS, metavar="GROUP",
-                      help=f"the Unix group that sees every student (default {INSTRUCTORS})")
+    page.add_argument("--instructors", default=None, metavar="GROUP",
+                      help="the Unix group that sees every student (default: "
+                           "c.ServicePage.instructors_group)")
     add_student_commands(commands)
 
 
@@ -98,7 +98,8 @@ def run_page(args: argparse.Namespace) -> int:
     from .page import serve_page  # tornado and the hub's client: only for the page
 
     settings = loaded(args)
-    serve_page(settings, course_store(settings.data, settings.db_url), args.port, args.instructors)
+    instructors = args.instructors or ServicePage(config=settings.config).instructors_group
+    serve_page(settings, course_store(settings.data, settings.db_url), args.port, instructors)
     return 0
 
 

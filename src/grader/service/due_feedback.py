@@ -31,15 +31,15 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..safe_text import shown_id, writable
 from ..settings import Settings
-from .store import JobState, QueuedJob, Store, utc_now
+from .records import JobState, QueuedJob, ReleaseOutcome
+from .store import Store, utc_now
 
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's release reads
-THROUGH_EXCHANGE = "exchange"  # a release's outcome: filed in the exchange's feedback folder
-NOT_THROUGH_EXCHANGE = "listed"  # a release's outcome: handed in another way, page in feedback/
 RETRY_SECONDS = 60.0  # a release that failed is tried again after this long
 PENDING = (JobState.WAITING, JobState.GRADING)
 Pair = tuple[str, str]  # (student, assignment)
-Runner = Callable[[Sequence[str], str], tuple[int, str]]  # (command, folder) -> (status, output)
+# how a command is run: (command, folder) -> (exit status, what it printed)
+RunCommand = Callable[[Sequence[str], str], tuple[int, str]]
 
 
 def run_nbgrader(command: Sequence[str], folder: str) -> tuple[int, str]:
@@ -127,7 +127,7 @@ class DueFeedback:
     """The feedback of a course's hand-ins given out as it falls due, recorded in `store`."""
 
     def __init__(self, settings: Settings, store: Store, assignments: Iterable[str],
-                 run: Runner = run_nbgrader):
+                 run: RunCommand = run_nbgrader):
         self.settings, self.store, self.run = settings, store, run
         self.assignments = set(assignments)
         self.retry_after: dict[int, datetime.datetime] = {}  # job id -> when to try again
@@ -175,14 +175,14 @@ class DueFeedback:
             if job.student not in made:
                 continue
             if job.student not in through:
-                self.store.record_release(job, NOT_THROUGH_EXCHANGE, now)
+                self.store.record_release(job, ReleaseOutcome.NOT_THROUGH_EXCHANGE, now)
                 lines.append(f"{assignment}: {shown_id(job.student)} did not hand in through "
                              "the exchange (no submission_secret.txt): their feedback is in "
                              f"{os.path.relpath(made[job.student])}/ (make feedback-zip)")
             elif problem:
                 lines.append(self.failed(job, now, f"not released: {problem}"))
             else:
-                self.store.record_release(job, THROUGH_EXCHANGE, now)
+                self.store.record_release(job, ReleaseOutcome.THROUGH_EXCHANGE, now)
                 self.retry_after.pop(job.id, None)
                 lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
                              f"{job.id} released through the exchange")

@@ -22,7 +22,8 @@ from typing import Protocol
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from .due_feedback import due_dates, feedback_due, ready_hand_ins
-from .store import QueuedJob, Store, utc_now
+from .records import PushTarget, QueuedJob
+from .store import Store, utc_now
 
 RETRY_SECONDS = 60.0  # a push that failed is tried again after this long
 
@@ -51,10 +52,11 @@ def chosen_pusher(name: str, pushers: Mapping[str, Pusher]) -> Pusher | None:
 
 
 class FinalPush:
-    """The grades of a course's hand-ins pushed to the LMS `lms` as they become final."""
+    """The grades of a course's hand-ins pushed to the LMS gradebook `lms` as they become
+    final."""
 
     def __init__(self, settings: Settings, store: Store, assignments: Collection[str],
-                 lms: str, push: Pusher):
+                 lms: PushTarget, push: Pusher):
         self.settings, self.store, self.lms, self.push = settings, store, lms, push
         self.assignments = set(assignments)
         self.retry_after: dict[str, datetime.datetime] = {}  # assignment -> when to try again

@@ -17,13 +17,13 @@ import time
 from ..safe_text import writable
 from ..settings import Settings
 from .queue_database import QueueUnreachable
+from .records import JobSource, SourceKind
 from .store import Store, StoreError
 
 POLL_SECONDS = 1.0  # how often the inbound folder is listed
 SETTLE_SECONDS = 5.0  # a folder without a secret is taken once its timestamp is this old
 MAX_FILES = 200  # files taken from one inbound folder at most
 MAX_BYTES = 64 * 1024 * 1024  # bytes taken from one inbound folder at most
-SOURCE_PREFIX = "exchange:"
 
 
 def inbound_folder(settings: Settings) -> str:
@@ -64,7 +64,7 @@ def complete(folder: str, now: float) -> bool:
     return os.path.isfile(stamp) and now - os.path.getmtime(stamp) > SETTLE_SECONDS
 
 
-def take_inbound(store: Store, inbound: str, known: set[str]) -> list[int]:
+def take_inbound(store: Store, inbound: str, known: set[JobSource]) -> list[int]:
     """Store every complete inbound folder not in `known` (sources, updated); returns the
     ids of the jobs made. A folder that cannot be read is reported and skipped for good;
     one the queue's database could not take (unreachable) is taken at the next call."""
@@ -75,7 +75,7 @@ def take_inbound(store: Store, inbound: str, known: set[str]) -> list[int]:
     made = []
     now = time.time()
     for name in names:
-        source = SOURCE_PREFIX + name
+        source = JobSource.of(SourceKind.EXCHANGE, name)
         folder = os.path.join(inbound, name)
         parts = name.split("+")
         if source in known or len(parts) < 3 or not os.path.isdir(folder) \
@@ -100,7 +100,7 @@ def take_inbound(store: Store, inbound: str, known: set[str]) -> list[int]:
 def watch_inbound(store: Store, inbound: str, stop: threading.Event,
                   poll: float = POLL_SECONDS) -> None:
     """Take the inbound folder's new hand-ins every `poll` seconds until `stop` is set."""
-    known = store.known_sources(SOURCE_PREFIX)
+    known = store.known_sources(JobSource.prefix(SourceKind.EXCHANGE))
     while not stop.is_set():
         take_inbound(store, inbound, known)
         stop.wait(poll)

@@ -2,7 +2,7 @@
 
 import datetime
 
-from .store import QueuedJob
+from .records import QueuedJob
 
 QUEUE_FIELDS = ("student", "assignment", "state", "attempts", "arrived", "graded", "score")
 

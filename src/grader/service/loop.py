@@ -34,7 +34,8 @@ from .due_feedback import DueFeedback, release_at_due
 from .final_push import FinalPush, Pusher, chosen_pusher
 from .inbound import inbound_folder, watch_inbound
 from .release_watch import ReleaseWatch, release_folder, watch_releases
-from .store import CheckRecord, JobState, QueuedJob, Store, StoreError, course_store
+from .records import CheckRecord, JobState, PushTarget, QueuedJob
+from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
 
 LEASE_SECONDS = 60.0  # a claimed job's lease, renewed every LEASE_SECONDS / 4
@@ -199,7 +200,7 @@ class Service:
         if push is None:
             return []
         self.final_push = FinalPush(self.settings, self.store, self.prepared,
-                                    chosen.push_final_grades, push)
+                                    PushTarget(chosen.push_final_grades), push)
         return [threading.Thread(target=release_at_due, name="final grades", daemon=True,
                                  args=(self.final_push.tick, stop, chosen.feedback_check_seconds,
                                        "final grades to the LMS"))]
@@ -269,11 +270,9 @@ class Service:
         """A result into the gradebook through the assignment's writer, then the job finished."""
         writer = self.writers[claimed.assignment]
         with self.lock:
-            failures = len(writer.failures)
-            writer.record(claimed.hand_in, result)
-            failed = len(writer.failures) > failures
+            failed = writer.record(claimed.hand_in, result)
         job = claimed.job
-        if failed:
+        if failed is not None:
             self.retry(job, result.error or "the grader failed while recording it")
         elif result.status == StudentStatus.REFUSED:
             self.finish(job, JobState.REFUSED, result.points, result.max_points,

@@ -26,7 +26,8 @@ from tornado import ioloop, web
 from ..plan import MAX_NOTEBOOK_BYTES
 from ..settings import Settings
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .store import JobState, Store
+from .records import JobState
+from .store import Store
 
 MESSAGE_COOKIE = "grading-message"  # what the last request did, shown once on the page
 

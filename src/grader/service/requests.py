@@ -23,13 +23,13 @@ from nbgrader.api import Gradebook, MissingEntry
 from ..plan import MAX_NOTEBOOK_BYTES
 from ..settings import Settings
 from .rate_limit import Allowance, RateLimit, allowance, course_rate_limit
-from .store import JobState, QueuedJob, Store, utc_now
+from .records import JobSource, JobState, QueuedJob, SourceKind
+from .store import Store, utc_now
 from .visibility import CheckView, course_visibilities, hidden_checks, student_view
 
 # the hand-ins that cost a check: graded, or on their way to it; one refused before its
 # checks ran (not a notebook, unreadable), a duplicate or a grader failure costs none
 COUNTED_STATES = (JobState.WAITING, JobState.GRADING, JobState.GRADED)
-CHECK_SOURCE = "check"  # the source of a hand-in asked for with ask_for_check
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +90,7 @@ def ask_for_check(settings: Settings, store: Store, student: str, assignment: st
     left = allowance(counted_checks(store.jobs(student, assignment)), now, limit)
     if not left.allowed:
         return Asked(None, f"not checked: {left.sentence()}", left)
-    job = store.hand_in(student, assignment, files, CHECK_SOURCE, now)
+    job = store.hand_in(student, assignment, files, JobSource.of(SourceKind.CHECK), now)
     if job.state == JobState.DUPLICATE:
         return Asked(job, "", left)
     return Asked(job, "", dataclasses.replace(left, remaining=left.remaining - 1))

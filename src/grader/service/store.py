@@ -2,7 +2,7 @@
 
 A hand-in's files are written under ``blobs/``, each named by its SHA-256
 (folders 0700, files 0600: students never read them), and only then is its
-`Job` added to the queue's database (one transaction per change of state): an
+`QueuedJob` added to the queue's database (its records typed in records.py) (one transaction per change of state): an
 SQLite file beside the gradebook, or the gradebook's own PostgreSQL database
 when it is one (queue_database.py: the same SQL on both).
 A worker `claim`s a waiting job with a lease and keeps it with `heartbeat`;
@@ -19,7 +19,6 @@ each grade pushed to an LMS once final in ``grade_pushes``.
 import contextlib
 import dataclasses
 import datetime
-import enum
 import hashlib
 import json
 import os
@@ -28,66 +27,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from .queue_database import Statements, StoreError, is_postgres, queue_database, sqlite_path
+from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
+                      PushTarget, QueuedJob, ReleaseOutcome)
 
 MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
-
-
-class JobState(enum.StrEnum):
-    WAITING = "waiting"  # stored, not claimed yet (or given back)
-    GRADING = "grading"  # claimed by a worker, under its lease
-    GRADED = "graded"  # graded and recorded in the gradebook
-    FAILED = "failed"  # the grader failed on it, `max_attempts` times or for good
-    REFUSED = "refused"  # not graded at all (its reason says why)
-    DUPLICATE = "duplicate"  # the same bytes as the student's latest hand-in: not graded again
-
-
-FINAL_STATES = (JobState.GRADED, JobState.FAILED, JobState.REFUSED)
-
-
-@dataclasses.dataclass(frozen=True)
-class CheckRecord:
-    """What one check of a graded hand-in gave."""
-
-    grade_id: str
-    passed: bool
-    points: float
-    max_points: float
-    message: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
-class QueuedJob:
-    """One hand-in the service knows: whose, of what, its bytes' digest and how it went."""
-
-    id: int
-    student: str
-    assignment: str
-    digest: str  # SHA-256 of the hand-in: its files' names and digests
-    source: str  # where it came from (exchange:<folder>, zip:<file>, submit, ...)
-    state: JobState
-    attempts: int  # times a worker claimed it
-    arrived: datetime.datetime  # UTC
-    graded: datetime.datetime | None  # UTC, when it reached its final state
-    score: float | None
-    max_score: float | None
-    checks: list[CheckRecord]
-    reason: str  # why it failed, was refused or is a duplicate (of which job)
-    files: dict[str, str] = dataclasses.field(repr=False, default_factory=dict)  # name -> digest
-
-
-@dataclasses.dataclass(frozen=True)
-class FeedbackRelease:
-    """The feedback page of one graded hand-in, given out at its student's due date."""
-
-    job_id: int
-    student: str
-    assignment: str
-    digest: str  # the hand-in's digest (its job's)
-    released: datetime.datetime  # UTC
-    outcome: str  # how it went out: through the exchange, or listed for another way
-
-
-Job = QueuedJob  # the service's name for it; worker.Job is the data one grading is given
 
 
 def utc_now() -> datetime.datetime:
@@ -165,8 +108,8 @@ class Store:
             raise
         return digest
 
-    def hand_in(self, student: str, assignment: str, files: dict[str, bytes], source: str,
-                arrived: datetime.datetime | None = None) -> QueuedJob:
+    def hand_in(self, student: str, assignment: str, files: dict[str, bytes],
+                source: JobSource, arrived: datetime.datetime | None = None) -> QueuedJob:
         """Store a hand-in's `files` ({relative name: bytes}), then its job; returns the job.
 
         The same bytes as the student's latest hand-in of `assignment` give a job
@@ -195,7 +138,7 @@ class Store:
                 "reason) VALUES (:student, :assignment, :digest, :files, :source, :state, "
                 ":arrived, :reason) RETURNING id",
                 student=student, assignment=assignment, digest=digest,
-                files=json.dumps(digests, sort_keys=True), source=source, state=str(state),
+                files=json.dumps(digests, sort_keys=True), source=str(source), state=str(state),
                 arrived=arrived.isoformat(), reason=reason)
             return self._job(db, added["id"])
 
@@ -320,14 +263,14 @@ class Store:
         with self.database.connection() as db:
             return [job_from_row(row) for row in db.rows(query, **values)]
 
-    def known_sources(self, prefix: str) -> set[str]:
-        """The sources of every job whose source starts with `prefix`."""
+    def known_sources(self, prefix: str) -> set[JobSource]:
+        """The sources of every job whose source starts with `prefix` (JobSource.prefix)."""
         with self.database.connection() as db:
             rows = db.rows("SELECT source FROM jobs WHERE substr(source, 1, :length) = :prefix",
                            length=len(prefix), prefix=prefix)
-            return {row["source"] for row in rows}
+            return {JobSource(row["source"]) for row in rows}
 
-    def record_release(self, job: QueuedJob, outcome: str,
+    def record_release(self, job: QueuedJob, outcome: ReleaseOutcome,
                        released: datetime.datetime | None = None) -> None:
         """Record that the feedback of `job` went out (`outcome` says how); once per job."""
         released = (released or utc_now()).astimezone(datetime.timezone.utc)
@@ -336,7 +279,8 @@ class Store:
                       "released, outcome) VALUES (:job_id, :student, :assignment, :digest, "
                       ":released, :outcome) ON CONFLICT (job_id) DO NOTHING",
                       job_id=job.id, student=job.student, assignment=job.assignment,
-                      digest=job.digest, released=released.isoformat(), outcome=outcome)
+                      digest=job.digest, released=released.isoformat(),
+                      outcome=str(ReleaseOutcome(outcome)))
 
     def releases(self) -> list[FeedbackRelease]:
         """Every feedback release recorded, in the order of their jobs."""
@@ -344,11 +288,12 @@ class Store:
             rows = db.rows("SELECT * FROM feedback_releases ORDER BY job_id")
         return [FeedbackRelease(row["job_id"], row["student"], row["assignment"], row["digest"],
                                 datetime.datetime.fromisoformat(row["released"]),
-                                row["outcome"]) for row in rows]
+                                ReleaseOutcome(row["outcome"])) for row in rows]
 
-    def record_push(self, job: QueuedJob, lms: str,
+    def record_push(self, job: QueuedJob, lms: PushTarget,
                     pushed: datetime.datetime | None = None) -> None:
-        """Record that the grade of `job` went to the LMS `lms`; once per job and LMS."""
+        """Record that the grade of `job` went to the LMS gradebook `lms`; once per job and
+        LMS."""
         pushed = (pushed or utc_now()).astimezone(datetime.timezone.utc)
         with self.database.transaction() as db:
             db.change("INSERT INTO grade_pushes (job_id, lms, student, assignment, pushed) "
@@ -356,7 +301,7 @@ class Store:
                       "ON CONFLICT (job_id, lms) DO NOTHING", job_id=job.id, lms=lms,
                       student=job.student, assignment=job.assignment, pushed=pushed.isoformat())
 
-    def pushed(self, lms: str) -> set[int]:
+    def pushed(self, lms: PushTarget) -> set[int]:
         """The jobs whose grade went to the LMS `lms`."""
         with self.database.connection() as db:
             return {row["job_id"] for row in db.rows(
@@ -389,16 +334,17 @@ def process_alive(pid_text: str) -> bool:
 
 
 def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
-    """The Job of one database row."""
+    """The QueuedJob of one database row."""
     def moment(text: str | None) -> datetime.datetime | None:
         return datetime.datetime.fromisoformat(text) if text else None
 
-    return Job(id=row["id"], student=row["student"], assignment=row["assignment"],
-               digest=row["digest"], source=row["source"], state=JobState(row["state"]),
-               attempts=row["attempts"], arrived=moment(row["arrived"]),
-               graded=moment(row["graded"]), score=row["score"], max_score=row["max_score"],
-               checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
-               reason=row["reason"], files=json.loads(row["files"]))
+    return QueuedJob(id=row["id"], student=row["student"], assignment=row["assignment"],
+                     digest=row["digest"], source=JobSource(row["source"]),
+                     state=JobState(row["state"]), attempts=row["attempts"],
+                     arrived=moment(row["arrived"]), graded=moment(row["graded"]),
+                     score=row["score"], max_score=row["max_score"],
+                     checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
+                     reason=row["reason"], files=json.loads(row["files"]))
 
 
 def course_store(data_folder: str, db_url: str = "") -> Store:

@@ -16,7 +16,8 @@ import sys
 
 from ..settings import load
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .store import JobState, course_store
+from .records import JobState
+from .store import course_store
 
 
 def add_student_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"

@@ -16,7 +16,8 @@ from ..plan import HandIn
 from ..safe_text import writable
 from ..settings import Settings
 from .inbound import inbound_files
-from .store import QueuedJob, Store, StoreError
+from .records import JobSource, QueuedJob
+from .store import Store, StoreError
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"  # nbgrader's timestamp.txt
 
@@ -50,7 +51,8 @@ def place_in_submitted(settings: Settings, job: QueuedJob, files: dict[str, byte
     return HandIn(job.student, job.assignment, target, notebooks)
 
 
-def queue_submitted(settings: Settings, store: Store, assignment: str, source: str) -> list[str]:
+def queue_submitted(settings: Settings, store: Store, assignment: str, source: JobSource
+                    ) -> list[str]:
     """Hand every student's submitted/<student>/<assignment>/ to the service's queue (after
     `collect-zip`, say); returns a line per student. One unchanged since its last hand-in is
     recorded as a duplicate and not graded again; a folder that is a link is skipped."""

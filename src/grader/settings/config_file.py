@@ -6,7 +6,7 @@ in the working folder, the exchange in /usr/local/share). Every target that
 runs nbgrader checks the file first (`check_config`).
 
 The classes whose settings are known are nbgrader's, the grader's own
-(limits.py, sections.py) and those nbgrader_config.py names, loaded by the
+(every one of this folder) and those nbgrader_config.py names, loaded by the
 dotted names it gives them, as nbgrader will load them: the course's plugins
 (grader.plugins) are known so, and this floor imports nothing above it.
 """
@@ -26,9 +26,12 @@ from traitlets.utils.importstring import import_item
 
 from .errors import CourseError
 from .limits import SandboxGrader  # noqa: F401 (its settings are among the known ones)
+from .lti import LtiTool  # noqa: F401 (the same)
 from .renamed import RENAMED, move_renamed, renamed_warning
 from .sections import Reports, SimilarityReport, StudentVariants  # noqa: F401 (the same)
+from .sections import DaskCluster, GradebookWriter  # noqa: F401 (the same)
 from .service import CheckFeedback, CheckRateLimit  # noqa: F401 (the same)
+from .service import GradingService, ServicePage  # noqa: F401 (the same)
 
 CONFIG_NAME = "nbgrader_config.py"
 DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")  # a class as nbgrader_config.py names it

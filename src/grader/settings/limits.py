@@ -41,7 +41,9 @@ class SandboxGrader(Configurable):
                             "and the replays after them included; the cells still waiting "
                             "when it runs out are not run (0: three times the limit per cell)"
                             ).tag(config=True)
-    course_package = Unicode("gptcourse", help="the course package students import"
+    course_package = Unicode("", help="the course package students import (import NAME): "
+                             "its answers' functions are stubs in the sandbox, its own "
+                             "functions earn no points in a check; grading needs it"
                              ).tag(config=True)
     also_blocked = List(Unicode(), help="functions of the course package that compute answers, "
                         "stubs in the sandbox besides the answers").tag(config=True)

@@ -103,7 +103,8 @@ def no_install_line_warning(settings: Settings) -> str | None:
     if not promising:
         return None
     return ("warning: _config.yml names no repository (repository.url is empty), so the "
-            "released notebooks cannot install the course package gptcourse off the hub.\n"
+            f"released notebooks cannot install the course package {settings.package} off the "
+            "hub.\n"
             "  In Colab or on a laptop, the first cell of " + ", ".join(promising) + " stops "
             "and tells the student to ask you for the install line.\n"
             "  For students off the hub: set repository.url in _config.yml to the course's "

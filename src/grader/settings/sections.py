@@ -2,7 +2,8 @@
 
 As nbgrader keeps each setting on the class that uses it (``c.CourseDirectory.root``,
 ``c.Execute.timeout``), these are set as ``c.ClassName.name = value`` in
-nbgrader_config.py and read once, in `settings.load`:
+nbgrader_config.py and read once, in `settings.load` (`DaskCluster` by the one command
+that makes the certificates):
 
 - `Reports`: where the grade reports go (``c.Reports.directory``).
 - `SimilarityReport`: which pairs the similarity report lists, and which code is
@@ -10,8 +11,10 @@ nbgrader_config.py and read once, in `settings.load`:
 - `StudentVariants`: the salt of each student's own model (``c.StudentVariants.salt``).
 - `GradebookWriter`: how long a run waits for a gradebook that stopped answering
   (``c.GradebookWriter.retry_seconds``).
+- `DaskCluster`: the names the certificates of the course's Dask cluster carry
+  (``c.DaskCluster.authority_name``, ``.certificate_name``; make dask-certs).
 
-Each was a setting of `SandboxGrader` before; the old names still work
+The first four were settings of `SandboxGrader` before; the old names still work
 (renamed.py).
 """
 
@@ -39,10 +42,12 @@ class SimilarityReport(Configurable):
 
 
 class StudentVariants(Configurable):
-    """Each student's own model (gptcourse.variants), derived from the student id and a salt."""
+    """Each student's own model (the course package makes it, as this course's
+    gptcourse.variants does), derived from the student id and a salt."""
 
-    salt = Unicode("", help="the salt of each student's own model (gptcourse.variants): "
-                   "change it each term, then make release").tag(config=True)
+    salt = Unicode("", help="the salt of each student's own model, written into the "
+                   "notebooks as COURSE_SALT: change it each term, then make release"
+                   ).tag(config=True)
 
 
 class GradebookWriter(Configurable):
@@ -52,3 +57,15 @@ class GradebookWriter(Configurable):
                           help="how long a run waits for a gradebook database that stopped "
                           "answering, trying again, before it stops grading (the same "
                           "command then grades the students not recorded)").tag(config=True)
+
+
+class DaskCluster(Configurable):
+    """The names the certificates of `make dask-certs` carry (dask_tls.py)."""
+
+    authority_name = Unicode("grader Dask authority",
+                             help="the common name of the Dask cluster's own certificate "
+                             "authority (make dask-certs)").tag(config=True)
+    certificate_name = Unicode("grader Dask cluster",
+                               help="the common name of the certificate the Dask scheduler, "
+                               "its workers and the grader present (make dask-certs)"
+                               ).tag(config=True)

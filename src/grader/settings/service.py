@@ -10,6 +10,8 @@
   looked for every ``feedback_check_seconds``; a new release looked for every
   ``release_check_seconds``; each grade pushed to the LMS once final
   (``push_final_grades``, off unless set).
+- `ServicePage`: who sees every student on the students' page
+  (``c.ServicePage.instructors_group``).
 """
 
 from traitlets import Bool, Dict, Float, Int, Unicode
@@ -52,3 +54,11 @@ class GradingService(Configurable):
                                   "changed or new release/<assignment>/ (make release), in "
                                   "seconds; one that stays the same for two looks is switched "
                                   "to between gradings").tag(config=True)
+
+
+class ServicePage(Configurable):
+    """The students' page of the grading service on the hub (`python -m grader page`)."""
+
+    instructors_group = Unicode("graders", help="the Unix group whose members see every "
+                                "student's hand-ins on the page (its --instructors option "
+                                "wins)").tag(config=True)

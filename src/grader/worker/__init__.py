@@ -1,12 +1,12 @@
 """The worker wing: one student graded, from a `Job` of plain data to a `StudentResult`.
 
 - ``assignment.py``: `Assignment`, what every worker knows of the assignment,
-  prepared once per run (instructor notebooks, limits, package, its stubs).
+  prepared once per run (the instructor notebooks' texts, limits, package, its stubs).
 - ``job.py``: `Job`, one student's files as data, read on the instructor's machine.
 - ``grade.py``: `grade_student` and `grade_notebook`.
 - ``execution.py``: `execute_plan`, a plan run in sandboxed kernels with its budget.
 - ``caches.py``: what a worker keeps warm between students (templates, checkers),
-  per assignment and release.
+  per assignment and release; one torch thread where the course's package uses torch.
 - ``machine.py``: what a run starts once per machine, before its workers.
 - ``autograded.py``: the autograded notebook written back for the student.
 - ``tasks.py``: the tasks a local or Dask worker runs, and the run's private folders.

@@ -24,7 +24,7 @@ class Assignment:
     """What every worker needs to know of the assignment; picklable, no path of the course."""
 
     name: str
-    instructor_notebooks: dict[str, str]  # notebook name -> the instructor's notebook, JSON text
+    instructor_texts: dict[str, str]  # notebook name -> the instructor's notebook, JSON text
     limits: Limits
     package: str  # the course package students import
     blocked: tuple[str, ...] = ()  # its functions that are stubs in the sandbox
@@ -50,7 +50,8 @@ def prepare_assignment(settings: Settings, name: str, limits: Limits) -> Assignm
 
 
 def read_instructor_notebooks(paths: dict[str, str]) -> dict[str, str]:
-    """{name: JSON text} of the instructor's notebooks {name: path}."""
+    """{name: JSON text} of the instructor's notebooks {name: path}: an `Assignment`'s
+    `instructor_texts` from a `HandIn`'s (or the course's) `instructor_notebooks`."""
     texts = {}
     for name, path in paths.items():
         with open(path, encoding="utf-8") as handle:
@@ -66,6 +67,9 @@ def blocked_functions(settings: Settings, notebooks: dict[str, str]) -> tuple[st
     package also defines), plus `c.SandboxGrader.also_blocked`, the package
     functions that would compute an answer. Found without importing the package.
     """
+    if not settings.package:
+        raise CourseError("c.SandboxGrader.course_package is not set in nbgrader_config.py: "
+                          "name the package the students import (docs/another-course.md)")
     spec = importlib.util.find_spec(settings.package)
     if spec is None or not spec.submodule_search_locations:
         raise CourseError(f"the course package {settings.package!r} is not installed")

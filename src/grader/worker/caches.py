@@ -18,6 +18,7 @@ Whether this machine can fork templates at all is found out once per process
 
 import atexit
 import dataclasses
+import importlib
 import multiprocessing
 import multiprocessing.util
 import os
@@ -62,7 +63,7 @@ def release_key(assignment: Assignment) -> tuple:
     notebooks, the limits (less the notebook budget, which makes no template), the
     package and its stubs. Another key for the same assignment is another release."""
     made_by = dataclasses.replace(assignment.limits, notebook_budget=0.0)
-    return (tuple(sorted(assignment.instructor_notebooks.items())),
+    return (tuple(sorted(assignment.instructor_texts.items())),
             dataclasses.astuple(made_by), assignment.package, assignment.blocked)
 
 
@@ -177,14 +178,22 @@ def make_checker(assignment: Assignment, plan: Plan,
     return checkers[key]
 
 
+def one_torch_thread(package: str) -> None:
+    """Import the course's `package`; where that loads torch, one torch thread in the
+    calling thread (torch's setting is per thread), before anything of the checks runs:
+    each worker is one core's work, and a process that forks must not have started a
+    pool of threads. A course whose package does not use torch loads no torch here."""
+    importlib.import_module(package)
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def prepare_checkers(assignment: Assignment) -> None:
     """Build the checks' set-up of every notebook of `assignment` now, in this process,
-    so that the worker processes forked from it start with them. One torch thread:
-    each worker is one core's work, and a process that forks must not have started
-    a pool of threads."""
-    import torch
-
-    torch.set_num_threads(1)
-    for text in assignment.instructor_notebooks.values():
+    so that the worker processes forked from it start with them (one torch thread,
+    where the course's package uses torch)."""
+    one_torch_thread(assignment.package)
+    for text in assignment.instructor_texts.values():
         instructor = nbformat.reads(text, as_version=4)
         make_checker(assignment, build_plan(instructor, None), instructor)

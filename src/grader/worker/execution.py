@@ -19,7 +19,7 @@ from ..files import tagged_folder
 from ..plan import Plan, PlanCell
 from ..sandbox import (CellOutcome, CellStatus, ForkedKernel, GraderFault, Kernel, SandboxError,
                        Template, sandbox_uid)
-from .caches import make_checker, warm_template
+from .caches import make_checker, one_torch_thread, warm_template
 from .job import Job
 
 MAX_RESTARTS = 12  # kernel restarts per notebook before the remaining cells are given up
@@ -192,9 +192,7 @@ class NotebookExecution:
         return self._checker
 
     def _make_checker(self, instructor: nbformat.NotebookNode | None) -> Checker:
-        import torch
-
-        torch.set_num_threads(1)  # the thread's own setting: one core's work, as the worker's
+        one_torch_thread(self.assignment.package)  # the thread's own: one core's, as the worker's
         return make_checker(self.assignment, self.plan, instructor).for_student(
             self.job.student)
 

@@ -30,7 +30,7 @@ def grade_student(job: Job) -> StudentResult:
     """Grade every notebook of one student; returns a StudentResult."""
     started = time.monotonic()
     results = [grade_notebook(name, instructor_text, job)
-               for name, instructor_text in sorted(job.assignment.instructor_notebooks.items())]
+               for name, instructor_text in sorted(job.assignment.instructor_texts.items())]
     missing = [r.notebook for r in results if r.status == NotebookStatus.MISSING]
     notes = list(job.folder_notes)
     for note in job.folder_notes:

@@ -34,11 +34,11 @@ def read_job(assignment: Assignment, student: str, submitted_dir: str) -> Job:
     as its reason, reported as today. The other files are those
     student_extra_files picks (no links, limited in number and size).
     """
-    expected = {name + ".ipynb" for name in assignment.instructor_notebooks}
+    expected = {name + ".ipynb" for name in assignment.instructor_texts}
     files, folder_notes = student_extra_files(submitted_dir, expected)
     submission: dict[str, bytes] = {}
     unreadable: dict[str, str] = {}
-    for name in assignment.instructor_notebooks:
+    for name in assignment.instructor_texts:
         try:
             submission[name] = read_submission_bytes(os.path.join(submitted_dir, name + ".ipynb"))
         except FileNotFoundError:

@@ -17,7 +17,7 @@ import nbformat
 
 from ..plan import build_plan
 from .assignment import Assignment
-from .caches import prepare_checkers, warm_assignment, warm_template
+from .caches import one_torch_thread, prepare_checkers, warm_assignment, warm_template
 from .execution import code_cell_indices, leading_setup, prelude_cells
 
 
@@ -36,7 +36,7 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
         gc.collect()
     failed = []
     preludes = []
-    for text in assignment.instructor_notebooks.values():
+    for text in assignment.instructor_texts.values():
         plan = build_plan(nbformat.reads(text, as_version=4), None)
         preludes.append(prelude_cells(plan, leading_setup(plan, code_cell_indices(plan))))
     package_copy = assignment.package_copy()
@@ -58,11 +58,9 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
         builder.join()  # no thread may be running when the workers are forked
     if failed:
         raise failed[0]
-    import torch
-
     # one torch thread in this thread too, which the workers are forked from (the setting
     # is the calling thread's): each worker is one core's work
-    torch.set_num_threads(1)
+    one_torch_thread(assignment.package)
     # what the workers inherit is never collected: their collections do not walk torch and
     # the checks' set-up, and copy none of those pages. Frozen once per preparation: a
     # process that prepares again unfreezes first (above), so nothing stays frozen for good

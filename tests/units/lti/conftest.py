@@ -6,7 +6,7 @@ from traitlets.config import Config
 
 from grader.lti.keys import make_keys
 from grader.lti.services import PlatformServices
-from grader.lti.settings import registration_from
+from grader.lti.registration import registration_from
 from grader.rehearsal.lti_platform import INSTRUCTOR, LtiPlatform
 
 LAUNCH_URL = "http://127.0.0.1:9/lti/launch"  # where the platform posts the id_token

@@ -9,7 +9,7 @@ import pytest
 from traitlets.config import Config
 
 from grader.lti.keys import KEY_SET, PRIVATE_KEY, make_keys, read_keys
-from grader.lti.settings import LtiSetupError, registration_from, registration_problems
+from grader.lti.registration import LtiSetupError, registration_from, registration_problems
 
 
 def test_an_empty_registration_names_every_setting_it_needs():

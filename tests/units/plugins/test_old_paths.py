@@ -83,6 +83,6 @@ def test_the_new_paths_are_named_without_a_warning(tmp_path):
 
 
 def test_the_feedback_template_is_found_where_the_package_data_puts_it():
-    # pyproject.toml ships grader/templates/*/*: the template stays beside the wings
+    # src/grader/pyproject.toml ships grader/templates/*/*: the template stays beside the wings
     assert os.path.isfile(os.path.join(TEMPLATES, TEMPLATE_NAME, "index.html.j2"))
     assert os.path.dirname(TEMPLATES) == os.path.dirname(os.path.dirname(plugins.__file__))

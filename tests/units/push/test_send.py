@@ -221,3 +221,38 @@ def test_the_token_is_in_no_log_record_even_at_debug_level(canvas, connection, c
             push(dataclasses.replace(connection, token=TOKEN + "-expired"), dry_run=True)
     assert len(canvas.canvas.writes) == 3 and caplog.records  # canvasapi logged every request
     assert not [r for r in caplog.records if TOKEN in r.getMessage()]
+
+
+def test_canvas_s_client_and_the_course_in_memory_are_both_the_push_s_lms_api(connection):
+    import inspect
+
+    from grader.lms import LmsCourseApi
+    from grader.lms.canvas_api import CanvasCourseApi
+    from testsupport.fake_canvas import MemoryCourseApi
+
+    methods = [name for name in vars(LmsCourseApi) if not name.startswith("_")]
+    assert sorted(methods) == ["assignment", "assignments", "send", "submissions"]
+    for api in (CanvasCourseApi, MemoryCourseApi):
+        for name in methods:
+            assert name in vars(api), (api, name)  # its own, not the Protocol's empty one
+            assert (list(inspect.signature(getattr(api, name)).parameters)
+                    == list(inspect.signature(getattr(LmsCourseApi, name)).parameters))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Canvas may respond unexpectedly")
+        assert isinstance(CanvasCourseApi(connection), LmsCourseApi)
+    assert isinstance(MemoryCourseApi(FakeCanvas(COURSE, TOKEN)), LmsCourseApi)
+
+
+def test_a_push_through_the_course_in_memory_writes_what_it_writes_through_the_api(
+        canvas, connection):
+    from testsupport.fake_canvas import MemoryCourseApi
+
+    canvas.canvas.scores[(ASSIGNMENT_ID, "101")] = 7.0
+    in_memory = FakeCanvas(COURSE, TOKEN, dict(canvas.canvas.assignments),
+                           students=set(canvas.canvas.students),
+                           scores=dict(canvas.canvas.scores))
+    through_http = push(connection)
+    direct = push_assignment(connection, PEOPLE, grades_of(),
+                             connect=lambda _: MemoryCourseApi(in_memory))
+    assert direct == through_http
+    assert in_memory.writes == canvas.canvas.writes and len(in_memory.writes) == 3

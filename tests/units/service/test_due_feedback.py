@@ -12,9 +12,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.recording import apply_extensions, set_due_date
-from grader.service.due_feedback import (NOT_THROUGH_EXCHANGE, THROUGH_EXCHANGE, DueFeedback,
-                                         due_dates, feedback_due, for_students)
+from grader.service.due_feedback import DueFeedback, due_dates, feedback_due, for_students
 from grader.service.final_push import FinalPush, PushSetupError, chosen_pusher
+from grader.service.records import ReleaseOutcome
 from grader.service.store import CheckRecord, JobState, Store
 from grader.settings import CourseError, load
 from testsupport.tiny_course import ASSIGNMENT
@@ -198,7 +198,8 @@ def test_at_the_due_date_the_page_is_made_released_and_recorded_once_across_a_re
         assert handle.read() == "page of alice"
     [release] = store.releases()
     assert (release.job_id, release.student, release.digest, release.released,
-            release.outcome) == (alice.id, "alice", alice.digest, AFTER, THROUGH_EXCHANGE)
+            release.outcome) == (alice.id, "alice", alice.digest, AFTER,
+                             ReleaseOutcome.THROUGH_EXCHANGE)
     assert service.tick(AFTER + timedelta(minutes=5)) == []
     restarted = DueFeedback(settings, store, [ASSIGNMENT], nbgrader)
     assert restarted.tick(AFTER + timedelta(minutes=10)) == []
@@ -217,7 +218,7 @@ def test_a_student_who_did_not_hand_in_through_the_exchange_is_listed_not_failed
                      f"{os.path.relpath(os.path.join(settings.feedback, 'alice', ASSIGNMENT))}/ "
                      "(make feedback-zip)"]
     assert nbgrader.runs("release_feedback") == []
-    assert [r.outcome for r in store.releases()] == [NOT_THROUGH_EXCHANGE]
+    assert [r.outcome for r in store.releases()] == [ReleaseOutcome.NOT_THROUGH_EXCHANGE]
 
 
 def test_a_failed_release_is_not_recorded_and_is_tried_again_a_minute_later(settings, store):

@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from grader.service import MAX_ATTEMPTS, CheckRecord, JobState, Store, StoreError, course_store
+from grader.service import (MAX_ATTEMPTS, CheckRecord, JobSource, JobState, ReleaseOutcome,
+                            SourceKind, Store, StoreError, course_store)
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
 OTHER = b'{"cells": [], "metadata": {"edited": true}, "nbformat": 4, "nbformat_minor": 5}\n'
@@ -271,6 +272,25 @@ def test_a_second_store_on_the_same_queue_sees_the_same_jobs(make_store):
     assert again.known_sources("exchange:") == {"exchange:ada+tiny+x"}
     assert again.known_sources("exchange_") == again.known_sources("Exchange:") == set()
     assert again.known_sources("exchange:ada+tiny+x") == {"exchange:ada+tiny+x"}
+
+
+def test_a_sources_kind_and_a_releases_outcome_are_read_back_from_the_words_stored(make_store):
+    store = make_store()
+    sources = [JobSource.of(SourceKind.EXCHANGE, "ada+tiny+2026-12-01"),
+               JobSource.of(SourceKind.ZIP, "download.zip"), JobSource.of(SourceKind.CHECK),
+               "submit"]  # the last a program's own word, as a test or a benchmark hands in
+    jobs = [store.hand_in(student, "tiny", {"tiny.ipynb": NOTEBOOK}, source)
+            for student, source in zip("abcd", sources)]
+    read = {job.student: job.source for job in make_store().jobs()}
+    assert [(read[s].kind, read[s].where) for s in "abcd"] == [
+        (SourceKind.EXCHANGE, "ada+tiny+2026-12-01"), (SourceKind.ZIP, "download.zip"),
+        (SourceKind.CHECK, ""), (SourceKind.OTHER, "")]
+    # stored as the words an older queue holds
+    assert [read[s] for s in "abcd"] == ["exchange:ada+tiny+2026-12-01", "zip:download.zip",
+                                         "check", "submit"]
+    store.record_release(jobs[0], ReleaseOutcome.NOT_THROUGH_EXCHANGE)
+    [release] = make_store().releases()
+    assert release.outcome is ReleaseOutcome.NOT_THROUGH_EXCHANGE and release.outcome == "listed"
 
 
 def test_what_root_stores_belongs_to_the_owner_of_the_courses_data(tmp_path):

@@ -87,8 +87,8 @@ class Runner(ForkedChecks):
 
     def __init__(self, package):
         self.package = package  # the course package's name
-        _import_module(package)  # the course package, before any notebook code runs
-        import torch  # noqa: F401
+        _import_module(package)  # the course package (torch with it, where it uses torch),
+        # before any notebook code runs
 
         self.shell, self.hook = make_shell()
         self.namespace = self.shell.user_ns  # a real __main__ module's, as in a notebook

@@ -1,7 +1,7 @@
 """The warm template: a kernel that has run the set-up once, then forks a sandbox per student.
 
-A template is a kernel that has imported torch and the course package and run
-the instructor's leading set-up cells; asked to (``{"op": "template"}``), it
+A template is a kernel that has imported the course package (torch with it,
+where the package uses torch) and run the instructor's leading set-up cells; asked to (``{"op": "template"}``), it
 then only forks. Each fork becomes one student's sandbox
 (``student_sandbox.py``).
 
@@ -19,6 +19,7 @@ then only forks. Each fork becomes one student's sandbox
 import gc
 import json
 import os
+import sys
 
 from .protocol import channel_descriptors, flush_streams
 from .setup_tensors import map_setup_tensors
@@ -42,9 +43,11 @@ def warm_up():
     students forked later do not pay for it. A template does it in a thread of its own
     while its set-up cells run: the meta device is that thread's alone (torch's device
     modes are per thread) and draws no random numbers, so the cells' generator and
-    tensors are as without it (tests/sandbox/test_warm_template.py)."""
-    import torch
-
+    tensors are as without it (tests/sandbox/test_warm_template.py). Nothing where the
+    course package does not use torch."""
+    torch = sys.modules.get("torch")  # the course package's import loaded it, or nothing
+    if torch is None:
+        return
     with torch.device("meta"):
         torch.nn.Linear(2, 2)
         torch.triu(torch.ones(2, 2), diagonal=1)

@@ -1,7 +1,8 @@
-"""The platform's registration of the course as an LTI 1.3 tool, as traits of `LtiTool`.
+"""The platform's registration of the course as an LTI 1.3 tool (c.LtiTool), checked.
 
-In nbgrader_config.py, with the values the platform shows when the tool is
-registered (Canvas: the developer key; Moodle: the external tool's details):
+The traits are `LtiTool`'s (settings/lms.py). In nbgrader_config.py, with the values
+the platform shows when the tool is registered (Canvas: the developer key; Moodle: the
+external tool's details):
 
     c.LtiTool.issuer = "https://canvas.instructure.com"
     c.LtiTool.client_id = "10000000000001"
@@ -18,8 +19,9 @@ registered (Canvas: the developer key; Moodle: the external tool's details):
 import re
 from dataclasses import dataclass
 
-from traitlets import Float, Integer, List, Unicode
-from traitlets.config import Config, Configurable
+from traitlets.config import Config
+
+from ..settings import LtiTool
 
 ADDRESS = re.compile(r"https?://[^\s/]+(/\S*)?")
 REQUIRED = ("issuer", "client_id", "auth_login_url", "auth_token_url", "key_set_url")
@@ -29,39 +31,6 @@ ADDRESSES = ("auth_login_url", "auth_token_url", "key_set_url", "lineitems_url",
 
 class LtiSetupError(Exception):
     """A setting of the LTI registration is missing or wrong: the instructor's to fix."""
-
-
-class LtiTool(Configurable):
-    """The platform's registration of the course as an LTI 1.3 tool (docs/lti.md)."""
-
-    issuer = Unicode("", help="the platform's issuer, the iss of its launches "
-                     "(docs/lti.md gives each LMS's)").tag(config=True)
-    client_id = Unicode("", help="the tool's client id on the platform (the id of "
-                        "the tool's registration there)").tag(config=True)
-    deployment_ids = List(Unicode(), help="the deployment ids the platform launches the "
-                          "tool with").tag(config=True)
-    auth_login_url = Unicode("", help="the platform's OIDC authorization endpoint"
-                             ).tag(config=True)
-    auth_token_url = Unicode("", help="the platform's OAuth2 token endpoint (for AGS and "
-                             "NRPS)").tag(config=True)
-    auth_audience = Unicode("", help="the aud of the tool's token requests, where it is "
-                            "not auth_token_url").tag(config=True)
-    key_set_url = Unicode("", help="the platform's public key set (JWKS)").tag(config=True)
-    lineitems_url = Unicode("", help="the course's AGS line items service (the lineitems "
-                            "of a launch's AGS claim)").tag(config=True)
-    memberships_url = Unicode("", help="the course's NRPS service (the "
-                              "context_memberships_url of a launch's NRPS claim)"
-                              ).tag(config=True)
-    launch_url = Unicode("", help="the tool's launch URL, where the platform posts the "
-                         "id_token").tag(config=True)
-    key_folder = Unicode("lti", help="the folder of the tool's key pair, under course-data/"
-                         ).tag(config=True)
-    retries = Integer(4, min=0, help="retries of a request the platform answers 5xx"
-                      ).tag(config=True)
-    backoff_seconds = Float(1.0, min=0.0, help="the first wait before a retry, doubled each "
-                            "time").tag(config=True)
-    timeout_seconds = Float(30.0, min=0.1, help="how long one request may take"
-                            ).tag(config=True)
 
 
 @dataclass(frozen=True)

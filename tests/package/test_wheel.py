@@ -1,0 +1,82 @@
+"""The students' wheel: gptcourse and its assets, nothing of the grader, working on its own.
+
+`pip install gptcourse` on Colab or a laptop installs this wheel: it must bring the
+course package and no module of the grader, and work in an environment that holds
+only it, torch, numpy and tiktoken.
+"""
+
+import os
+
+import pytest
+
+from testsupport.distributions import (build_wheel, fresh_environment, project_copy, run_python,
+                                       wheel_files, wheel_metadata)
+
+pytestmark = pytest.mark.slow  # builds a wheel and a venv
+
+
+@pytest.fixture(scope="module")
+def students_wheel(tmp_path_factory):
+    """The wheel pip builds of the repository's root project (src/ whole, the grader in it)."""
+    folder = tmp_path_factory.mktemp("students-wheel")
+    project = project_copy(str(folder / "project"), "pyproject.toml", "README.md", "src")
+    return build_wheel(project, str(folder / "dist"))
+
+
+@pytest.fixture(scope="module")
+def students_environment(students_wheel, tmp_path_factory):
+    """(python, folder) of a fresh venv with only the students' wheel and its three
+    dependencies (linked read-only from this environment)."""
+    folder = str(tmp_path_factory.mktemp("students-environment"))
+    python, linked = fresh_environment(folder, students_wheel)
+    assert {"torch", "numpy", "tiktoken"} <= linked
+    assert not linked & {"grader", "gptcourse", "nbgrader", "nbformat", "traitlets"}, linked
+    return python, folder
+
+
+def test_the_students_wheel_holds_gptcourse_and_its_assets_and_no_module_of_the_grader(
+        students_wheel):
+    files = wheel_files(students_wheel)
+    packages = {name.split("/")[0] for name in files if not name.split("/")[0].endswith(
+        ".dist-info")}
+    assert packages == {"gptcourse"}
+    assert "gptcourse/__init__.py" in files and "gptcourse/model.py" in files
+    assert any(name.startswith("gptcourse/assets/") for name in files)
+    assert not [name for name in files if name.startswith("grader/") or "/grader/" in name]
+
+
+def test_the_students_wheel_needs_torch_tiktoken_and_numpy_only(students_wheel):
+    info = wheel_metadata(students_wheel)
+    assert info["Name"] == "gptcourse"
+    assert sorted(info.get_all("Requires-Dist")) == ["numpy", "tiktoken", "torch"]
+    assert info.get_all("Provides-Extra") is None
+
+
+def test_in_a_fresh_environment_gptcourse_counts_the_124M_model_and_reads_text(
+        students_environment):
+    python, folder = students_environment
+    done = run_python(python, (
+        "import gptcourse\n"
+        "model = gptcourse.build_on_meta(gptcourse.GPT_CONFIG_124M)\n"
+        "print(gptcourse.count_parameters(model), gptcourse.count_tied_parameters(model))\n"
+        "tokenizer = gptcourse.get_tokenizer()\n"
+        "ids = gptcourse.text_to_token_ids('Hello, I am', tokenizer)\n"
+        "print(gptcourse.token_ids_to_text(ids, tokenizer))\n"
+        "print(gptcourse.__file__)\n"), folder)
+    assert done.returncode == 0, done.stderr[-3000:]
+    counts, text, location = done.stdout.splitlines()
+    assert counts == "163009536 124412160"
+    assert text == "Hello, I am"
+    assert location.startswith(os.path.join(folder, "env")), location  # the wheel's copy
+
+
+def test_in_a_fresh_environment_no_module_of_the_grader_imports(students_environment):
+    python, folder = students_environment
+    done = run_python(python, (
+        "import importlib.util\n"
+        "print([importlib.util.find_spec(name) is None for name in "
+        "('grader', 'nbgrader', 'nbformat')])\n"
+        "import grader\n"), folder)
+    assert done.stdout.strip() == "[True, True, True]", done.stdout + done.stderr
+    assert done.returncode == 1
+    assert "ModuleNotFoundError: No module named 'grader'" in done.stderr
