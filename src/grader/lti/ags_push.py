@@ -15,7 +15,8 @@ import os
 from collections.abc import Collection
 
 from ..lms import LmsRefused, LmsRequestFailed, LmsSubmission, LmsUnavailable
-from ..push import PushRow, only_students, plan_rows, table, write_rows
+from ..push import (PushRow, only_students, plan_rows, shared_refusals, shared_rows, table,
+                    write_rows)
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
 from .ags import find_line_item, find_or_create_line_item, post_score, results
@@ -26,6 +27,10 @@ from .settings import LtiSetupError, registration_from
 TITLE = "LTI"
 NO_LTI_ID = ("no LTI user id in the roster (make lti-roster; the platform lists only its "
              "course's learners)")
+
+
+def lti_user_id(person: Person) -> str:
+    return person.lti_user_id
 
 
 def platform_services(settings: Settings, needs: tuple[str, ...]) -> PlatformServices:
@@ -45,7 +50,7 @@ def lti_push(settings: Settings, assignment: str, dry_run: bool = False,
     (of `students` only, when given)."""
     services = platform_services(settings, ("lineitems_url",))
     people, [grades] = read_grades(settings, [assignment])
-    return push_scores(services, only_students(people, students), grades, dry_run)
+    return push_scores(services, only_students(people, students, lti_user_id), grades, dry_run)
 
 
 def push_scores(services: PlatformServices, people: dict[str, Person],
@@ -62,7 +67,7 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
     in_platform = {p.lti_user_id: LmsSubmission(p.lti_user_id, None, ())
                    for p in people.values() if p.lti_user_id}
     in_platform.update(held)
-    rows = plan_rows(people, grades, in_platform, TITLE, lambda p: p.lti_user_id, NO_LTI_ID)
+    rows = plan_rows(people, grades, in_platform, TITLE, lti_user_id, NO_LTI_ID)
     for row in rows:  # a score posted carries both: send both where either differs
         row.send_grade = row.send_comment = row.writes
     lines = [f"{grades.name} -> line item " + (f"{item.url} {item.label!r} (found by {how})"
@@ -74,7 +79,7 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
     if dry_run:
         return lines + table(rows, False, TITLE) + [
             f"dry run: nothing written ({sum(r.writes for r in rows)} score(s) would be "
-            f"posted)"], 0
+            f"posted)"] + shared_refusals(rows, TITLE), 0
     def send(row: PushRow) -> str:
         post_score(services, item, row.lms_user_id, row.grade, grades.max_score, row.comment)
         return "sent score and comment"
@@ -83,10 +88,12 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
     lines += table(rows, True, TITLE)
     sent = sum(r.outcome.startswith("sent") for r in rows)
     failed = sum(r.outcome.startswith(("failed", "not sent")) for r in rows)
-    missing = sum(bool(r.problem) for r in rows)
-    lines.append(f"{sent} score(s) posted, {len(rows) - sent - failed - missing} up to date, "
-                 f"{missing} without an LTI user id, {failed} failed"
+    shared = shared_rows(rows)
+    missing = sum(bool(r.problem) for r in rows) - len(shared)
+    lines.append(f"{sent} score(s) posted, {len(rows) - sent - failed - missing - len(shared)} "
+                 f"up to date, {missing} without an LTI user id, {failed} failed"
                  + (": run the push again to finish them" if failed else ""))
+    lines += shared_refusals(rows, TITLE)
     if refused:
         raise CourseError("\n".join(lines + [refused]))
-    return lines, 1 if failed else 0
+    return lines, 1 if failed or shared else 0

@@ -18,7 +18,7 @@ from ..lms import (GRADE_PUSH_PLATFORM, CanvasConnection, CanvasPush, LmsAssignm
                    connection_from, exported_assignment_id)
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
-from .plan import PushRow, only_students, plan_rows
+from .plan import PushRow, only_students, plan_rows, shared_refusals, shared_rows
 
 Connect = Callable[[CanvasConnection], Any]  # the connection to the course's API client
 
@@ -139,7 +139,8 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
     if dry_run:
         writes = sum(r.writes for r in rows)
         return lines + table(rows, outcome=False) + [
-            f"dry run: nothing written ({writes} student(s) would be written)"], 0
+            f"dry run: nothing written ({writes} student(s) would be written)"] + (
+            shared_refusals(rows, title)), 0
     def send(row: PushRow) -> str:
         api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
                  row.comment if row.send_comment else None)
@@ -150,11 +151,13 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
     lines += table(rows, outcome=True)
     sent = sum(r.outcome.startswith("sent") for r in rows)
     failed = [r for r in rows if r.outcome.startswith(("failed", "not sent"))]
-    missing = [r for r in rows if r.problem]
-    lines.append(f"{sent} student(s) written, {len(rows) - sent - len(failed) - len(missing)} "
-                 f"up to date, {len(missing)} not in {title} or without a user id, "
-                 f"{len(failed)} failed" + (": run the push again to finish them" if failed
-                                            else ""))
+    shared = shared_rows(rows)
+    missing = [r for r in rows if r.problem and r not in shared]
+    lines.append(f"{sent} student(s) written, "
+                 f"{len(rows) - sent - len(failed) - len(missing) - len(shared)} up to date, "
+                 f"{len(missing)} not in {title} or without a user id, {len(failed)} failed"
+                 + (": run the push again to finish them" if failed else ""))
+    lines += shared_refusals(rows, title)
     if refused:
         raise CourseError("\n".join(lines + [refused]))
-    return lines, 1 if failed else 0
+    return lines, 1 if failed or shared else 0
