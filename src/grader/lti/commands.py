@@ -102,10 +102,11 @@ def run_lti_roster(args: argparse.Namespace) -> int:
     for change in changes:
         print(f"{change.student.ljust(width)}  {change.lti_user_id}  {change.outcome}")
     counts = {word: sum(c.outcome.startswith(word) for c in changes)
-              for word in ("added", "updated", "unchanged", "not")}
+              for word in ("added", "updated", "unchanged", "not", "skipped")}
     print(f"{len(members)} learner(s) on the platform: {counts['added']} added, "
           f"{counts['updated']} updated, {counts['unchanged']} unchanged, {counts['not']} "
-          f"not taken; {others} student(s) of the roster the platform does not list, kept"
+          f"not taken" + (f", {counts['skipped']} skipped" if counts["skipped"] else "")
+          + f"; {others} student(s) of the roster the platform does not list, kept"
           + ("; dry run: nothing written" if args.dry_run else ""))
     return 1 if counts["not"] else 0
 

@@ -35,7 +35,7 @@ from nbgrader.api import Gradebook
 
 from ..files import csv_text, write_atomically
 from ..lms import GradebookCsv, Platform, gradebooks
-from ..safe_text import one_line, student_id_problem
+from ..safe_text import FORMULA_STARTS, one_line, student_id_problem
 from ..settings import CourseError, Settings
 
 COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id", "sis_user_id",
@@ -43,6 +43,24 @@ COLUMNS = ["id", "first_name", "last_name", "email", "section", "lms_user_id", "
 PERSON_FIELDS = COLUMNS[:5]  # the roster's columns in the exports
 USER_ID_COLUMNS = ("lms_user_id", "sis_user_id", "lti_user_id")  # one student's each
 SHARED_ID = "one LMS user, two students: their grades would overwrite each other"
+QUOTE = "'"  # before a cell's text, a spreadsheet shows the text and runs no formula
+
+
+def roster_cell(value: str) -> str:
+    """`value` as a cell of roster.csv that no spreadsheet runs as a formula: '=1+2' is
+    written "'=1+2"; `roster_value` reads back exactly `value`."""
+    if value[:1] in FORMULA_STARTS or (value[:1] == QUOTE
+                                       and value[1:2] in (*FORMULA_STARTS, QUOTE)):
+        return QUOTE + value
+    return value
+
+
+def roster_value(cell: str) -> str:
+    """What the cell `cell` of a roster holds: `roster_cell` undone (and a spreadsheet's
+    own quote before a formula's text)."""
+    if cell[:1] == QUOTE and cell[1:2] in (*FORMULA_STARTS, QUOTE):
+        return cell[1:]
+    return cell
 
 
 @dataclass
@@ -106,9 +124,10 @@ def parse_roster(path: str, notes: list[str] | None = None) -> list[Person]:
                 line = reader.line_num
                 if None in row:
                     raise CourseError(f"{path}, line {line}: more cells than columns")
-                student = (row.get("id") or "").strip()
+                student = roster_value((row.get("id") or "").strip())
                 check_new_id(path, line, student, seen)
-                people.append(Person(student, **{k: one_line(row.get(k) or "").strip()
+                people.append(Person(student, **{k: roster_value(one_line(row.get(k) or "")
+                                                                 .strip())
                                                  for k in COLUMNS[1:]}))
                 check_new_user_ids(path, line, people[-1], users)
     except OSError as error:
@@ -231,7 +250,8 @@ def import_roster(settings: Settings, source: str, notes: list[str] | None = Non
 
 
 def write_roster(settings: Settings, people: list[Person]) -> str:
-    """course-data/roster.csv holding `people`, sorted by id; returns its path."""
-    rows = [COLUMNS] + [[getattr(p, c) for c in COLUMNS] for p in sorted(people,
-                                                                         key=lambda p: p.id)]
+    """course-data/roster.csv holding `people`, sorted by id, each cell safe to open in a
+    spreadsheet (`roster_cell`); returns its path."""
+    rows = [COLUMNS] + [[roster_cell(getattr(p, c)) for c in COLUMNS]
+                        for p in sorted(people, key=lambda p: p.id)]
     return write_atomically(roster_path(settings), csv_text(rows))
