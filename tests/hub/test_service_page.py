@@ -8,8 +8,9 @@ home and asks again; the service grades it and the page shows each check by its
 visibility (the hidden check as a hint, no points before the due date) and the
 checks left. Another student's page is refused to a student and shown to a
 member of the instructors' group. A folder where the notebook should be, or a hub
-user with no account on the machine, gets a line saying so, nothing spent. The page
-passes axe-core's WCAG 2.1 A and AA.
+user with no account on the machine, gets a line saying so, nothing spent. A hidden
+check's hint never shows what the student's code raised about a hidden input.
+The page passes axe-core's WCAG 2.1 A and AA.
 """
 
 import json
@@ -250,3 +251,31 @@ def test_a_hub_user_whose_account_is_gone_is_told_so_and_nothing_is_spent(hub_wi
     assert course_store(load(hub_with_page["course"]).data).jobs(gone) == []
     page.context.close()
 
+def test_a_hidden_check_does_not_show_the_hidden_input_the_students_code_raised(hub_with_page,
+                                                                                 browser):
+    """The red team's double: right on the visible test's 2, and for any other input it
+    raises an error naming that input, to read the hidden tests' inputs off the page."""
+    from playwright.sync_api import expect
+
+    save_notebook(hub_with_page, ALICE, correct(released(hub_with_page["course"]), double_answer=(
+        "def double(x):\n    if x != 2:\n        raise ValueError(f'HIDDEN INPUT WAS {x}')\n"
+        "    return 2 * x\n")))
+    page = page_of(browser, hub_with_page, ALICE)
+    page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})").click()
+    expect(page.locator("[role=status]")).to_contain_text("is queued for its checks")
+    store = course_store(load(hub_with_page["course"]).data)
+    newest = max(store.jobs(ALICE), key=lambda job: job.id)
+    wait_for("the service grades the check",
+             lambda: store.job(newest.id).state == JobState.GRADED, GRADED_SECONDS)
+    [hidden] = [c for c in store.job(newest.id).checks if c.grade_id == "double_hidden"]
+    assert hidden.message.startswith("ValueError: in double: HIDDEN INPUT WAS ")  # as graded
+    page.reload()
+    first = page.locator("h3").first.locator("xpath=following-sibling::table[1]")
+    cells = [[cell.inner_text() for cell in row.locator("td").all()]
+             for row in first.locator("tbody tr").all()]
+    assert cells[:2] == [
+        ["double_visible", "passed", "", ""],
+        ["double_hidden", "failed", "", "double raised ValueError on an input of the hidden "
+                                        "tests; what it said is shown after the due date"]]
+    assert "HIDDEN INPUT" not in page.content()
+    page.context.close()
