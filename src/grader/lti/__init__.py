@@ -13,6 +13,10 @@
 - ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost.
 - ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
   into the platform's gradebook, or a dry run.
+- ``hub_login.py``: `CourseLti13Authenticator`, the hub's LTI 1.3 login
+  (deploy/jupyterhub_lti13.py): the course's deployments only, the user name's claim
+  required, one platform identity per hub user. Imported by the hub, not here (it
+  imports JupyterHub).
 - ``commands.py``: lti-keys, lti-roster, lti-push (and rehearse-lti's options), added to
   ``python -m grader`` by cli.py.
 """

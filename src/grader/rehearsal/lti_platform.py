@@ -141,9 +141,11 @@ class LtiPlatform:
                 "client_id": CLIENT_ID, "lti_deployment_id": DEPLOYMENT_ID}
 
     def id_token(self, user_id: str, nonce: str, private_pem: str | None = None,
-                 kid: str | None = None, expires_in: int = 300) -> str:
-        """The signed id_token of `user_id`'s launch (with another key or kid, or already
-        expired with a negative `expires_in`, for the tests of what a tool refuses)."""
+                 kid: str | None = None, expires_in: int = 300,
+                 deployment_id: str = DEPLOYMENT_ID) -> str:
+        """The signed id_token of `user_id`'s launch (with another key or kid, already
+        expired with a negative `expires_in`, or from another deployment of the tool, for
+        the tests of what a tool refuses)."""
         member = next((m for m in self.members if m["user_id"] == user_id), {})
         now = int(time.time())
         claims = {
@@ -152,7 +154,7 @@ class LtiPlatform:
             "name": member.get("name", ""), "given_name": member.get("given_name", ""),
             "family_name": member.get("family_name", ""), "email": member.get("email", ""),
             LTI + "message_type": "LtiResourceLinkRequest", LTI + "version": "1.3.0",
-            LTI + "deployment_id": DEPLOYMENT_ID,
+            LTI + "deployment_id": deployment_id,
             LTI + "target_link_uri": self.registration.get_launch_url(),
             LTI + "resource_link": {"id": "resource-1", "title": "The course"},
             LTI + "roles": member.get("roles", [LEARNER]),
