@@ -11,6 +11,8 @@
 - ``nrps.py``: the course's learners (`Member`).
 - ``launch.py``: `ToolLaunch`, the OIDC login and the launch's id_token checked by pylti1p3.
 - ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost.
+- ``line_items.py``: the line item each assignment's scores went to and whose they were,
+  so that one deleted on the platform is made again with every grade.
 - ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
   into the platform's gradebook, or a dry run.
 - ``hub_login.py``: `CourseLti13Authenticator`, the hub's LTI 1.3 login

@@ -20,7 +20,8 @@ client id and whose aud is the token URL.
 
 `fail_once` makes the next matching request answer an error (503: a retry
 must follow); `record_wrongly` records one student's scores off by some
-points, so that a rehearsal can be seen to catch a difference.
+points, so that a rehearsal can be seen to catch a difference;
+`delete_line_item` deletes a column as an instructor can in the platform.
 """
 
 import html
@@ -124,6 +125,13 @@ class LtiPlatform:
 
     def record_wrongly(self, user_id: str, points: float) -> None:
         self.wrongly[user_id] = points
+
+    def delete_line_item(self, number: int) -> None:
+        """Line item `number` and its scores deleted, as an instructor deletes a column of
+        the platform's gradebook."""
+        with self.lock:
+            del self.line_items[number]
+            self.scores.pop(number, None)
 
     def start(self) -> "LtiPlatform":
         self.thread.start()
