@@ -82,7 +82,8 @@ def read_instant(text: str) -> tuple[datetime, bool]:
     words = parser.parserinfo()
     for word in WORD.findall(rest):
         if (word.upper() in UTC_NAMES or words.month(word) is not None or words.jump(word)
-                or words.weekday(word) is not None or words.ampm(word) is not None):
+                or words.weekday(word) is not None or words.ampm(word) is not None
+                or words.hms(word) is not None):
             continue
         if word.isupper():
             raise ValueError(f"{word!r} is a time-zone abbreviation, which stands for "

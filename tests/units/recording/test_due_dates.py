@@ -19,6 +19,8 @@ ZONE_FORMS = "an offset such as +01:00, UTC, or an IANA zone name such as Europe
     ("2026-12-01 17:00:00 UTC", datetime.datetime(2026, 12, 1, 17)),
     ("2026-12-01 17:00 GMT", datetime.datetime(2026, 12, 1, 17)),
     ("2026-12-01T17:00:00Z", datetime.datetime(2026, 12, 1, 17)),
+    ("Tuesday, 1 Dec 2026, 5:30 pm UTC", datetime.datetime(2026, 12, 1, 17, 30)),
+    ("2026-12-01 17h30 UTC", datetime.datetime(2026, 12, 1, 17, 30)),
     ("2026-12-01 17:00", datetime.datetime(2026, 12, 1, 17)),  # no zone: UTC, as nbgrader reads it
     ("2026-12-01 17:00 -08:00", datetime.datetime(2026, 12, 2, 1)),
     ("2026-12-01 17:00 Europe/Berlin", datetime.datetime(2026, 12, 1, 16)),  # winter, +01:00
