@@ -193,8 +193,9 @@ benchmark: setup
 # nbgrader (solution regions become stubs, hidden tests are removed). Run it after
 # editing a notebook in solutions/; a test fails while exercises/ is out of date,
 # and grading refuses until it is run. DUEDATE="2026-12-01 17:00:00 UTC" records
-# the due date in the gradebook (DUEDATE=none removes it); late submissions get
-# the penalty set in nbgrader_config.py.
+# the due date in the gradebook (DUEDATE=none removes it); the zone is UTC, an offset
+# (+01:00) or an IANA name (Europe/Berlin), never an abbreviation such as PST; late
+# submissions get the penalty set in nbgrader_config.py.
 #
 # The grading loop, with nbgrader's own commands (README, "Grading homework"):
 # release-to-exchange -> students fetch and submit -> collect -> autograde ->

@@ -1,8 +1,10 @@
 """Students log into the course's hub from the LMS by LTI 1.3: a real JupyterHub configured
-by deploy/jupyterhub_lti13.py (jupyterhub-ltiauthenticator), the platform of `make
-rehearse-lti` on 127.0.0.1. A launch signed by the platform logs the student in under the
-username its custom field carries; a launch signed with a key the platform does not publish,
-or one that has expired, logs nobody in."""
+by deploy/jupyterhub_lti13.py (jupyterhub-ltiauthenticator, grader/lti/hub_login.py), the
+platform of `make rehearse-lti` on 127.0.0.1. A launch signed by the platform logs the
+student in under the username its custom field carries; a launch signed with a key the
+platform does not publish, one that has expired, one from another course's deployment of the
+tool, one without the custom field (whose sub names another hub user) and one of a second
+platform user with a student's user name log nobody in."""
 
 import os
 import secrets
@@ -41,9 +43,12 @@ def hub(tmp_path_factory):
     port, token = free_port(), secrets.token_hex(16)
     platform.register_tool(f"http://127.0.0.1:{port}/hub/lti13/oauth_callback", {"keys": []})
     for sub, given, name in (("lti-ada", "Ada", "ada"), ("lti-eve", "Eve", "eve"),
-                             ("lti-lou", "Lou", "lou")):
+                             ("lti-lou", "Lou", "lou"), ("lti-kim", "Kim", "kim"),
+                             ("lti-ada-2", "Ada", "ADA")):
         platform.add_member(sub, given, "Student", f"{name}@example.edu",
                             custom={"course_id": name})
+    # a learner the tool is given no course id for, whose platform user id is a student's name
+    platform.add_member("ada", "Anonymous", "Learner", "anon@example.edu")
     course = base / "course"
     course.mkdir()
     (course / "nbgrader_config.py").write_text("c = get_config()\n" + "".join(
@@ -131,3 +136,38 @@ def test_an_expired_launch_logs_nobody_in(hub):
                        lambda nonce: platform.id_token("lti-lou", nonce, expires_in=-3600))
     assert answer.status_code == 400 and "Signature has expired" in answer.text
     assert hub_user(hub_url, token, "lou") is None
+
+
+def logged_in(hub_url, browser):
+    """Whether the browser's cookies log it into the hub."""
+    return browser.get(hub_url + "/hub/home", allow_redirects=False).status_code == 200
+
+
+def test_a_launch_from_another_courses_deployment_logs_nobody_in(hub):
+    hub_url, platform, token, log = hub
+    answer, browser = launch(hub_url, platform, "lti-kim", lambda nonce: platform.id_token(
+        "lti-kim", nonce, deployment_id="another-course-deployment"))
+    assert answer.status_code == 400, answer.text + log.read_text()[-3000:]
+    assert "the launch comes from deployment" in answer.text
+    assert "which is not this course" in answer.text
+    assert not logged_in(hub_url, browser) and hub_user(hub_url, token, "kim") is None
+
+
+def test_a_launch_without_the_custom_field_is_not_logged_in_as_the_user_its_sub_names(hub):
+    hub_url, platform, token, log = hub
+    assert launch(hub_url, platform, "lti-ada")[0].status_code == 302  # ada's own launch
+    answer, browser = launch(hub_url, platform, "ada")  # sub 'ada', no course_id
+    assert answer.status_code == 400, answer.text + log.read_text()[-3000:]
+    assert "the launch carries no course_id" in answer.text
+    assert not logged_in(hub_url, browser)
+
+
+def test_a_second_platform_user_with_a_students_user_name_logs_nobody_in(hub):
+    hub_url, platform, token, log = hub
+    assert launch(hub_url, platform, "lti-ada")[0].status_code == 302
+    answer, browser = launch(hub_url, platform, "lti-ada-2")  # course_id ADA: the hub's ada
+    assert answer.status_code == 400, answer.text + log.read_text()[-3000:]
+    assert "belongs to another user of the platform" in answer.text
+    assert not logged_in(hub_url, browser)
+    again, browser = launch(hub_url, platform, "lti-ada")  # ada herself still logs in
+    assert again.status_code == 302 and logged_in(hub_url, browser)

@@ -7,7 +7,10 @@ check before saving a notebook (refused, costing nothing), saves one in their
 home and asks again; the service grades it and the page shows each check by its
 visibility (the hidden check as a hint, no points before the due date) and the
 checks left. Another student's page is refused to a student and shown to a
-member of the instructors' group. The page passes axe-core's WCAG 2.1 A and AA.
+member of the instructors' group. A folder where the notebook should be, or a hub
+user with no account on the machine, gets a line saying so, nothing spent. A hidden
+check's hint never shows what the student's code raised about a hidden input.
+The page passes axe-core's WCAG 2.1 A and AA.
 """
 
 import json
@@ -208,4 +211,71 @@ def test_a_student_sees_only_their_own_page_and_an_instructor_sees_any(hub_with_
     expect(page.locator("h1")).to_have_text(f"Checks of {ALICE}'s notebooks")
     expect(page.get_by_text("Hand-in 1,")).to_be_visible()
     assert page.get_by_role("button").count() == 0  # nobody checks a notebook for another
+    page.context.close()
+
+
+def test_a_folder_in_place_of_the_notebook_is_named_and_costs_nothing(hub_with_page, browser):
+    from playwright.sync_api import expect
+
+    entry = hub_with_page["accounts"][BOB]
+    folder = os.path.join(entry.pw_dir, ASSIGNMENT, f"{NOTEBOOK}.ipynb")
+    os.makedirs(folder, exist_ok=True)
+    for owned in (os.path.dirname(folder), folder):
+        os.chown(owned, entry.pw_uid, entry.pw_gid)
+    page = page_of(browser, hub_with_page, BOB)
+    page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})").click()
+    expect(page.locator("[role=status]")).to_have_text(
+        f"not checked: ~/{ASSIGNMENT}/{NOTEBOOK}.ipynb is a folder, not a notebook file; it "
+        "costs no check")
+    expect(page.get_by_text("5 of 5 checks left per hour")).to_be_visible()
+    assert course_store(load(hub_with_page["course"]).data).jobs(BOB) == []
+    page.context.close()
+
+
+def test_a_hub_user_whose_account_is_gone_is_told_so_and_nothing_is_spent(hub_with_page,
+                                                                           browser):
+    """A hub user without an account on the machine (one the LTI login made, or a student
+    whose account was removed): logged in, then the account removed."""
+    from playwright.sync_api import expect
+
+    gone = f"gptc-gone{os.getpid() % 100000}"  # this run's own account, removed below
+    ensure_account(gone, "gptcourse-students")
+    try:
+        page = page_of(browser, hub_with_page, gone)
+    finally:
+        subprocess.run(["userdel", "--remove", gone], check=True, capture_output=True)
+    page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})").click()
+    expect(page.locator("[role=status]")).to_have_text(
+        f"not checked: your hub account, {gone}, has no account on this machine, so no home "
+        "folder to read a saved notebook from (ask your instructor); it costs no check")
+    assert course_store(load(hub_with_page["course"]).data).jobs(gone) == []
+    page.context.close()
+
+def test_a_hidden_check_does_not_show_the_hidden_input_the_students_code_raised(hub_with_page,
+                                                                                 browser):
+    """The red team's double: right on the visible test's 2, and for any other input it
+    raises an error naming that input, to read the hidden tests' inputs off the page."""
+    from playwright.sync_api import expect
+
+    save_notebook(hub_with_page, ALICE, correct(released(hub_with_page["course"]), double_answer=(
+        "def double(x):\n    if x != 2:\n        raise ValueError(f'HIDDEN INPUT WAS {x}')\n"
+        "    return 2 * x\n")))
+    page = page_of(browser, hub_with_page, ALICE)
+    page.get_by_role("button", name=f"Check my notebook ({ASSIGNMENT})").click()
+    expect(page.locator("[role=status]")).to_contain_text("is queued for its checks")
+    store = course_store(load(hub_with_page["course"]).data)
+    newest = max(store.jobs(ALICE), key=lambda job: job.id)
+    wait_for("the service grades the check",
+             lambda: store.job(newest.id).state == JobState.GRADED, GRADED_SECONDS)
+    [hidden] = [c for c in store.job(newest.id).checks if c.grade_id == "double_hidden"]
+    assert hidden.message.startswith("ValueError: in double: HIDDEN INPUT WAS ")  # as graded
+    page.reload()
+    first = page.locator("h3").first.locator("xpath=following-sibling::table[1]")
+    cells = [[cell.inner_text() for cell in row.locator("td").all()]
+             for row in first.locator("tbody tr").all()]
+    assert cells[:2] == [
+        ["double_visible", "passed", "", ""],
+        ["double_hidden", "failed", "", "double raised ValueError on an input of the hidden "
+                                        "tests; what it said is shown after the due date"]]
+    assert "HIDDEN INPUT" not in page.content()
     page.context.close()

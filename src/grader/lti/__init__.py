@@ -13,8 +13,14 @@
 - ``launch.py``: `ToolLaunch`, the OIDC login and the launch's id_token checked by pylti1p3.
 - ``roster_sync.py``: the learners into the course's roster, nothing the instructor wrote lost;
   what became of each (`RosterChange`, its `RosterOutcome`).
+- ``line_items.py``: the line item each assignment's scores went to and whose they were,
+  so that one deleted on the platform is made again with every grade.
 - ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
   into the platform's gradebook, or a dry run.
+- ``hub_login.py``: `CourseLti13Authenticator`, the hub's LTI 1.3 login
+  (deploy/jupyterhub_lti13.py): the course's deployments only, the user name's claim
+  required, one platform identity per hub user. Imported by the hub, not here (it
+  imports JupyterHub).
 - ``commands.py``: lti-keys, lti-roster, lti-push (and rehearse-lti's options), added to
   ``python -m grader`` by cli.py.
 """

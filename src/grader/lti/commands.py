@@ -105,8 +105,10 @@ def run_lti_roster(args: argparse.Namespace) -> int:
     counts = collections.Counter(change.outcome for change in changes)
     print(f"{len(members)} learner(s) on the platform: {counts[RosterOutcome.ADDED]} added, "
           f"{counts[RosterOutcome.UPDATED]} updated, {counts[RosterOutcome.UNCHANGED]} "
-          f"unchanged, {counts[RosterOutcome.NOT_TAKEN]} not taken; {others} student(s) of the "
-          f"roster the platform does not list, kept"
+          f"unchanged, {counts[RosterOutcome.NOT_TAKEN]} not taken"
+          + (f", {counts[RosterOutcome.SKIPPED]} skipped" if counts[RosterOutcome.SKIPPED]
+             else "")
+          + f"; {others} student(s) of the roster the platform does not list, kept"
           + ("; dry run: nothing written" if args.dry_run else ""))
     return 1 if counts[RosterOutcome.NOT_TAKEN] else 0
 

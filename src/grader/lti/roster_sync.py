@@ -7,11 +7,14 @@ their LTI user id and, where the roster has none, the platform's name and
 e-mail address; what the roster already holds is never overwritten. A learner
 the roster lacks is added under the part of their e-mail address before the
 ``@`` (their login at most institutions), or listed, not added, where that is
-no id or another student's. Students of the roster the platform does not list
+no id or another student's. An e-mail address two learners of the platform give
+names neither: each is skipped, and reported, unless their LTI user id (or
+institution's id) finds them. Students of the roster the platform does not list
 are kept, and counted.
 """
 
 import enum
+from collections import Counter
 from dataclasses import dataclass, replace
 
 from nbgrader.api import Gradebook
@@ -29,6 +32,7 @@ class RosterOutcome(enum.Enum):
     UPDATED = "updated"  # a student found, who got the fields `RosterChange.detail` names
     UNCHANGED = "unchanged"  # a student found, who had everything already
     NOT_TAKEN = "not taken"  # neither added nor updated; `RosterChange.detail` says why
+    SKIPPED = "skipped"  # an e-mail address another learner gives too; `detail` says so
 
 
 @dataclass(frozen=True)
@@ -38,20 +42,22 @@ class RosterChange:
     student: str  # the course's id ('-' where none could be given)
     lti_user_id: str
     outcome: RosterOutcome
-    detail: str = ""  # the fields filled (UPDATED), or why not (NOT_TAKEN)
+    detail: str = ""  # the fields filled (UPDATED), or why not (NOT_TAKEN, SKIPPED)
 
     def outcome_text(self) -> str:
         """What happened, as `lti-roster` prints it."""
         if self.outcome is RosterOutcome.UPDATED:
             return f"updated: {self.detail}"
-        if self.outcome is RosterOutcome.NOT_TAKEN:
+        if self.outcome in (RosterOutcome.NOT_TAKEN, RosterOutcome.SKIPPED):
             return self.detail
         return self.outcome.value
 
 
-def matching_student(people: dict[str, Person], member: Member) -> Person | None:
+def matching_student(people: dict[str, Person], member: Member, by_email: bool = True
+                     ) -> Person | None:
     for same in (lambda p: p.lti_user_id == member.user_id,
-                 lambda p: bool(member.email) and p.email.lower() == member.email.lower(),
+                 lambda p: by_email and bool(member.email)
+                 and p.email.lower() == member.email.lower(),
                  lambda p: bool(member.sourcedid) and p.sis_user_id == member.sourcedid):
         found = [p for p in people.values() if same(p)]
         if len(found) == 1:
@@ -92,8 +98,18 @@ def sync_roster(settings: Settings, members: list[Member], dry_run: bool = False
                                                  student.last_name or "", student.email or "",
                                                  lms_user_id=student.lms_user_id or ""))
     changes, written, listed = [], [], set()
+    addresses = Counter(m.email.lower() for m in members if m.email)
     for member in members:
-        person = matching_student(people, member)
+        shared = addresses[member.email.lower()] > 1
+        person = matching_student(people, member, by_email=not shared)
+        if person is None and shared:
+            others = ", ".join(m.user_id for m in members if m.user_id != member.user_id
+                               and m.email.lower() == member.email.lower())
+            changes.append(RosterChange("-", member.user_id, RosterOutcome.SKIPPED, (
+                f"skipped: another learner of the platform ({others}) has the same e-mail "
+                f"address ({one_line(member.email)}), which so names neither; give the "
+                f"roster's student their lti_user_id if it is them")))
+            continue
         if person is None:
             student, why = new_student_id(member, people)
             if not student:

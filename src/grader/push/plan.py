@@ -6,12 +6,16 @@ extension; 0 when nothing was handed in), so the LMS and the export never
 disagree. The comment is the feedback's summary as text: the score, what the
 due date and any extension came to, and the points of each notebook and check.
 A grade equal to the LMS's is not sent again, nor a comment the submission
-already has, so a second push with nothing changed writes nothing. What the push
-did with each row is a `PushOutcome`, counted in `PushCounts`; both become words
-only in the push's report.
+already has, so a second push with nothing changed writes nothing. Nothing is
+sent to an LMS user id that two students hold (a roster or gradebook gone
+wrong): one would overwrite the other's grade; both are listed, and the push
+fails until the roster is corrected. What the push did with each row is a
+`PushOutcome`, counted in `PushCounts`; both become words only in the push's
+report.
 """
 
 import enum
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
@@ -67,16 +71,19 @@ class PushCounts:
     up_to_date: int  # nothing to write
     missing: int  # a problem: not in the LMS's course, or no user id
     failed: int  # failed, or not sent once the LMS refused the push
+    shared: int  # holding a user id another student holds too: nothing sent to it
 
     @classmethod
     def of(cls, rows: Iterable[PushRow]) -> "PushCounts":
         rows = list(rows)
         outcomes = [row.outcome for row in rows if not row.problem]
+        shared = len(shared_rows(rows))
         return cls(sent=outcomes.count(PushOutcome.SENT),
                    up_to_date=outcomes.count(PushOutcome.UP_TO_DATE),
-                   missing=len(rows) - len(outcomes),
+                   missing=len(rows) - len(outcomes) - shared,
                    failed=outcomes.count(PushOutcome.FAILED) + outcomes.count(
-                       PushOutcome.NOT_SENT))
+                       PushOutcome.NOT_SENT),
+                   shared=shared)
 
 
 def feedback_comment(grades: AssignmentGrades, student: str) -> str:
@@ -97,23 +104,57 @@ def feedback_comment(grades: AssignmentGrades, student: str) -> str:
     return "\n".join(lines)
 
 
-def only_students(people: dict[str, Person], students: Collection[str] | None
-                  ) -> dict[str, Person]:
+UserIdOf = Callable[[Person], str]  # a student's user id in the LMS pushed to
+
+
+def lms_user_id(person: Person) -> str:
+    return person.lms_user_id
+
+
+def shared_user_ids(people: dict[str, Person], user_id_of: UserIdOf = lms_user_id
+                    ) -> dict[str, list[str]]:
+    """{user id: the students holding it} of each user id more than one student holds."""
+    holders: dict[str, list[str]] = {}
+    for student in sorted(people):
+        if user_id_of(people[student]):
+            holders.setdefault(user_id_of(people[student]), []).append(student)
+    return {user_id: students for user_id, students in holders.items() if len(students) > 1}
+
+
+def only_students(people: dict[str, Person], students: Collection[str] | None,
+                  user_id_of: UserIdOf = lms_user_id) -> dict[str, Person]:
     """`people`, or those of them named in `students` (a push of some students' final
-    grades) when it is given."""
+    grades) when it is given, with every student who holds the same user id as one of them
+    (so that the push sees that it cannot send to it)."""
     if students is None:
         return people
-    return {student: person for student, person in people.items() if student in students}
+    wanted = {user_id_of(people[s]) for s in students if s in people} - {""}
+    return {student: person for student, person in people.items()
+            if student in students or user_id_of(person) in wanted}
+
+
+def shared_rows(rows: list["PushRow"]) -> list["PushRow"]:
+    """The rows whose user id another row carries too: nothing is sent to them."""
+    counts = Counter(row.lms_user_id for row in rows if row.lms_user_id)
+    return [row for row in rows if counts[row.lms_user_id] > 1]
+
+
+def shared_refusals(rows: list["PushRow"], lms_title: str) -> list[str]:
+    """A line per user id that rows of more than one student carry."""
+    shared = shared_rows(rows)
+    return [f"refused: {' and '.join(r.student for r in shared if r.lms_user_id == user_id)} "
+            f"share {lms_title} user id {user_id}; nothing was sent to it"
+            for user_id in dict.fromkeys(r.lms_user_id for r in shared)]
 
 
 def plan_rows(people: dict[str, Person], grades: AssignmentGrades,
               in_lms: dict[str, LmsSubmission], lms_title: str,
-              user_id_of: Callable[[Person], str] = lambda p: p.lms_user_id,
-              no_user_id: str = "") -> list[PushRow]:
+              user_id_of: UserIdOf = lms_user_id, no_user_id: str = "") -> list[PushRow]:
     """A row for every student of the roster and gradebook, sorted by name as the export
     lists them, with what the LMS (`lms_title`; its submissions `in_lms`, by the user id
     `user_id_of` a person, by default their lms_user_id) lacks marked to send; `no_user_id`
-    says how a student without one gets it."""
+    says how a student without one gets it; a user id two students hold gets nothing."""
+    shared = shared_user_ids(people, user_id_of)
     rows = []
     for student in sorted(people, key=lambda s: (people[s].name.lower(), s)):
         user_id = user_id_of(people[student])
@@ -123,6 +164,10 @@ def plan_rows(people: dict[str, Person], grades: AssignmentGrades,
         if not user_id:
             row.problem = no_user_id or (f"no {lms_title} user id in the roster (make roster "
                                          f"from {lms_title}'s gradebook export)")
+        elif user_id in shared:
+            others = ", ".join(s for s in shared[user_id] if s != student)
+            row.problem = (f"shares {lms_title} user id {user_id} with {others}: one LMS user, "
+                           f"two students; correct the roster, then push again")
         elif held is None:
             row.problem = f"not in the {lms_title} course"
         else:

@@ -17,7 +17,8 @@ from ..lms import (GRADE_PUSH_PLATFORM, CanvasConnection, CanvasPush, LmsAssignm
                    connection_from, exported_assignment_id)
 from ..reports import AssignmentGrades, Person, number, read_grades
 from ..settings import CourseError, Settings
-from .plan import PushCounts, PushOutcome, PushRow, only_students, plan_rows
+from .plan import (PushCounts, PushOutcome, PushRow, only_students, plan_rows,
+                   shared_refusals)
 
 Connect = Callable[[CanvasConnection], LmsCourseApi]  # the connection to the course's API
 
@@ -140,7 +141,8 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
     if dry_run:
         writes = sum(r.writes for r in rows)
         return lines + table(rows, outcome=False) + [
-            f"dry run: nothing written ({writes} student(s) would be written)"], 0
+            f"dry run: nothing written ({writes} student(s) would be written)"] + (
+            shared_refusals(rows, title)), 0
     def send(row: PushRow) -> str:
         api.send(target.id, row.lms_user_id, number(row.grade) if row.send_grade else None,
                  row.comment if row.send_comment else None)
@@ -153,6 +155,7 @@ def push_assignment(connection: CanvasConnection, people: dict[str, Person],
     lines.append(f"{counts.sent} student(s) written, {counts.up_to_date} up to date, "
                  f"{counts.missing} not in {title} or without a user id, {counts.failed} failed"
                  + (": run the push again to finish them" if counts.failed else ""))
+    lines += shared_refusals(rows, title)
     if refused:
         raise CourseError("\n".join(lines + [refused]))
-    return lines, 1 if counts.failed else 0
+    return lines, 1 if counts.failed or counts.shared else 0

@@ -8,7 +8,8 @@ it names students and their accommodations) has one row per extension:
     bob,parameters,,2026-12-04 17:00 UTC,accommodation
 
 Either extra_hours (hours after the class's due date) or new_due (a date and
-time with its time zone: UTC or an offset such as +01:00) is given, never both;
+time with its time zone: UTC, an offset such as +01:00 or an IANA zone name such
+as Europe/Berlin, read as a due date is, due_dates.py) is given, never both;
 note is for the instructor and is not stored. Every row is checked first: an
 unknown student or assignment, an assignment without a due date, both or neither
 of extra_hours/new_due, a number that is not a positive number of hours, a date
@@ -31,14 +32,13 @@ import io
 import math
 import os
 import re
-import warnings
 from dataclasses import dataclass
 
-from dateutil import parser, tz
 from nbgrader.api import Gradebook, Student, SubmittedAssignment, SubmittedNotebook
 
 from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
+from .due_dates import ZONE_FORMS, instant_problem, read_instant
 from .late_penalties import assign_late_penalties
 
 EXTENSIONS_FILE = "extensions.csv"
@@ -86,20 +86,14 @@ def parse_new_due(text: str) -> datetime.datetime:
     ambiguous = ambiguous_date(text)
     if ambiguous:
         raise ValueError(f"new_due {text!r} is ambiguous: {ambiguous}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an unknown zone name: reported below
-        try:
-            when = parser.parse(text)
-        except (ValueError, OverflowError):
-            raise ValueError(f"new_due {text!r} is not a date and time; write e.g. "
-                             f"\"2026-12-04 17:00 UTC\"") from None
-    if when.tzinfo is None:
-        raise ValueError(f"new_due {text!r} has no time zone: add UTC or an offset such as "
-                         f"+01:00")
     try:
-        return when.astimezone(tz.UTC).replace(tzinfo=None)
-    except (ValueError, OverflowError):  # beyond the last year a date can hold
-        raise ValueError(f"new_due {text!r} is not a date nbgrader can store") from None
+        when, zoned = read_instant(text)
+    except ValueError as error:
+        raise ValueError(instant_problem("new_due", text, str(error),
+                                         "2026-12-04 17:00 UTC")) from None
+    if not zoned:
+        raise ValueError(f"new_due {text!r} has no time zone: add {ZONE_FORMS}")
+    return when
 
 
 def parse_extensions(text: str, source: str, students: set[str],

@@ -20,7 +20,8 @@ client id and whose aud is the token URL.
 
 `fail_once` makes the next matching request answer an error (503: a retry
 must follow); `record_wrongly` records one student's scores off by some
-points, so that a rehearsal can be seen to catch a difference.
+points, so that a rehearsal can be seen to catch a difference;
+`delete_line_item` deletes a column as an instructor can in the platform.
 """
 
 import html
@@ -125,6 +126,13 @@ class LtiPlatform:
     def record_wrongly(self, user_id: str, points: float) -> None:
         self.wrongly[user_id] = points
 
+    def delete_line_item(self, number: int) -> None:
+        """Line item `number` and its scores deleted, as an instructor deletes a column of
+        the platform's gradebook."""
+        with self.lock:
+            del self.line_items[number]
+            self.scores.pop(number, None)
+
     def start(self) -> "LtiPlatform":
         self.thread.start()
         return self
@@ -141,9 +149,11 @@ class LtiPlatform:
                 "client_id": CLIENT_ID, "lti_deployment_id": DEPLOYMENT_ID}
 
     def id_token(self, user_id: str, nonce: str, private_pem: str | None = None,
-                 kid: str | None = None, expires_in: int = 300) -> str:
-        """The signed id_token of `user_id`'s launch (with another key or kid, or already
-        expired with a negative `expires_in`, for the tests of what a tool refuses)."""
+                 kid: str | None = None, expires_in: int = 300,
+                 deployment_id: str = DEPLOYMENT_ID) -> str:
+        """The signed id_token of `user_id`'s launch (with another key or kid, already
+        expired with a negative `expires_in`, or from another deployment of the tool, for
+        the tests of what a tool refuses)."""
         member = next((m for m in self.members if m["user_id"] == user_id), {})
         now = int(time.time())
         claims = {
@@ -152,7 +162,7 @@ class LtiPlatform:
             "name": member.get("name", ""), "given_name": member.get("given_name", ""),
             "family_name": member.get("family_name", ""), "email": member.get("email", ""),
             LTI + "message_type": "LtiResourceLinkRequest", LTI + "version": "1.3.0",
-            LTI + "deployment_id": DEPLOYMENT_ID,
+            LTI + "deployment_id": deployment_id,
             LTI + "target_link_uri": self.registration.get_launch_url(),
             LTI + "resource_link": {"id": "resource-1", "title": "The course"},
             LTI + "roles": member.get("roles", [LEARNER]),

@@ -39,25 +39,48 @@ margin-top:2rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;
 padding:.4rem .9rem}"""
 
 
-def saved_notebooks(user: str, assignment: str, notebooks: list[str]) -> dict[str, bytes]:
-    """The student's saved notebooks of `assignment` from their home folder: only regular
-    files they own, inside their home, no link followed, at most a notebook's size."""
-    home = os.path.realpath(pwd.getpwnam(user).pw_dir)
-    uid = pwd.getpwnam(user).pw_uid
-    found = {}
+def saved_notebooks(user: str, assignment: str, notebooks: list[str]
+                    ) -> tuple[dict[str, bytes], list[str]]:
+    """(the student's saved notebooks of `assignment` from their home folder, why each
+    that is there could not be taken): only regular files they own, inside their home, no
+    link followed, at most a notebook's size. A hub user with no account on this machine
+    has no home to read: (nothing, why)."""
+    try:
+        account = pwd.getpwnam(user)
+    except KeyError:
+        return {}, [f"your hub account, {user}, has no account on this machine, so no home "
+                    f"folder to read a saved notebook from (ask your instructor)"]
+    home, uid = os.path.realpath(account.pw_dir), account.pw_uid
+    found, problems = {}, []
     for name in notebooks:
         path = os.path.join(home, assignment, f"{name}.ipynb")
-        if os.path.realpath(path) != path:
-            continue  # a link somewhere on the way: not the student's own file
+        shown = f"~/{assignment}/{name}.ipynb"
+        if os.path.lexists(path) and os.path.realpath(path) != path:
+            problems.append(f"{shown} is a link (or lies in a linked folder), not your own file")
+            continue
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
+        except FileNotFoundError:
             continue
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if stat.S_ISREG(info.st_mode) and info.st_uid == uid:
-                found[f"{name}.ipynb"] = handle.read(MAX_NOTEBOOK_BYTES + 1)
-    return found
+        except OSError as error:
+            problems.append(f"{shown} cannot be read ({error.strerror})")
+            continue
+        try:
+            info = os.fstat(fd)
+            if stat.S_ISDIR(info.st_mode):
+                problems.append(f"{shown} is a folder, not a notebook file")
+            elif not stat.S_ISREG(info.st_mode):
+                problems.append(f"{shown} is not a regular file")
+            elif info.st_uid != uid:
+                problems.append(f"{shown} is not yours (another account owns it)")
+            else:
+                with os.fdopen(fd, "rb") as handle:
+                    fd = -1  # closed with the handle
+                    found[f"{name}.ipynb"] = handle.read(MAX_NOTEBOOK_BYTES + 1)
+        finally:
+            if fd >= 0:
+                os.close(fd)
+    return found, problems
 
 
 def is_instructor(user: str, group: str) -> bool:
@@ -65,7 +88,12 @@ def is_instructor(user: str, group: str) -> bool:
         members = grp.getgrnam(group)
     except KeyError:
         return False
-    return user in members.gr_mem or pwd.getpwnam(user).pw_gid == members.gr_gid
+    if user in members.gr_mem:
+        return True
+    try:
+        return pwd.getpwnam(user).pw_gid == members.gr_gid
+    except KeyError:  # a hub user with no account here
+        return False
 
 
 def hand_in_rows(view: HandInView) -> str:
@@ -153,7 +181,9 @@ class CheckHandler(PageHandler):
         if assignment not in self.course.assignments:
             raise web.HTTPError(400, "no such assignment")
         notebooks = sorted(self.course.instructor_notebooks(assignment))
-        files = saved_notebooks(user, assignment, notebooks)
+        files, problems = saved_notebooks(user, assignment, notebooks)
+        if not files and problems:
+            return f"not checked: {'; '.join(problems)}; it costs no check"
         if not files:
             where = ", ".join(f"~/{assignment}/{name}.ipynb" for name in notebooks)
             return (f"not checked: no saved notebook at {where}; fetch the assignment from "

@@ -25,7 +25,8 @@ from ..settings import Settings
 from .rate_limit import Allowance, RateLimit, allowance, course_rate_limit
 from .records import JobSource, JobState, QueuedJob, SourceKind
 from .store import Store, utc_now
-from .visibility import CheckView, course_visibilities, hidden_checks, student_view
+from .visibility import (CheckView, assertion_messages, course_visibilities, hidden_checks,
+                         student_view)
 
 # the hand-ins that cost a check: graded, or on their way to it; one refused before its
 # checks ran (not a notebook, unreadable), a duplicate or a grader failure costs none
@@ -122,10 +123,13 @@ def student_hand_ins(settings: Settings, store: Store, student: str, assignment:
     now = now or utc_now()
     jobs = store.jobs(student, assignment)
     hidden: set[str] = set()
+    own_words: dict[str, frozenset[str]] = {}
     for path in settings.instructor_notebooks(assignment).values():
-        hidden |= hidden_checks(nbformat.read(path, as_version=4))
+        instructor = nbformat.read(path, as_version=4)
+        hidden |= hidden_checks(instructor)
+        own_words.update(assertion_messages(instructor))
     configured = course_visibilities(settings.config)
     due = student_due(settings, assignment, student)
-    views = [HandInView(job, student_view(job.checks, hidden, configured, due, now))
+    views = [HandInView(job, student_view(job.checks, hidden, configured, due, now, own_words))
              for job in sorted(jobs, key=lambda job: job.id, reverse=True)]
     return views, allowance(counted_checks(jobs), now, course_rate_limit(settings.config))

@@ -4,7 +4,11 @@ Each check has one of three visibilities:
 
 - ``now``: passed or failed, with the check's whole message, as soon as it is graded;
 - ``hint``: passed or failed and, for a failed check, the first line of its message (at
-  most `HINT_CHARS` characters); never its points, never a line of a hidden test;
+  most `HINT_CHARS` characters); never its points, never a line of a hidden test; and for
+  a check with hidden tests never what the student's code said: an exception it raised
+  on a hidden input, or the check's own, is named by its type and the function that
+  raised it, and an assertion's message shows only when it is the instructor's own words
+  (a string written in the check, `assertion_messages`), not one made from values;
 - ``after_due``: nothing but "after the due date" until the student's own due date.
 
 At the student's own due date (extensions included) every check shows in full, with its
@@ -12,8 +16,11 @@ points. By default a check students can read in their notebook is ``now`` and a 
 with hidden tests is ``hint``; points show only after the due date.
 """
 
+import ast
+import builtins
 import dataclasses
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
@@ -25,6 +32,9 @@ from ..cells import HIDDEN_BLOCK, CellKind, cell_kind, nbgrader_meta, source_tex
 from ..settings import CheckFeedback
 
 HINT_CHARS = 160  # the longest hint a failed check shows before the due date
+EXCEPTION_LINE = re.compile(r"([A-Z]\w*)(?::\s?(.*))?")  # 'ValueError: ...', as checks word it
+STUDENT_CALL = re.compile(r"in ([A-Za-z_]\w*)(?::|$)")  # what a student's function raised
+LATER = "what it said is shown after the due date"
 
 
 class Visibility(StrEnum):
@@ -66,6 +76,62 @@ def hidden_checks(instructor: nbformat.NotebookNode) -> set[str]:
     return hidden
 
 
+def assertion_messages(instructor: nbformat.NotebookNode) -> dict[str, frozenset[str]]:
+    """{grade id: the hints of the failures whose words are the instructor's} of each test
+    cell that holds hidden tests: "AssertionError: <message>" of every assert (or raise
+    AssertionError) whose message is a string written in the cell."""
+    found = {}
+    for cell in instructor.cells:
+        meta = nbgrader_meta(cell)
+        source = source_text(cell.get("source", ""))
+        if not (cell.get("cell_type") == "code" and cell_kind(meta) == CellKind.TEST
+                and HIDDEN_BLOCK.search(source)):
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            tree = ast.Module(body=[], type_ignores=[])
+        words = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert):
+                words.add(node.msg)
+            elif (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)
+                  and isinstance(node.exc.func, ast.Name)
+                  and node.exc.func.id == "AssertionError" and node.exc.args):
+                words.add(node.exc.args[0])
+        found[str(meta.get("grade_id", ""))] = frozenset(
+            hint(f"AssertionError: {word.value}") for word in words
+            if isinstance(word, ast.Constant) and isinstance(word.value, str))
+    return found
+
+
+def is_exception_name(name: str) -> bool:
+    """Whether `name` names an exception, as a check's failure begins ('ValueError')."""
+    known = getattr(builtins, name, None)
+    return ((isinstance(known, type) and issubclass(known, BaseException))
+            or name.endswith(("Error", "Exception", "Warning")))
+
+
+def hidden_hint(message: str, own_words: Collection[str]) -> str:
+    """The hint of a failed check with hidden tests: `hint`, but no word of what the
+    student's code raised, printed or returned; the instructor's `own_words` (the hints of
+    its assertions, `assertion_messages`) and the grader's own (a time-out) are shown."""
+    first = hint(message)
+    found = EXCEPTION_LINE.fullmatch(first)
+    if not found or not is_exception_name(found[1]) or first in own_words:
+        return first
+    name, said = found[1], found[2] or ""
+    if not said:
+        return name
+    call = STUDENT_CALL.match(said)
+    if call:
+        return f"{call[1]} raised {name} on an input of the hidden tests; {LATER}"
+    if name == "AssertionError":
+        return ("AssertionError: the check's message is shown after the due date (it is made "
+                "from the values of a hidden test)")
+    return f"{name} in the check; {LATER}"
+
+
 def checked_visibilities(configured: Mapping[str, str], where: str = "c.CheckFeedback.checks"
                          ) -> dict[str, Visibility]:
     """The configured visibility of each check, every value one of the three words.
@@ -96,8 +162,10 @@ def hint(message: str) -> str:
     return first if len(first) <= HINT_CHARS else first[:HINT_CHARS - 1].rstrip() + "…"
 
 
-def check_view(check: CheckOutcome, visibility: Visibility, due_passed: bool) -> CheckView:
-    """What the student sees of one graded check."""
+def check_view(check: CheckOutcome, visibility: Visibility, due_passed: bool,
+               hidden: bool = False, own_words: Collection[str] = ()) -> CheckView:
+    """What the student sees of one graded check (`hidden`: it holds hidden tests, whose
+    assertions' own words are `own_words`)."""
     if due_passed:
         return CheckView(check.grade_id, visibility, check.passed,
                          "" if check.passed else check.message, check.points, check.max_points)
@@ -105,20 +173,28 @@ def check_view(check: CheckOutcome, visibility: Visibility, due_passed: bool) ->
         return CheckView(check.grade_id, visibility, None, "", None, None)
     if check.passed:
         return CheckView(check.grade_id, visibility, True, "", None, None)
-    message = check.message if visibility == Visibility.NOW else hint(check.message)
+    if visibility == Visibility.NOW:
+        message = check.message
+    else:
+        message = hidden_hint(check.message, own_words) if hidden else hint(check.message)
     return CheckView(check.grade_id, visibility, False, message, None, None)
 
 
 def student_view(checks: Iterable[CheckOutcome], hidden: set[str],
                  configured: Mapping[str, Visibility], due: datetime | None,
-                 now: datetime) -> list[CheckView]:
+                 now: datetime, own_words: Mapping[str, Collection[str]] | None = None
+                 ) -> list[CheckView]:
     """Every check of a graded hand-in as its student sees it at ``now``.
 
     ``due`` is the student's own due date (extensions included; None: the assignment has
-    none, and every check shows in full)."""
+    none, and every check shows in full); ``own_words`` are the hidden checks' assertion
+    messages (`assertion_messages`): without them, no assertion message of a hidden check
+    shows before the due date."""
     due_passed = due is None or now >= due
+    own_words = own_words or {}
     return [check_view(check, visibility_of(check.grade_id, check.grade_id in hidden,
-                                            configured), due_passed)
+                                            configured), due_passed,
+                       check.grade_id in hidden, own_words.get(check.grade_id, ()))
             for check in checks]
 
 

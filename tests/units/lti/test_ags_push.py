@@ -75,3 +75,13 @@ def test_a_401_stops_the_push_with_what_was_sent_and_why(services, platform):
         "refused the tool (401: {\"error\": \"the access token is not accepted\"}): check "
         "c.LtiTool.client_id") in message
     assert [s["scoreGiven"] for s in platform.scores_of(line_item_number(platform))] == [9.0]
+
+
+def test_two_students_with_one_lti_user_id_get_nothing_posted_to_it(services, platform):
+    shared = {**PEOPLE, "cy": Person("cy", "Cy", "Cole", lti_user_id="sub-ada")}
+    lines, status = push_scores(services, shared, grades_of())
+    assert status == 1
+    assert {s["userId"] for s in platform.scores_of(line_item_number(platform))} == {"sub-bob"}
+    assert [line.split()[0] for line in lines[2:5]] == ["ada", "bob", "cy"]
+    assert "shares LTI user id sub-ada with cy: one LMS user, two students" in lines[2]
+    assert lines[-1] == "refused: ada and cy share LTI user id sub-ada; nothing was sent to it"

@@ -14,6 +14,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.cli import main
+from grader.lti import lti_push
+from grader.settings import load
 from testsupport.gradebook import sqlite_url
 from testsupport.tiny_course import ASSIGNMENT, POINTS, record_grades
 
@@ -115,3 +117,26 @@ def test_check_config_names_what_the_registration_lacks(course, capsys):
     finally:
         with open(os.path.join(course, "nbgrader_config.py"), "w", encoding="utf-8") as handle:
             handle.write(kept)
+
+
+def test_a_line_item_deleted_on_the_platform_is_made_again_with_every_grade_sent_before(
+        course, platform):
+    """Someone deletes the assignment's column in the LMS; then the grading service pushes the
+    grade of the next student whose grade became final (bob's)."""
+    assert main(["lti-roster", "--course", course]) == 0
+    assert lti_push(load(course), ASSIGNMENT)[1] == 0  # ada 5, bob 0, cy 0 on the platform
+    [(number, item)] = [(n, i) for n, i in platform.line_items.items()
+                        if i.get("resourceId") == ASSIGNMENT]
+    platform.delete_line_item(number)
+    lines, status = lti_push(load(course), ASSIGNMENT, students=["bob"])
+    assert status == 0
+    [(again, _)] = [(n, i) for n, i in platform.line_items.items()
+                    if i.get("resourceId") == ASSIGNMENT]
+    assert again != number
+    assert {u: s["scoreGiven"] for u, s in platform.results_of(again).items()} == {
+        "sub-ada": 5.0, "sub-bob": 0.0, "sub-cy": 0.0}
+    assert (f"note: the line item {platform.settings['lineitems_url']}/{number} the course made "
+            f"for {ASSIGNMENT} is gone from the platform; every grade sent to it before is "
+            f"sent again") in lines
+    again_lines, _ = lti_push(load(course), ASSIGNMENT, students=["ada"])  # nothing lost now
+    assert again_lines[-1].startswith("0 score(s) posted")

@@ -15,7 +15,7 @@ import pytest
 from traitlets.config import Config
 
 from grader.lms import connection_from
-from grader.push import push_assignment
+from grader.push import only_students, push_assignment
 from grader.reports import AssignmentGrades, Person
 from grader.reports.grades import Check, SubmissionGrades
 from grader.settings import CourseError
@@ -71,10 +71,10 @@ def connection(canvas, tmp_path):
     return connection_from(config, environ)
 
 
-def push(connection, grades=None, dry_run=False):
+def push(connection, grades=None, dry_run=False, people=None):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Canvas may respond unexpectedly")  # http: on 127.0.0.1
-        return push_assignment(connection, PEOPLE, grades or grades_of(), dry_run)
+        return push_assignment(connection, people or PEOPLE, grades or grades_of(), dry_run)
 
 
 def grades_sent(canvas):
@@ -256,3 +256,25 @@ def test_a_push_through_the_course_in_memory_writes_what_it_writes_through_the_a
                              connect=lambda _: MemoryCourseApi(in_memory))
     assert direct == through_http
     assert in_memory.writes == canvas.canvas.writes and len(in_memory.writes) == 3
+
+
+# the gradebook gave eve ada's Canvas user id: a real student's grade would be overwritten
+SHARED = {**PEOPLE, "eve": dataclasses.replace(PEOPLE["eve"], lms_user_id="101")}
+
+
+def test_two_students_with_one_canvas_user_id_get_nothing_sent_to_it(canvas, connection):
+    lines, status = push(connection, people=SHARED)
+    assert status == 1 and grades_sent(canvas) == {"102": "8"}
+    for student, other in (("ada", "eve"), ("eve", "ada")):
+        assert re.search(rf"^{student} +101 +- +\d+ +shares Canvas user id 101 with {other}: one "
+                         r"LMS user, two students; correct the roster, then push again$",
+                         "\n".join(lines), re.MULTILINE)
+    assert lines[-1] == ("refused: ada and eve share Canvas user id 101; nothing was sent to "
+                         "it")
+
+
+def test_a_push_of_one_student_sees_the_classmate_holding_the_same_id(canvas, connection):
+    """What the grading service pushes when ada's grade becomes final."""
+    lines, status = push(connection, people=only_students(SHARED, ["ada"]))
+    assert status == 1 and canvas.canvas.writes == []
+    assert [line.split()[0] for line in lines[2:4]] == ["ada", "eve"]

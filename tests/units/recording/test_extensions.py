@@ -34,6 +34,7 @@ def test_hours_or_a_new_due_date_become_the_extension_nbgrader_stores():
     ("12/25/2026 17:00 UTC", datetime.timedelta(days=18)),  # only one month in it
     ("2026/12/09 17:00 UTC", datetime.timedelta(days=2)),  # year first
     ("2027-12-07 17:00 UTC", datetime.timedelta(days=365)),  # a year, as extra_hours allows
+    ("2026-12-09 17:00 America/New_York", datetime.timedelta(days=2, hours=5)),
 ])
 def test_a_new_due_date_that_reads_one_way_and_within_a_year_is_taken(new_due, extension):
     assert parse(HEADER + f"bob,parameters,,{new_due},\n") == [
@@ -57,7 +58,12 @@ BAD_ROWS = [
     ("bob,parameters,-5,,", "extra_hours '-5' is not a number of hours from 0 to 8784"),
     ("bob,parameters,nan,,", "extra_hours 'nan' is not a number of hours"),
     ("bob,parameters,,2026-12-09 17:00,", "new_due '2026-12-09 17:00' has no time zone"),
-    ("bob,parameters,,2026-12-09 17:00 CET,", "new_due '2026-12-09 17:00 CET' has no time zone"),
+    ("bob,parameters,,2026-12-09 17:00 CET,", "new_due '2026-12-09 17:00 CET': 'CET' is a "
+                                              "time-zone abbreviation"),
+    ("bob,parameters,,2026-12-09 17:00 PST,", "'PST' is a time-zone abbreviation, which "
+                                              "stands for different offsets"),
+    ("bob,parameters,,2027-03-28 02:30 Europe/Berlin,", "2027-03-28 02:30 never happens in "
+                                                        "Europe/Berlin"),
     ("bob,parameters,,2026-12-09 UTC,", "new_due '2026-12-09 UTC' has no time"),
     ("bob,parameters,,next friday 17:00 UTC,", "is not a date and time"),
     ("bob,parameters,,2026-12-07 16:00 UTC,", "is not after the class's due date, "

@@ -84,16 +84,35 @@ def test_the_student_sees_verdicts_and_hints_before_the_due_date_and_points_afte
     asked = ask(settings, store, {f"{NOTEBOOK}.ipynb": notebook_bytes(settings)})
     store.finish(asked.job.id, JobState.GRADED, 4.0, 6.0, [
         CheckRecord("double_visible", True, 1.0, 1.0),
-        CheckRecord("double_hidden", False, 0.0, 2.0, "AssertionError: negative numbers\nmore"),
+        CheckRecord("double_hidden", False, 0.0, 2.0,
+                    "AssertionError: double gave a wrong value\nmore"),
         CheckRecord("ones_values", True, 2.0, 2.0),
         CheckRecord("answer_value", True, 1.0, 1.0)])
     views, left = student_hand_ins(settings, store, "alice", ASSIGNMENT, NOW)
     assert [(c.grade_id, c.passed, c.message, c.points) for c in views[0].checks] == [
         ("double_visible", True, "", None),
-        ("double_hidden", False, "AssertionError: negative numbers", None),  # a hint
+        ("double_hidden", False, "AssertionError: double gave a wrong value", None),  # a hint
         ("ones_values", True, "", None), ("answer_value", True, "", None)]
     assert left.remaining == 4  # the course sets no c.CheckRateLimit: 5 per hour
     after = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
     views, _ = student_hand_ins(settings, store, "alice", ASSIGNMENT, after)
     assert [c.points for c in views[0].checks] == [1.0, 0.0, 2.0, 1.0]
-    assert views[0].checks[1].message == "AssertionError: negative numbers\nmore"
+    assert views[0].checks[1].message == "AssertionError: double gave a wrong value\nmore"
+
+
+def test_a_hidden_checks_hint_does_not_carry_the_hidden_input_the_student_raised(settings,
+                                                                                   store):
+    """What the check records of a double that raises ValueError(f"HIDDEN INPUT WAS {x}") for
+    any input but the visible test's 2 (tests/hub/test_service_page.py grades it)."""
+    asked = ask(settings, store, {f"{NOTEBOOK}.ipynb": notebook_bytes(settings)})
+    store.finish(asked.job.id, JobState.GRADED, 4.0, 6.0, [
+        CheckRecord("double_visible", True, 1.0, 1.0),
+        CheckRecord("double_hidden", False, 0.0, 2.0,
+                    "ValueError: in double: HIDDEN INPUT WAS 21"),
+        CheckRecord("ones_values", True, 2.0, 2.0),
+        CheckRecord("answer_value", True, 1.0, 1.0)])
+    views, _ = student_hand_ins(settings, store, "alice", ASSIGNMENT, NOW)
+    hidden = views[0].checks[1]
+    assert "21" not in hidden.message and "HIDDEN" not in hidden.message
+    assert hidden.message == ("double raised ValueError on an input of the hidden tests; what "
+                              "it said is shown after the due date")
