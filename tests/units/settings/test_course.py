@@ -2,8 +2,9 @@
 
 A copy of the course gets a small third assignment folder; the Makefile's list,
 the grader's settings and the tests' helpers all see it, without any other file
-changed. The tests' registry (testsupport/assignments.py) has a row for every folder,
-naming only cells the folder's notebook has.
+changed. The tests' registry (testsupport/assignments/) has a row module for every
+folder and a folder for every row module, each row naming only cells the folder's
+notebook has; a folder without its row is named, with what the row must hold.
 """
 
 import json
@@ -11,7 +12,9 @@ import os
 
 import pytest
 
-from testsupport.assignments import ASSIGNMENTS
+from testsupport.assignment_row import required_fields
+from testsupport.assignments import (ASSIGNMENTS, load_rows, missing_row_message, missing_rows,
+                                     row_file)
 from testsupport.course import ROOT, assignments, copy_course, make, read_notebook
 
 THIRD = "sampling"
@@ -26,7 +29,7 @@ def _notebook():
 
 @pytest.fixture
 def course_with_a_third_assignment(tmp_path):
-    course = copy_course(str(tmp_path / "course"), for_make=True)
+    course = copy_course(str(tmp_path / "course"), ("testsupport/assignments",), for_make=True)
     folder = os.path.join(course, "solutions", THIRD)
     os.makedirs(folder)
     with open(os.path.join(folder, "sampling.ipynb"), "w", encoding="utf-8") as handle:
@@ -61,9 +64,54 @@ def test_the_course_settings_name_no_assignment():
 
 
 def test_every_folder_of_solutions_has_a_row_of_the_tests_registry_and_every_row_a_folder():
+    assert missing_rows() == [], "\n\n".join(missing_row_message(name) for name in missing_rows())
+    folder = os.path.dirname(row_file("any"))
+    modules = sorted(f for f in os.listdir(folder) if f.endswith(".py") and f != "__init__.py")
+    assert modules == sorted(os.path.basename(row_file(name)) for name in assignments()), (
+        "a row module of testsupport/assignments/ whose folder of solutions/ is gone")
     assert sorted(ASSIGNMENTS) == sorted(assignments())
     for name, row in ASSIGNMENTS.items():
         assert row.name == name and row.notebook == assignments()[name]
+
+
+def test_a_folder_without_its_row_is_named_with_what_the_row_must_hold(
+        course_with_a_third_assignment):
+    course = course_with_a_third_assignment
+    assert missing_rows(course) == [THIRD]
+    rows = load_rows(course)
+    assert sorted(rows) == sorted(ASSIGNMENTS)
+    with pytest.raises(KeyError) as missing:
+        rows[THIRD]
+    message = missing.value.args[0]
+    assert message.startswith("solutions/sampling/ has no row in the tests' registry: write "
+                              "testsupport/assignments/sampling.py defining ROW = "
+                              "AssignmentRow(...)")
+    assert "name='sampling', notebook='sampling'" in message
+    for field, meaning in required_fields():
+        assert f"    {field}: {meaning}\n" in message
+    assert [field for field, _ in required_fields()] == [
+        "name", "notebook", "points", "students", "hidden_values", "allowed_imports",
+        "package_answers", "partial", "partial_score", "typed", "typed_score",
+        "function_tests", "oracle", "oracle_score"]
+    assert all(meaning for _, meaning in required_fields())
+    with pytest.raises(KeyError, match="'nothing' is no assignment: the assignments are the "
+                                       "folders of solutions/"):
+        rows["nothing"]
+
+
+def test_a_row_written_beside_a_third_folder_is_its_row(course_with_a_third_assignment):
+    course = course_with_a_third_assignment
+    with open(row_file(THIRD, course), "w", encoding="utf-8") as handle:
+        handle.write(
+            "from testsupport.assignment_row import AssignmentRow, Student\n\n"
+            "ROW = AssignmentRow(name='sampling', notebook='sampling', points={}, "
+            "students={'solution': Student(total=0)}, hidden_values={}, "
+            "allowed_imports=frozenset(), package_answers=(), partial=(), partial_score=0, "
+            "typed={}, typed_score=0, function_tests=(), oracle={}, oracle_score=0)\n")
+    assert missing_rows(course) == []
+    rows = load_rows(course)
+    assert sorted(rows) == sorted([*ASSIGNMENTS, THIRD]) and rows[THIRD].notebook == "sampling"
+    assert ASSIGNMENTS is not rows and THIRD not in ASSIGNMENTS
 
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
