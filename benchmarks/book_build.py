@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_TIME = re.compile(r"^(book/\S+\.md): executed in ([\d.]+) s$", re.M)
 EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ([\d.]+) seconds")
-SOLUTIONS = ["solutions/parameters/parameters.ipynb", "solutions/logits-to-text/logits_to_text.ipynb"]
+# every assignment's notebooks: those of each folder of solutions/
+SOLUTIONS = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "solutions").glob("*/*.ipynb"))
 REFERENCE = (
     "import torch\n"
     "from gptcourse import GPT_CONFIG_124M, GPTModel\n"
