@@ -15,7 +15,8 @@ import pytest
 from testsupport.assignment_row import required_fields
 from testsupport.assignments import (ASSIGNMENTS, load_rows, missing_row_message, missing_rows,
                                      row_file)
-from testsupport.course import ROOT, assignments, copy_course, make, read_notebook
+from testsupport.course import ROOT, assignments, copy_course, make, notebook_file, read_notebook
+from testsupport.notebook_contract import package_function_answers, package_imports
 
 THIRD = "sampling"
 
@@ -125,6 +126,9 @@ def test_a_row_names_only_cells_its_notebook_has_with_the_points_it_gives(name):
     for named in (row.package_answers, row.partial, row.typed, row.oracle):
         assert set(named) <= answers, (name, sorted(set(named) - answers))
     assert set(row.function_tests) | set(row.hidden_values) <= set(row.points)
+    notebook = notebook_file("solutions", name)
+    assert row.allowed_imports == package_imports(notebook)
+    assert package_function_answers(notebook) <= set(row.package_answers)
     assert {student.total for student in row.students.values()} <= {
         points / 2 for points in range(int(2 * row.max_score) + 1)}
     assert 0 <= row.typed_score <= row.max_score and 0 < row.partial_score < row.max_score
