@@ -16,7 +16,7 @@ import itertools
 import os
 
 from testsupport.assignment_row import AssignmentRow, required_fields
-from testsupport.course import ROOT, assignments
+from testsupport.course import ROOT, assignments, notebook_file, read_notebook
 
 _COPIES = itertools.count(1)  # module names of rows loaded from a copy of the course
 
@@ -86,6 +86,61 @@ def load_rows(root=ROOT):
     has one (read from that course's testsupport/assignments/)."""
     return Registry({name: _load(name, root) for name in assignments(root)
                      if name not in missing_rows(root)}, root)
+
+
+def row_problems(row, root=ROOT):
+    """What in `row` does not fit its notebook in the solutions/ of the course at `root`:
+    one sentence each, [] when it all fits (a row names only cells the notebook has, with
+    the points it gives, and scores a student can earn)."""
+    from testsupport.notebook_contract import package_function_answers, package_imports
+
+    name, problems = row.name, []
+    if row.notebook != assignments(root).get(name):
+        problems.append(f"its notebook is {row.notebook!r}; solutions/{name}/ holds "
+                        f"{assignments(root).get(name)!r}")
+        return problems
+    cells = [cell["metadata"]["nbgrader"] for cell in read_notebook("solutions", name, root)["cells"]
+             if cell.get("metadata", {}).get("nbgrader")]
+    points = {c["grade_id"]: c["points"] for c in cells if c.get("grade")}
+    if row.points != points or list(row.points) != list(points):
+        problems.append(f"its points are {row.points}; the notebook's test cells give {points}")
+    answers = {c["grade_id"] for c in cells if c.get("solution")}
+    named = {"package_answers": set(row.package_answers), "partial": set(row.partial),
+             "typed": set(row.typed), "oracle": set(row.oracle),
+             "students' answers": {a for s in row.students.values() for a in s.answers},
+             "wrappers": {w[0] for w in row.wrappers.values()} | set(row.wrapped_checks),
+             "argument_changers": {c[0] for c in row.argument_changers.values()}}
+    for field, ids in named.items():
+        if ids - answers:
+            problems.append(f"{field} names {sorted(ids - answers)}, no answer cell of the "
+                            f"notebook")
+    checks = {"function_tests": set(row.function_tests), "hidden_values": set(row.hidden_values),
+              "students' failures": {f for s in row.students.values() for f in s.failures},
+              "wrapped_checks": {c for lost in row.wrapped_checks.values() for c in lost},
+              "argument_changers": {c[2] for c in row.argument_changers.values()}}
+    for field, ids in checks.items():
+        if ids - set(points):
+            problems.append(f"{field} names {sorted(ids - set(points))}, no test cell of the "
+                            f"notebook")
+    path = notebook_file("solutions", name, root)
+    if row.allowed_imports != package_imports(path):
+        problems.append(f"allowed_imports is {sorted(row.allowed_imports)}; the notebook "
+                        f"imports {sorted(package_imports(path))} from the package")
+    if package_function_answers(path) - set(row.package_answers):
+        problems.append(f"package_answers leaves out "
+                        f"{sorted(package_function_answers(path) - set(row.package_answers))}, "
+                        f"which write a function the package has")
+    halves = {half / 2 for half in range(int(2 * row.max_score) + 1)}
+    if {student.total for student in row.students.values()} - halves:
+        problems.append("a student's total is not a score of the notebook (0 to the most, in "
+                        "halves)")
+    if not (0 <= row.typed_score <= row.max_score and 0 < row.partial_score < row.max_score):
+        problems.append("typed_score or partial_score is no score the notebook can give")
+    if not 0 <= row.oracle_score < row.max_score:
+        problems.append("oracle_score is no score below the notebook's most")
+    if "solution" not in row.students or row.students["solution"].total != row.max_score:
+        problems.append("the student 'solution' is missing or does not earn every point")
+    return problems
 
 
 ASSIGNMENTS = load_rows()

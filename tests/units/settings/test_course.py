@@ -12,11 +12,10 @@ import os
 
 import pytest
 
-from testsupport.assignment_row import required_fields
+from testsupport.assignment_row import Student, required_fields
 from testsupport.assignments import (ASSIGNMENTS, load_rows, missing_row_message, missing_rows,
-                                     row_file)
-from testsupport.course import ROOT, assignments, copy_course, make, notebook_file, read_notebook
-from testsupport.notebook_contract import package_function_answers, package_imports
+                                     row_file, row_problems)
+from testsupport.course import ROOT, assignments, copy_course, make
 
 THIRD = "sampling"
 
@@ -117,19 +116,26 @@ def test_a_row_written_beside_a_third_folder_is_its_row(course_with_a_third_assi
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
 def test_a_row_names_only_cells_its_notebook_has_with_the_points_it_gives(name):
-    row = ASSIGNMENTS[name]
-    cells = [cell["metadata"]["nbgrader"] for cell in read_notebook("solutions", name)["cells"]
-             if cell.get("metadata", {}).get("nbgrader")]
-    assert {c["grade_id"]: c["points"] for c in cells if c.get("grade")} == row.points
-    assert list(row.points) == [c["grade_id"] for c in cells if c.get("grade")]
-    answers = {c["grade_id"] for c in cells if c.get("solution")}
-    for named in (row.package_answers, row.partial, row.typed, row.oracle):
-        assert set(named) <= answers, (name, sorted(set(named) - answers))
-    assert set(row.function_tests) | set(row.hidden_values) <= set(row.points)
-    notebook = notebook_file("solutions", name)
-    assert row.allowed_imports == package_imports(notebook)
-    assert package_function_answers(notebook) <= set(row.package_answers)
-    assert {student.total for student in row.students.values()} <= {
-        points / 2 for points in range(int(2 * row.max_score) + 1)}
-    assert 0 <= row.typed_score <= row.max_score and 0 < row.partial_score < row.max_score
-    assert 0 <= row.oracle_score < row.max_score and row.students["solution"].total == row.max_score
+    assert row_problems(ASSIGNMENTS[name]) == []
+
+
+def test_a_row_that_does_not_fit_its_notebook_says_what_does_not():
+    import dataclasses
+
+    row = ASSIGNMENTS["parameters"]
+    wrong = dataclasses.replace(
+        row, points={**row.points, "output_shape": 1}, partial=("no_such_answer",),
+        function_tests=("no_such_check",), allowed_imports=row.allowed_imports - {"GPTModel"},
+        package_answers=(), partial_score=0, students={**row.students, "quarter": Student(2.25)})
+    problems = row_problems(wrong)
+    assert problems[0].startswith("its points are {'output_shape': 1, ")
+    assert problems[1:] == [
+        "partial names ['no_such_answer'], no answer cell of the notebook",
+        "function_tests names ['no_such_check'], no test cell of the notebook",
+        f"allowed_imports is {sorted(row.allowed_imports - {'GPTModel'})}; the notebook imports "
+        f"{sorted(row.allowed_imports)} from the package",
+        "package_answers leaves out ['count_parameters_answer', 'count_tied_parameters_answer', "
+        "'model_size_mib_answer'], which write a function the package has",
+        "a student's total is not a score of the notebook (0 to the most, in halves)",
+        "typed_score or partial_score is no score the notebook can give",
+        "the student 'solution' is missing or does not earn every point"]

@@ -127,6 +127,17 @@ def parameters():
     return read_as_written(notebook_file("solutions", "parameters"))
 
 
+def test_the_guide_states_every_rule_and_every_field_of_a_row():
+    import dataclasses
+
+    from testsupport.assignment_row import AssignmentRow
+
+    with open(f"{ROOT}/docs/adding-an-assignment.md", encoding="utf-8") as handle:
+        guide = handle.read()
+    assert [rule for rule in RULES if f"*{rule}*" not in guide] == []
+    assert [f.name for f in dataclasses.fields(AssignmentRow) if f"`{f.name}`" not in guide] == []
+
+
 def test_every_rule_has_a_broken_notebook():
     assert sorted({rule for _, rule, _, _ in BROKEN}) == sorted(RULES)
 
