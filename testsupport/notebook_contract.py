@@ -63,8 +63,8 @@ RULES = {
     "messages fit": "each assertion message fits Validate's line width (67 characters on "
                     "its first line, 83 on the others)",
     "no assert in a block": "no assertion of a test cell sits inside a try or with block",
-    "points": f"the test cells' points add up to {TOTAL_POINTS}, and a section heading's "
-              "(N points) are its test cells'",
+    "points": f"the graded cells' points add up to {TOTAL_POINTS}, and a section heading's "
+              "(N points) are those of the graded cells in its section",
 }
 
 
@@ -219,9 +219,10 @@ def contract_problems(path, limits=None):
                     "no grade_id" if not grade_id else "its grade_id is another cell's too")
         seen.add(grade_id)
     code = [(i, c) for i, c in enumerate(cells) if c.cell_type == "code"]
-    tests = [(i, c) for i, c in code if _meta(c).get("grade")]
-    answers = [(i, c) for i, c in code if _meta(c).get("solution")]
-    total = sum(float(_meta(c).get("points", 0)) for _, c in tests)
+    # autograded answers and their tests (a manually graded answer is both, and neither here)
+    tests = [(i, c) for i, c in code if _meta(c).get("grade") and not _meta(c).get("solution")]
+    answers = [(i, c) for i, c in code if _meta(c).get("solution") and not _meta(c).get("grade")]
+    total = sum(float(_meta(c).get("points", 0)) for c in cells if _meta(c).get("grade"))
 
     _check_intro(cells, limits, problem)
     _check_install_and_setup(code, problem)
@@ -232,7 +233,7 @@ def contract_problems(path, limits=None):
     for index, cell in tests:
         _check_test_cell(index, cell, problem)
     if total != TOTAL_POINTS:
-        problem("-", "points", f"the test cells' points add up to {total:g}")
+        problem("-", "points", f"the graded cells' points add up to {total:g}")
     _check_section_points(cells, problem)
     return problems
 
@@ -277,9 +278,21 @@ def _check_install_and_setup(code, problem):
             problem(_name(cell, index), "setup", "it is not a locked cell of the instructor's")
 
 
-def _check_imports(code, answers, problem):
-    import gptcourse
+@functools.lru_cache
+def package_names(package=PACKAGE):
+    """The names the course package offers at its top (its __init__.py's __all__), read
+    without importing it (and torch)."""
+    spec = importlib.util.find_spec(package)
+    with open(spec.origin, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__"
+                                                for t in node.targets):
+            return frozenset(ast.literal_eval(node.value))
+    return frozenset()
 
+
+def _check_imports(code, answers, problem):
     written = set()
     for _, cell in answers:
         written |= _defined_names(_tree(cell.source))
@@ -295,7 +308,7 @@ def _check_imports(code, answers, problem):
                     problem(_name(cell, index), "imports", f"line {node.lineno} imports from "
                                                            f"{node.module}")
                 for alias in node.names:
-                    if not hasattr(gptcourse, alias.name):
+                    if alias.name not in package_names():
                         problem(_name(cell, index), "imports",
                                 f"{PACKAGE} has no {alias.name}")
                     elif alias.name in written:
