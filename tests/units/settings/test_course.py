@@ -139,3 +139,14 @@ def test_a_row_that_does_not_fit_its_notebook_says_what_does_not():
         "a student's total is not a score of the notebook (0 to the most, in halves)",
         "typed_score or partial_score is no score the notebook can give",
         "the student 'solution' is missing or does not earn every point"]
+
+
+def test_the_honest_students_of_every_row_have_names_of_their_own():
+    from testsupport.honest_students import STYLES
+
+    names = [style.name for style in STYLES]
+    names += [name for row in ASSIGNMENTS.values()
+              for name in (*row.wrappers, *row.argument_changers)]
+    assert sorted(name for name in set(names) if names.count(name) > 1) == []
+    assert {style.assignment for row in ASSIGNMENTS.values() for style in row.styles
+            if style.assignment != row.name} == set()
