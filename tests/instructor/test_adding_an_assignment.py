@@ -18,8 +18,8 @@ import nbformat
 import pytest
 
 from testsupport.assignments import load_rows, missing_rows, row_file, row_problems
-from testsupport.course import (ROOT, assignments, copy_course, make, notebook_file,
-                                read_notebook, solution_answers)
+from testsupport.course import (assignments, copy_course, make, notebook_file, read_notebook,
+                                solution_answers)
 from testsupport.gradebook import gradebook_scores
 from testsupport.hand_in import hand_in
 from testsupport.notebook_contract import contract_problems
@@ -28,7 +28,7 @@ NAME, NOTEBOOK = "last-position", "last_position"
 HIDDEN_LINE = "unseen = torch.randn(4, 5, 7, generator=torch.Generator().manual_seed(7))"
 
 # the row, as docs/adding-an-assignment.md says to write it
-ROW_MODULE = '''"""The assignment `last-position`: the probabilities of the next token, and the vocabulary."""
+ROW_MODULE = '''"""The assignment `last-position`: the next token's probabilities."""
 
 from testsupport.assignment_row import AssignmentRow, Student, source, untouched
 
@@ -117,13 +117,15 @@ def third_notebook():
               '    "the probabilities of each text must sum to 1 over the vocabulary")\n'
               "### BEGIN HIDDEN TESTS\n"
               f"{HIDDEN_LINE}\n"
-              "assert torch.allclose(softmax_last(unseen), torch.softmax(unseen[:, -1], dim=-1)), (\n"
+              "expected = torch.softmax(unseen[:, -1, :], dim=-1)\n"
+              "assert torch.allclose(softmax_last(unseen), expected), (\n"
               '    "these are not the softmax of the last position\'s logits")\n'
               "### END HIDDEN TESTS", grade=True, points=6),
         _markdown("vocab-intro", "## 2. The vocabulary (4 points)\n\n"
                                  "Set `vocab_size` to the number of entries of the 124M "
                                  "model's vocabulary, read from `GPT_CONFIG_124M`."),
-        _code("vocab_size_answer", "### BEGIN SOLUTION\nvocab_size = GPT_CONFIG_124M[\"vocab_size\"]\n"
+        _code("vocab_size_answer", "### BEGIN SOLUTION\n"
+                                   'vocab_size = GPT_CONFIG_124M["vocab_size"]\n'
                                    "### END SOLUTION", solution=True, locked=False),
         _code("vocab_size_value",
               '"""Check that vocab_size is the size of the 124M model\'s vocabulary."""\n'

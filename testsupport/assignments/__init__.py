@@ -99,7 +99,8 @@ def row_problems(row, root=ROOT):
         problems.append(f"its notebook is {row.notebook!r}; solutions/{name}/ holds "
                         f"{assignments(root).get(name)!r}")
         return problems
-    cells = [cell["metadata"]["nbgrader"] for cell in read_notebook("solutions", name, root)["cells"]
+    cells = [cell["metadata"]["nbgrader"]
+             for cell in read_notebook("solutions", name, root)["cells"]
              if cell.get("metadata", {}).get("nbgrader")]
     points = {c["grade_id"]: c["points"] for c in cells if c.get("grade")}
     if row.points != points or list(row.points) != list(points):

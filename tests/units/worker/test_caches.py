@@ -107,6 +107,38 @@ def test_other_limits_are_another_release():
     assert template.stopped and caches.warm_templates() == [other]
 
 
+def test_a_checker_is_reused_within_a_release():
+    hw = assignment()
+    plan = build_plan(nbformat.reads(NOTEBOOK, as_version=4), None)
+    first = caches.make_checker(hw, plan, None)
+    assert caches.make_checker(assignment(), plan, None) is first
+    assert first.made_with == ([], [], "gptcourse")
+
+
+def test_templates_refused_on_this_machine_are_not_tried_again_until_allowed():
+    caches.refuse_templates("no user namespaces")
+    assert caches.templates_refused() == "no user namespaces"
+    assert caches.warm_template(assignment(), None, PRELUDE) is None
+    caches.refuse_templates(None)
+    assert caches.templates_refused() is None
+    assert caches.warm_template(assignment(), None, PRELUDE) is not None
+
+
+def test_closing_stops_the_templates_and_keeps_the_release():
+    hw = assignment()
+    template = caches.warm_template(hw, None, PRELUDE)
+    caches.close_templates()
+    assert template.stopped and caches.warm_templates() == []
+    again = caches.warm_template(hw, None, PRELUDE)
+    assert again is not template and caches.warm_templates() == [again]
+
+
+def test_a_release_is_what_the_assignment_is_made_of():
+    hw = assignment()
+    assert caches.release_key(hw) == caches.release_key(dataclasses.replace(hw))
+    assert caches.release_key(hw) != caches.release_key(assignment(text=NOTEBOOK + " "))
+
+
 def test_three_assignments_graded_in_turn_start_each_template_once():
     """The grading service of a course with three released assignments: switching between
     them rebuilds nothing."""
