@@ -209,8 +209,10 @@ def contract_problems(path, limits=None):
     if nb.metadata.get("kernelspec", {}).get("name") != "python3":
         problem("-", "kernel", f"kernelspec is {nb.metadata.get('kernelspec')}")
     stored = [cell.get("id") for cell in cells]
-    if not all(stored) or len(set(stored)) != len(stored):
-        problem("-", "cell ids", f"the stored ids are {stored}")
+    twice = sorted({i for i in stored if i and stored.count(i) > 1})
+    if None in stored or "" in stored or twice:
+        problem("-", "cell ids", f"{sum(not i for i in stored)} cell(s) without an id; "
+                                 f"ids written twice: {twice}")
     seen = set()
     for index, cell in enumerate(cells):
         grade_id = _meta(cell).get("grade_id")
