@@ -19,7 +19,7 @@ grades (and that the floor's checks earned the same points), and never fails
 because the machine is slow.
 
     .venv/bin/python benchmarks/grading.py [--students 30[,100]] [--jobs 1,2]
-        [--kinds class|all|correct,partial,...] [--assignments parameters,logits-to-text]
+        [--kinds class|all|correct,partial,...] [--assignments NAME[,NAME...]]
         [--backends sqlite[,postgresql]] [--engines floor,stock,local,dask]
         [--dask-workers 2] [--repeat 1]
 
@@ -36,7 +36,7 @@ the speed-up of the grading alone, and the most that N cores could give over one
 worker whose own run already kept more than one core busy (its wall time over
 its processor time shared by N cores).
 
---students is per assignment: --students 30 is a class of 2 x 30 = 60 notebooks;
+--students is per assignment: --students 30 with two assignments is 2 x 30 = 60 notebooks;
 several sizes, comma-separated, are measured one after the other.
 --engines dask also grades the batch (into the first backend's kind of
 gradebook) through a Dask cluster started here on 127.0.0.1: a `dask
@@ -61,7 +61,7 @@ sys.path.insert(0, ROOT)  # testsupport
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
 from testsupport.compute_floor import floor_run  # noqa: E402
-from testsupport.course import nbgrader_env  # noqa: E402
+from testsupport.course import assignments as course_assignments, nbgrader_env  # noqa: E402
 from testsupport.gradebook import gradebook_rows, sqlite_url  # noqa: E402
 from testsupport.postgres import TemporaryPostgres  # noqa: E402
 from testsupport.synthetic_batch import CLASS_KINDS, KINDS, student_ids, write_batch_course, \
@@ -240,7 +240,8 @@ def main():
     parser.add_argument("--kinds", default="class",
                         help="class (correct, partial, untouched), all (also crashing and "
                              "unreadable), or kinds comma-separated")
-    parser.add_argument("--assignments", default="parameters,logits-to-text")
+    parser.add_argument("--assignments", default=",".join(course_assignments()),
+                        help="comma-separated; by default every folder of solutions/")
     parser.add_argument("--jobs", default="1,2", help="comma-separated worker counts")
     parser.add_argument("--backends", default="sqlite", help="sqlite, postgresql or both")
     parser.add_argument("--engines", default="floor,stock,local",

@@ -83,7 +83,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE, help="git revision of the earlier grader")
     parser.add_argument("--styles", type=int, default=12,
-                        help="honest notebooks to grade, half from each assignment (0: all)")
+                        help="honest notebooks to grade, an equal share from each assignment "
+                             "(0: all)")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args()
     names = sorted(CASES)

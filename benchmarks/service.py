@@ -1,8 +1,8 @@
 """How fast the grading service answers a deadline rush, and what a kill -9 in it costs.
 
 On the tiny course (testsupport/tiny_course.py, the default) or on the course's
-own assignments (--course real: parameters and logits-to-text, the hand-ins of
-testsupport/synthetic_batch.py, each student handing in both), a rush of
+own assignments (--course real: every folder of solutions/, the hand-ins of
+testsupport/synthetic_batch.py, each student handing in each), a rush of
 hand-ins (correct, partial and untouched notebooks in turn) is handed to a warm
 `python -m grader serve` through its store, all at once (a burst) or spread
 evenly over --minutes, with 1 and 2 workers; each run in a fresh course. It

@@ -11,10 +11,14 @@
                     filled-in notebooks of it
     network         a free TCP port on 127.0.0.1
     bad_submissions hostile and broken submissions of the tiny assignment
-    assignments     the registry: one row per assignment (folder of solutions/) with the
-                    reference values every per-assignment test reads
-    assignment_students  model students of the two real assignments and their scores
-    honest_students honest notebooks of the real assignments in many ordinary styles
+    assignments/    the registry: one module per assignment (folder of solutions/), its
+                    row: the reference values every per-assignment test reads, its model
+                    students and their scores, its honest styles and Colab changes
+                    (docs/adding-an-assignment.md)
+    assignment_row  what a row holds (AssignmentRow) and a model student (Student)
+    notebook_changes  what a student changes in a solved notebook, and a Style of them
+    notebook_contract  the rules every notebook of solutions/ keeps, checked cell by cell
+    honest_students honest notebooks of the course's assignments in many ordinary styles
     grading         submissions of the real assignments built and graded as a batch
     synthetic_batch generated batches of submissions (scaling tests, grading benchmark)
     scaling         one such batch graded in parallel, in shards, on Dask or PostgreSQL

@@ -21,7 +21,7 @@ from testsupport import gradebook, synthetic_batch
 from testsupport.course import ROOT, nbgrader_env
 from testsupport.synthetic_batch import student_ids
 
-ASSIGNMENT = "logits-to-text"  # the quicker of the two assignments to grade
+ASSIGNMENT = "logits-to-text"  # the quicker of the course's first two assignments to grade
 STUDENTS = student_ids(6)  # correct, partial, empty, crashing, unreadable, correct
 GRADER_TIMEOUT = 600  # seconds a whole grader run may take before the test fails
 

@@ -2,8 +2,8 @@
 
 The hub runs deploy/ (docs/jupyterhub.md) with real Unix accounts: four
 students and a grader. In the browser each student logs in, opens the
-Assignments tab, fetches `parameters` and `logits-to-text`, answers in the
-notebook (alice everything, bob part, carol everything but after the due date,
+Assignments tab, fetches every assignment (the folders of solutions/), answers in
+the notebook (alice everything, bob part, carol everything but after the due date,
 dave nothing), validates and submits. The grader, in ~/gptcourse as on the
 hub's terminal, releases, collects, grades with `make autograde` (the sandbox),
 writes and releases feedback; formgrader's Autograde button and `nbgrader
@@ -219,9 +219,10 @@ def student_works(browser, hub, student, screens, validations, late_hook=None):
         raise
 
 
-# who validates what: a passing notebook, a failing one, an untouched one
-VALIDATED = {(ALICE, "parameters"), (ALICE, "logits-to-text"), (BOB, "parameters"),
-             (DAVE, "logits-to-text")}
+# who validates what: a passing notebook of every assignment, a failing one of the last
+# assignment, an untouched one of the first
+FIRST, LAST = list(NOTEBOOKS)[0], list(NOTEBOOKS)[-1]
+VALIDATED = {*((ALICE, assignment) for assignment in NOTEBOOKS), (BOB, LAST), (DAVE, FIRST)}
 
 
 def gradebook(hub):
@@ -335,7 +336,7 @@ def class_on_hub():
                 found["grades"] = gradebook(hub)
                 found["button"] = autograde_button(browser, hub, screens)
                 found["grades_after_button"] = gradebook(hub)
-                found["cli"] = hub.as_grader("nbgrader", "autograde", "parameters",
+                found["cli"] = hub.as_grader("nbgrader", "autograde", LAST,
                                              "--student", BOB, check=False)
                 found["grades_after_cli"] = gradebook(hub)
                 found["feedback"] = hub.as_grader("make", "feedback")
@@ -378,9 +379,9 @@ def test_validate_passes_a_correct_notebook_and_names_failures(class_on_hub):
     texts = class_on_hub["validations"]
     for assignment in NOTEBOOKS:
         assert "Success! Your notebook passes all the tests." in texts[(ALICE, assignment)]
-    assert "Success!" not in texts[(BOB, "parameters")]
-    assert "failed" in texts[(BOB, "parameters")].lower()
-    assert "Success!" not in texts[(DAVE, "logits-to-text")]
+    assert "Success!" not in texts[(BOB, LAST)]
+    assert "failed" in texts[(BOB, LAST)].lower()
+    assert "Success!" not in texts[(DAVE, FIRST)]
 
 
 def test_the_sandboxed_grades_of_browser_submissions_are_exact(class_on_hub):
@@ -395,7 +396,7 @@ def test_a_submission_after_the_due_date_is_recorded_late(class_on_hub):
     grades = class_on_hub["grades"]
     for assignment in NOTEBOOKS:
         score, late, penalty = grades[(CAROL, assignment)]
-        assert late > 0 and penalty == score == 10.0
+        assert late > 0 and penalty == score == ASSIGNMENTS[assignment].max_score
         for student in (ALICE, BOB, DAVE):
             late, penalty = grades[(student, assignment)][1:]
             assert late == 0 and not penalty
@@ -427,7 +428,8 @@ def test_each_student_fetches_only_their_own_feedback(class_on_hub):
         assert len(texts) == 1, (student, assignment)
         score = AFTER_PENALTY[student][assignment]
         assert f"<h1>Feedback on {NOTEBOOKS[assignment]}.ipynb</h1>" in texts[0]
-        assert f"Score: <strong>{score:g}</strong> of 10 points" in texts[0]
+        assert (f"Score: <strong>{score:g}</strong> of "
+                f"{ASSIGNMENTS[assignment].max_score:g} points") in texts[0]
         for other in STUDENTS:
             if other != student:
                 assert other not in texts[0]

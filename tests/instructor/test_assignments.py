@@ -1,6 +1,6 @@
-"""The two nbgrader assignments: how they are built, and that they grade right.
+"""The course's nbgrader assignments: how they are built, and that they grade right.
 
-Every model student of ``testsupport.assignment_students`` is graded by the course's own
+Every model student of the registry (``testsupport/assignments/``) is graded by the course's own
 grader (``python -m grader autograde``, what `make autograde` runs) in a
 temporary copy of the course, one run per assignment, and each test cell's
 score is compared with what that student earned. Stock ``nbgrader autograde``

@@ -1,7 +1,7 @@
 """Honest students earn their full marks, whatever ordinary style they write in.
 
-Every notebook of `testsupport/honest_students.py` (at least 25 styles over both
-assignments) and the package-wrapper answers below are handed in to a copy of
+Every notebook of `testsupport/honest_students.py` (at least 25 styles over every
+assignment) and the registry's package-wrapper answers are handed in to a copy of
 the course and graded in one run per assignment by `python -m grader
 autograde`, the command behind `make autograde`.
 """
@@ -20,55 +20,13 @@ from testsupport.editors import colab_saved, vscode_saved
 from testsupport.honest_students import CASES, code, colab_student, position, solved
 from testsupport.machine_load import machine_load
 
-# Answers that hand in the course package's own function in disguise. Each earns
-# nothing for the function it wraps; the rest of the notebook is the solution.
-WRAPPERS = {
-    "wrapper-lambda": ("model_size_mib_answer",
-                       "import gptcourse\nmodel_size_mib = lambda m: gptcourse.model_size_mib(m)\n"),
-    "wrapper-def": ("count_tied_parameters_answer",
-                    "from gptcourse import count_tied_parameters as theirs\n\n"
-                    "def count_tied_parameters(model):\n    return theirs(model)\n"),
-    "wrapper-partial": ("count_tied_parameters_answer",
-                        "import functools\nimport gptcourse.counting\n"
-                        "count_tied_parameters = functools.partial("
-                        "gptcourse.counting.count_tied_parameters)\n"),
-    "wrapper-getattr": ("model_size_mib_answer",
-                        "import importlib\n"
-                        "model_size_mib = getattr(importlib.import_module('gptcourse'), "
-                        "'model_size_mib')\n"),
-    "wrapper-reload": ("model_size_mib_answer",
-                       "import importlib\nimport gptcourse.counting\n"
-                       "fresh = importlib.reload(gptcourse.counting)\n"
-                       "def model_size_mib(model):\n    return fresh.model_size_mib(model)\n"),
-    "wrapper-relabelled": ("model_size_mib_answer",
-                           "from gptcourse import model_size_mib\n"
-                           "model_size_mib.__module__ = '__main__'\n"),
-    "wrapper-code-object": ("model_size_mib_answer",
-                            "import types\nimport gptcourse.counting as counting\n"
-                            "model_size_mib = types.FunctionType(counting.model_size_mib.__code__, "
-                            "vars(counting), 'model_size_mib')\n"),
-    "wrapper-source-file": ("model_size_mib_answer",
-                            "import gptcourse.counting\n"
-                            "borrowed = {'__name__': 'gptcourse.counting', '__package__': 'gptcourse'}\n"
-                            "exec(open(gptcourse.counting.__file__).read(), borrowed)\n"
-                            "model_size_mib = borrowed['model_size_mib']\n"),
-}
-# the checks of the wrapped answers: what each wrapper loses
-WRAPPED_CHECKS = {"model_size_mib_answer": {"model_size_mib_any_model"},
-                  "count_tied_parameters_answer": {"count_tied_parameters_unseen_configs",
-                                                   "count_tied_parameters_tied_models"}}
-
-# Answers that change the model they are given (the task says not to). Each loses exactly
-# the check that asserts the model was left as it was, with that check's own words.
-ARGUMENT_CHANGERS = {
-    "ties-the-model-it-counts": (
-        "count_tied_parameters_answer",
-        "def count_tied_parameters(model):\n"
-        "    tie_weights(model)  # the shared matrix is then counted once\n"
-        "    return count_parameters(model)\n",
-        "count_tied_parameters_unseen_configs",
-        "count_tied_parameters tied the model it was given"),
-}
+# Answers that hand in the course package's own function in disguise, each earning nothing
+# for the function it wraps, and answers that change the model they are given, each losing
+# exactly the check that asserts the model was left as it was: the registry's, by name
+WRAPPERS = {name: (row.name, *wrapper) for row in ASSIGNMENTS.values()
+            for name, wrapper in row.wrappers.items()}
+ARGUMENT_CHANGERS = {name: (row.name, *changer) for row in ASSIGNMENTS.values()
+                     for name, changer in row.argument_changers.items()}
 
 # The solved notebooks saved by editors that drop nbgrader's metadata
 # (testsupport/editors.py): matched to the release, or not graded for one reason.
@@ -92,12 +50,12 @@ def with_cell_before(nb, wanted, cell):
 TIMESTAMP = "2026-11-20 12:00:00.000000 UTC"
 
 
-def wrapper_notebook(source_id, source):
-    nb = solved("parameters")
+def wrapper_notebook(assignment, source_id, source):
+    nb = solved(assignment)
     for cell in nb["cells"]:
         if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == source_id:
             cell["source"] = source
-    return {"parameters.ipynb": json.dumps(nb).encode()}
+    return {ASSIGNMENTS[assignment].file_name: json.dumps(nb).encode()}
 
 
 def grade_the_corpus(course_dir):
@@ -107,10 +65,12 @@ def grade_the_corpus(course_dir):
     env = nbgrader_env()
     for name, style in CASES.items():
         hand_in(course, name, style.assignment, style.handed_in(), TIMESTAMP)
-    for name, (answer_id, source) in WRAPPERS.items():
-        hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
-    for name, (answer_id, source, _, _) in ARGUMENT_CHANGERS.items():
-        hand_in(course, name, "parameters", wrapper_notebook(answer_id, source), TIMESTAMP)
+    for name, (assignment, answer_id, source) in WRAPPERS.items():
+        hand_in(course, name, assignment, wrapper_notebook(assignment, answer_id, source),
+                TIMESTAMP)
+    for name, (assignment, answer_id, source, _, _) in ARGUMENT_CHANGERS.items():
+        hand_in(course, name, assignment, wrapper_notebook(assignment, answer_id, source),
+                TIMESTAMP)
     for name, (assignment, saved) in EDITOR_SAVED.items():
         hand_in(course, name, assignment, {assignments()[assignment] + ".ipynb": saved()},
                 TIMESTAMP)
@@ -149,7 +109,7 @@ def scores(record):
     return {t["grade_id"]: t["points"] for nb in record["notebooks"] for t in nb["tests"]}
 
 
-def test_the_honest_corpus_has_at_least_25_styles_over_both_assignments():
+def test_the_honest_corpus_has_at_least_25_styles_over_every_assignment():
     assert len(CASES) >= 25
     assert {style.assignment for style in CASES.values()} == set(assignments())
 
@@ -179,10 +139,10 @@ def test_every_cell_of_an_honest_style_ran_without_a_note(graded, name):
 @pytest.mark.parametrize("name", sorted(WRAPPERS))
 def test_a_wrapped_course_function_earns_nothing_and_says_write_your_own(graded, name):
     record = graded["records"][name]
-    answer_id, _ = WRAPPERS[name]
-    lost = WRAPPED_CHECKS[answer_id]
+    assignment, answer_id, _ = WRAPPERS[name]
+    lost = ASSIGNMENTS[assignment].wrapped_checks[answer_id]
     expected = {check: 0.0 if check in lost else points
-                for check, points in max_points("parameters").items()}
+                for check, points in max_points(assignment).items()}
     assert scores(record) == expected
     messages = [t["message"] for nb in record["notebooks"] for t in nb["tests"]
                 if t["grade_id"] in lost]
@@ -191,10 +151,10 @@ def test_a_wrapped_course_function_earns_nothing_and_says_write_your_own(graded,
 
 @pytest.mark.parametrize("name", sorted(ARGUMENT_CHANGERS))
 def test_an_answer_that_changes_the_model_it_is_given_loses_exactly_that_check(graded, name):
-    _, _, check, words = ARGUMENT_CHANGERS[name]
+    assignment, _, _, check, words = ARGUMENT_CHANGERS[name]
     record = graded["records"][name]
     expected = {grade_id: 0.0 if grade_id == check else points
-                for grade_id, points in max_points("parameters").items()}
+                for grade_id, points in max_points(assignment).items()}
     assert scores(record) == expected
     message = next(t["message"] for nb in record["notebooks"] for t in nb["tests"]
                    if t["grade_id"] == check)
@@ -246,9 +206,10 @@ def expected_scores(name):
     """{grade_id: points} the honest work of corpus member `name` earns."""
     if name in CASES:
         return max_points(CASES[name].assignment)
-    lost = WRAPPED_CHECKS[WRAPPERS[name][0]]
+    assignment, answer_id, _ = WRAPPERS[name]
+    lost = ASSIGNMENTS[assignment].wrapped_checks[answer_id]
     return {check: 0.0 if check in lost else points
-            for check, points in max_points("parameters").items()}
+            for check, points in max_points(assignment).items()}
 
 
 def test_on_a_busy_machine_every_honest_notebook_earns_exactly_what_it_does_when_quiet(

@@ -13,7 +13,7 @@ import pytest
 
 from gptcourse import student_config
 from gptcourse.variants import larger_configs
-from testsupport.assignment_students import PARAMETERS_POINTS
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import released_course
 from testsupport.grading import build_submission, grade_batch
 
@@ -23,6 +23,7 @@ SALT = "2026-fall"  # nbgrader_config.py's c.StudentVariants.salt
 VALUE_CHECKS = {"output_shape", "total_params_value", "out_head_params_value",
                 "tied_params_value", "gpt2_totals_values"}
 ANOTHER = "these values are for another configuration than yours (student {})"
+POINTS = ASSIGNMENTS["parameters"].points
 
 
 def untied_count(cfg):
@@ -79,18 +80,18 @@ def test_two_students_have_different_models_and_different_value_answers():
 @pytest.mark.parametrize("student", ["alice", "bob"])
 def test_a_notebook_that_computes_its_values_earns_full_marks_for_its_own_id(graded, student):
     scores, messages = graded
-    assert scores[student] == {k: float(v) for k, v in PARAMETERS_POINTS.items()}
+    assert scores[student] == {k: float(v) for k, v in POINTS.items()}
     assert messages[student] == {}
 
 
 def test_the_right_values_typed_in_for_ones_own_model_earn_their_points(graded):
     scores, _ = graded
-    assert scores["frank"] == {k: float(v) for k, v in PARAMETERS_POINTS.items()}
+    assert scores["frank"] == {k: float(v) for k, v in POINTS.items()}
 
 
 def test_another_students_values_earn_nothing_and_say_they_are_for_another_configuration(graded):
     scores, messages = graded
-    for check, points in PARAMETERS_POINTS.items():
+    for check, points in POINTS.items():
         assert scores["carol"][check] == (0.0 if check in VALUE_CHECKS else float(points)), check
     assert set(messages["carol"]) == VALUE_CHECKS
     own = student_config("carol", SALT)
@@ -104,7 +105,7 @@ def test_another_students_values_earn_nothing_and_say_they_are_for_another_confi
 
 def test_a_typed_student_id_of_someone_else_changes_nothing(graded):
     scores, messages = graded
-    assert scores["dave"] == {k: float(v) for k, v in PARAMETERS_POINTS.items()}
+    assert scores["dave"] == {k: float(v) for k, v in POINTS.items()}
     assert messages["dave"] == {}
 
 

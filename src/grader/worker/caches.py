@@ -7,10 +7,13 @@ course package and its stubs: `release_key`), a template per notebook and a
 set-up cells for a template; set-up and solution sources for a checker, at most
 MAX_CHECKERS). When the same assignment comes back with another release (a
 notebook edited, other limits), the old one is dropped whole and its templates
-stopped. At most MAX_WARM_ASSIGNMENTS assignments are kept, the one graded
-least recently dropped first. A batch run grades one assignment and keeps its
-templates and checkers for the whole run; a process that grades for a term
-keeps those of the releases it is grading now.
+stopped. Every assignment a process grades is kept: a batch run grades one, the
+grading service every released assignment, so the service keeps as many warm as
+the course has released and switching between them rebuilds nothing. Only where
+this machine's memory cannot hold another assignment's templates (each takes
+what its largest warm one took, against the memory the machine has available) is
+the one graded least recently dropped, and a note on stderr says why and what it
+costs: its templates start again the next time it is graded.
 
 Whether this machine can fork templates at all is found out once per process
 (`templates_refused`).
@@ -24,6 +27,7 @@ import multiprocessing.util
 import os
 import sys
 import threading
+import time
 
 import nbformat
 
@@ -33,7 +37,6 @@ from ..plan import Plan, build_plan
 from ..sandbox import SandboxError, Template
 from .assignment import Assignment
 
-MAX_WARM_ASSIGNMENTS = 2  # assignments whose templates and checkers a process keeps at once
 # checkers kept per release (one per notebook, and those made for a notebook whose answer
 # cell was turned into text); past it they are dropped and made again
 MAX_CHECKERS = 4
@@ -46,6 +49,12 @@ class WarmAssignment:
     release: tuple  # release_key of the assignment they were made for
     templates: dict[tuple, Template] = dataclasses.field(default_factory=dict)
     checkers: dict[tuple, Checker] = dataclasses.field(default_factory=dict)
+    resident_mib: dict[tuple, float] = dataclasses.field(default_factory=dict)  # each template's
+    start_seconds: dict[tuple, float] = dataclasses.field(default_factory=dict)  # memory, start
+
+    def memory_mib(self) -> float:
+        """What its templates took when they started, in MiB."""
+        return sum(self.resident_mib.get(key, 0.0) for key in self.templates)
 
     def close(self) -> None:
         """Stop the templates this process started and let go of the others."""
@@ -68,9 +77,12 @@ def release_key(assignment: Assignment) -> tuple:
 
 
 def warm_assignment(assignment: Assignment) -> WarmAssignment:
-    """What this process keeps for `assignment` as released now (empty the first time);
-    an older release's, and the least recently graded assignment's past
-    MAX_WARM_ASSIGNMENTS, are dropped."""
+    """What this process keeps for `assignment` as released now (empty the first time).
+
+    An older release of it is dropped. Another assignment is dropped only where the
+    machine's memory cannot hold this one's templates too (`room_for`), the one graded
+    least recently first.
+    """
     release = release_key(assignment)
     dropped = []
     with _WARM_LOCK:
@@ -78,12 +90,71 @@ def warm_assignment(assignment: Assignment) -> WarmAssignment:
         if warm is not None and warm.release != release:
             dropped.append(warm)
             warm = None
+        if warm is None:
+            dropped += room_for(assignment.name)
         _WARM[assignment.name] = warm = warm or WarmAssignment(release)
-        while len(_WARM) > MAX_WARM_ASSIGNMENTS:
-            dropped.append(_WARM.pop(next(iter(_WARM))))
     for old in dropped:
         old.close()
     return warm
+
+
+def room_for(name: str) -> list[WarmAssignment]:
+    """The warm assignments to drop (least recently graded first) so that this machine's
+    available memory holds the templates of assignment `name` as well, each assignment's
+    taken to be as large as the largest kept; for each one with templates a note on
+    stderr says why and what it costs. Called with _WARM_LOCK held; nothing is dropped
+    where the memory is not known."""
+    needed = max((warm.memory_mib() for warm in _WARM.values()), default=0.0)
+    available = available_mib()
+    if not needed or available is None or available >= needed:
+        return []
+    dropped = []
+    while _WARM and available < needed:
+        old_name, old = next(iter(_WARM.items()))
+        dropped.append(_WARM.pop(old_name))
+        if not old.templates:  # its checkers only: nothing to start again
+            continue
+        print(f"note: {name}'s templates need about {needed:,.0f} MiB and this machine has "
+              f"{available:,.0f} MiB available, too little to keep {len(_WARM) + 2} "
+              f"assignments warm: {old_name}'s templates are closed to make room; grading "
+              f"{old_name} again starts its {len(old.templates)} template(s) again "
+              f"({sum(old.start_seconds.values()):.1f} s the last time)",
+              file=sys.stderr, flush=True)
+        available += old.memory_mib()
+    return dropped
+
+
+def available_mib() -> float | None:
+    """The memory this machine has available for new processes (MemAvailable), in MiB;
+    None where /proc/meminfo does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def resident_mib(template: Template) -> float:
+    """The resident memory of `template`'s processes (its sandbox and what runs in it), in
+    MiB; 0.0 where it cannot be read."""
+    process = getattr(getattr(template, "kernel", None), "process", None)
+    waiting = [process.pid] if process is not None else []
+    total = 0  # kB
+    while waiting:
+        pid = waiting.pop()
+        try:
+            with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+                total += next((int(line.split()[1]) for line in handle
+                               if line.startswith("VmRSS:")), 0)
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as handle:
+                    waiting += [int(child) for child in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+    return total / 1024
 
 
 def warm_templates() -> list[Template]:
@@ -119,7 +190,8 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     limits = assignment.limits
     made_by = dataclasses.replace(limits, notebook_budget=0.0)  # a budget makes no template
     key = (dataclasses.astuple(made_by), assignment.package, package_copy, tuple(prelude))
-    templates = warm_assignment(assignment).templates
+    warm = warm_assignment(assignment)
+    templates = warm.templates
     template = templates.get(key)
     if template is not None and template.alive() and (package_copy is None
                                                       or os.path.isdir(package_copy)):
@@ -129,6 +201,7 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     if not warm_templates() and multiprocessing.parent_process() is not None:
         # a pool's worker ends through multiprocessing, which skips atexit
         multiprocessing.util.Finalize(None, close_templates, exitpriority=10)
+    started = time.monotonic()
     try:
         templates[key] = Template(limits, assignment.package, package_copy, prelude, channels)
     except SandboxError as error:
@@ -136,6 +209,8 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
         print(f"note: each student's sandbox starts from nothing, a few seconds slower: this "
               f"machine cannot fork a warm template's sandboxes ({error})", file=sys.stderr)
         return None
+    warm.start_seconds[key] = time.monotonic() - started
+    warm.resident_mib[key] = resident_mib(templates[key])
     return templates[key]
 
 

@@ -124,7 +124,7 @@ def test_a_colab_notebook_on_the_per_student_release_has_each_answer_where_the_r
     """Typed id, a look at the model, a helper binding the answer's own loop variable and a
     scratch cell binding the answer's intermediate name, beside the answers they help."""
     from testsupport.course import read_notebook
-    from testsupport.honest_students import colab_notebook, colab_student
+    from testsupport.honest_students import colab_notebook, colab_student, solved
     from grader.plan import parse_submission, with_metadata_restored
     from grader.plan.matching import METADATA_MATCHED
 
@@ -136,7 +136,10 @@ def test_a_colab_notebook_on_the_per_student_release_has_each_answer_where_the_r
         colab_student(assignment, student)))
     assert answer_sources(restored) == answer_sources(written)
     added = [c["source"] for c in restored["cells"] if not c["metadata"].get("nbgrader")]
-    assert len(added) == (4 if assignment == "parameters" else 2)  # each left the student's
+    # each cell the Colab student added or changed, answers aside, is left the student's
+    released = {"".join(c["source"]) for c in solved(assignment)["cells"]}
+    assert len(added) == len([c for c in written["cells"] if "".join(c["source"]) not in released
+                              and not c["metadata"].get("nbgrader", {}).get("solution")])
     assert build_plan(instructor, restored).notes == [METADATA_MATCHED]
 
 

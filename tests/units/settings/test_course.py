@@ -2,8 +2,9 @@
 
 A copy of the course gets a small third assignment folder; the Makefile's list,
 the grader's settings and the tests' helpers all see it, without any other file
-changed. The tests' registry (testsupport/assignments.py) has a row for every folder,
-naming only cells the folder's notebook has.
+changed. The tests' registry (testsupport/assignments/) has a row module for every
+folder and a folder for every row module, each row naming only cells the folder's
+notebook has; a folder without its row is named, with what the row must hold.
 """
 
 import json
@@ -11,8 +12,10 @@ import os
 
 import pytest
 
-from testsupport.assignments import ASSIGNMENTS
-from testsupport.course import ROOT, assignments, copy_course, make, read_notebook
+from testsupport.assignment_row import Student, required_fields
+from testsupport.assignments import (ASSIGNMENTS, load_rows, missing_row_message, missing_rows,
+                                     row_file, row_problems)
+from testsupport.course import ROOT, assignments, copy_course, make
 
 THIRD = "sampling"
 
@@ -26,7 +29,7 @@ def _notebook():
 
 @pytest.fixture
 def course_with_a_third_assignment(tmp_path):
-    course = copy_course(str(tmp_path / "course"), for_make=True)
+    course = copy_course(str(tmp_path / "course"), ("testsupport/assignments",), for_make=True)
     folder = os.path.join(course, "solutions", THIRD)
     os.makedirs(folder)
     with open(os.path.join(folder, "sampling.ipynb"), "w", encoding="utf-8") as handle:
@@ -61,23 +64,89 @@ def test_the_course_settings_name_no_assignment():
 
 
 def test_every_folder_of_solutions_has_a_row_of_the_tests_registry_and_every_row_a_folder():
+    assert missing_rows() == [], "\n\n".join(missing_row_message(name) for name in missing_rows())
+    folder = os.path.dirname(row_file("any"))
+    modules = sorted(f for f in os.listdir(folder) if f.endswith(".py") and f != "__init__.py")
+    assert modules == sorted(os.path.basename(row_file(name)) for name in assignments()), (
+        "a row module of testsupport/assignments/ whose folder of solutions/ is gone")
     assert sorted(ASSIGNMENTS) == sorted(assignments())
     for name, row in ASSIGNMENTS.items():
         assert row.name == name and row.notebook == assignments()[name]
 
 
+def test_a_folder_without_its_row_is_named_with_what_the_row_must_hold(
+        course_with_a_third_assignment):
+    course = course_with_a_third_assignment
+    assert missing_rows(course) == [THIRD]
+    rows = load_rows(course)
+    assert sorted(rows) == sorted(ASSIGNMENTS)
+    with pytest.raises(KeyError) as missing:
+        rows[THIRD]
+    message = missing.value.args[0]
+    assert message.startswith("solutions/sampling/ has no row in the tests' registry: write "
+                              "testsupport/assignments/sampling.py defining ROW = "
+                              "AssignmentRow(...)")
+    assert "name='sampling', notebook='sampling'" in message
+    for field, meaning in required_fields():
+        assert f"    {field}: {meaning}\n" in message
+    assert [field for field, _ in required_fields()] == [
+        "name", "notebook", "points", "students", "hidden_values", "allowed_imports",
+        "package_answers", "partial", "partial_score", "typed", "typed_score",
+        "function_tests", "oracle", "oracle_score"]
+    assert all(meaning for _, meaning in required_fields())
+    with pytest.raises(KeyError, match="'nothing' is no assignment: the assignments are the "
+                                       "folders of solutions/"):
+        rows["nothing"]
+
+
+def test_a_row_written_beside_a_third_folder_is_its_row(course_with_a_third_assignment):
+    course = course_with_a_third_assignment
+    with open(row_file(THIRD, course), "w", encoding="utf-8") as handle:
+        handle.write(
+            "from testsupport.assignment_row import AssignmentRow, Student\n\n"
+            "ROW = AssignmentRow(name='sampling', notebook='sampling', points={}, "
+            "students={'solution': Student(total=0)}, hidden_values={}, "
+            "allowed_imports=frozenset(), package_answers=(), partial=(), partial_score=0, "
+            "typed={}, typed_score=0, function_tests=(), oracle={}, oracle_score=0)\n")
+    assert missing_rows(course) == []
+    rows = load_rows(course)
+    assert sorted(rows) == sorted([*ASSIGNMENTS, THIRD]) and rows[THIRD].notebook == "sampling"
+    assert ASSIGNMENTS is not rows and THIRD not in ASSIGNMENTS
+
+
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
 def test_a_row_names_only_cells_its_notebook_has_with_the_points_it_gives(name):
-    row = ASSIGNMENTS[name]
-    cells = [cell["metadata"]["nbgrader"] for cell in read_notebook("solutions", name)["cells"]
-             if cell.get("metadata", {}).get("nbgrader")]
-    assert {c["grade_id"]: c["points"] for c in cells if c.get("grade")} == row.points
-    assert list(row.points) == [c["grade_id"] for c in cells if c.get("grade")]
-    answers = {c["grade_id"] for c in cells if c.get("solution")}
-    for named in (row.package_answers, row.partial, row.typed, row.oracle):
-        assert set(named) <= answers, (name, sorted(set(named) - answers))
-    assert set(row.function_tests) | set(row.hidden_values) <= set(row.points)
-    assert {student.total for student in row.students.values()} <= {
-        points / 2 for points in range(int(2 * row.max_score) + 1)}
-    assert 0 <= row.typed_score <= row.max_score and 0 < row.partial_score < row.max_score
-    assert 0 <= row.oracle_score < row.max_score and row.students["solution"].total == row.max_score
+    assert row_problems(ASSIGNMENTS[name]) == []
+
+
+def test_a_row_that_does_not_fit_its_notebook_says_what_does_not():
+    import dataclasses
+
+    row = ASSIGNMENTS["parameters"]
+    wrong = dataclasses.replace(
+        row, points={**row.points, "output_shape": 1}, partial=("no_such_answer",),
+        function_tests=("no_such_check",), allowed_imports=row.allowed_imports - {"GPTModel"},
+        package_answers=(), partial_score=0, students={**row.students, "quarter": Student(2.25)})
+    problems = row_problems(wrong)
+    assert problems[0].startswith("its points are {'output_shape': 1, ")
+    assert problems[1:] == [
+        "partial names ['no_such_answer'], no answer cell of the notebook",
+        "function_tests names ['no_such_check'], no test cell of the notebook",
+        f"allowed_imports is {sorted(row.allowed_imports - {'GPTModel'})}; the notebook imports "
+        f"{sorted(row.allowed_imports)} from the package",
+        "package_answers leaves out ['count_parameters_answer', 'count_tied_parameters_answer', "
+        "'model_size_mib_answer'], which write a function the package has",
+        "a student's total is not a score of the notebook (0 to the most, in halves)",
+        "typed_score or partial_score is no score the notebook can give",
+        "the student 'solution' is missing or does not earn every point"]
+
+
+def test_the_honest_students_of_every_row_have_names_of_their_own():
+    from testsupport.honest_students import STYLES
+
+    names = [style.name for style in STYLES]
+    names += [name for row in ASSIGNMENTS.values()
+              for name in (*row.wrappers, *row.argument_changers)]
+    assert sorted(name for name in set(names) if names.count(name) > 1) == []
+    assert {style.assignment for row in ASSIGNMENTS.values() for style in row.styles
+            if style.assignment != row.name} == set()
