@@ -12,7 +12,7 @@ help:
 	@echo "Set-up and checks"
 	@echo "  make book                build the course site into _build/html"
 	@echo "  make test                set up everything the tests use and run every test"
-	@echo "  make test-fast           the unit tests only (tests/package, tests/units; under a minute)"
+	@echo "  make test-fast           the quick subset (tests/package, tests/docs, tests/units; under a minute)"
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
 	@echo "  make lock                requirements.lock again from requirements.txt (pinned, with hashes)"
@@ -140,7 +140,7 @@ $(AXE): | system
 # builds the 124M model); every test of the other folders is marked slow, so
 # `pytest -m "not slow"` is the same.
 test-fast: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" tests/package tests/units $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" tests/package tests/docs tests/units $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).
@@ -197,7 +197,7 @@ benchmark: setup
 # (+01:00) or an IANA name (Europe/Berlin), never an abbreviation such as PST; late
 # submissions get the penalty set in nbgrader_config.py.
 #
-# The grading loop, with nbgrader's own commands (README, "Grading homework"):
+# The grading loop, with nbgrader's own commands (docs/instructor.md):
 # release-to-exchange -> students fetch and submit -> collect -> autograde ->
 # feedback -> release-feedback -> grades. autograde runs student code only inside
 # the bubblewrap sandbox, JOBS students at a time, or on the workers of a Dask
@@ -402,12 +402,12 @@ similarity: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) similarity $(THE_ASSIGNMENTS)
 
-# A whole fake class on this machine, in course-data/rehearsal/ (see the README).
+# A whole fake class on this machine, in course-data/rehearsal/ (docs/instructor.md).
 rehearse: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse --students "$$REHEARSAL_STUDENTS"
 
-# A class that hands in through Canvas, in course-data/rehearsal-lms/ (see the README).
+# A class that hands in through Canvas, in course-data/rehearsal-lms/ (docs/instructor.md).
 rehearse-lms: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse-lms

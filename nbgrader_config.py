@@ -139,9 +139,9 @@ c.SandboxGrader.notebook_budget = 0
 
 # --- deadlines ------------------------------------------------------------------
 # `make release DUEDATE="2026-12-01 17:00:00 UTC"` records an assignment's due date in
-# the gradebook; `make extensions` gives students their own (extensions.csv, see the
-# README). A notebook handed in after the student's due date gets the late penalty of
-# the policy chosen here; with a due date of Monday 17:00 and a notebook worth 10:
+# the gradebook; `make extensions` gives students their own (extensions.csv, see
+# docs/deadlines.md). A notebook handed in after the student's due date gets the late
+# penalty of the policy chosen here; with a due date of Monday 17:00 and a notebook worth 10:
 #   - nbgrader's "zero" (this course's): a late notebook scores 0, 1 minute late or 3 days;
 #   - nbgrader's "none": late notebooks keep every point;
 #   - a percentage per day late, with a floor: with the lines below, 1 minute late

@@ -3,6 +3,7 @@
 The tests mirror what they test, one folder each:
 
     package      the gptcourse package and its command line
+    docs         the README's doors, the documents' links, the package's page
     units        the grader's pieces, with no notebook graded, sandbox, site or server:
                  a folder per wing of src/grader/ (ground/ for its top-level modules,
                  commands/ for autograde, engines and cli), a file per module
@@ -14,9 +15,9 @@ The tests mirror what they test, one folder each:
     hub          a real JupyterHub in a browser
     service      the grading service (`python -m grader serve`) as a real process
 
-The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/ and units/, less
-the few tests there marked slow by hand (a fresh interpreter that builds the 124M model);
-every test in any other folder is marked slow. Helpers live in testsupport/.
+The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/, docs/ and units/,
+less the few tests there marked slow by hand (a fresh interpreter that builds the 124M
+model); every test in any other folder is marked slow. Helpers live in testsupport/.
 """
 
 import itertools
@@ -27,7 +28,7 @@ import pytest
 from testsupport.postgres import PostgresError, TemporaryPostgres
 from testsupport.tiny_course import make_course
 
-QUICK_FOLDERS = {"package", "units"}
+QUICK_FOLDERS = {"package", "docs", "units"}
 TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 

@@ -111,7 +111,7 @@ def chosen_students(settings: Settings, assignment: str, students: list[str] | N
 
 
 def limits_in_force(limits: Limits, package: str, blocked: tuple[str, ...]) -> str:
-    """The sandbox's limits in words, printed when grading starts (README: how to check)."""
+    """The sandbox's limits in words, printed when grading starts (docs/grading-sandbox.md)."""
     whole, why = SandboxCgroups.available()
     sandbox = (f"{limits.memory_mib} MiB of memory and {limits.max_processes} processes per "
                f"sandbox in all ({why})" if whole else
