@@ -29,6 +29,7 @@
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
     python -m grader dask-certs [--folder DIR]
+    python -m grader publish | leak-scan | publish-repo REMOTE | release-solutions ASSIGNMENT
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -94,6 +95,7 @@ from .intake import collect_zip
 from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFORMS, CanvasPush
 from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
+from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
@@ -243,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where to write them (default: dask-certs/ of the course)")
     add_service_commands(commands)
     add_lti_commands(commands)
+    add_publish_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -441,5 +444,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "rehearse-lti": run_lti_rehearsal,
             "similarity": run_similarity, "release-lines": run_release_lines,
             "dask-certs": run_dask_certs,
-            **SERVICE_COMMANDS, **LTI_COMMANDS,
+            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}
