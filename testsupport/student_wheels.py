@@ -1,6 +1,7 @@
 """The students' install, offline: the wheels of the course package's dependencies in a folder.
 
-A released notebook's first cell runs ``pip install "gptcourse @ <site>/packages/...whl#sha256=..."``;
+A released notebook's first cell runs
+``pip install "gptcourse @ <site>/packages/<wheel>#sha256=<hash>"``;
 pip then installs what the wheel requires (torch, tiktoken, numpy) and what those require.
 The test of that cell (tests/publish/test_install_line.py) runs it in a fresh venv with
 no index at all (``PIP_NO_INDEX``), finding them in this folder only, so that it

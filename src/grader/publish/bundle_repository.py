@@ -67,7 +67,8 @@ def publish_repository(settings: Settings, remote: str, branch: str = "main",
             raise CourseError(f"{bundle} is not a bundle of make publish (not one wheel in "
                               f"{PACKAGES_FOLDER}/)")
         wheel = read_course_wheel(os.path.join(packages, wheels[0]))
-        leaks = scan_folder(bundle, bundle_fragments(settings, assignments_with_public_solutions(settings)))
+        public = assignments_with_public_solutions(settings)
+        leaks = scan_folder(bundle, bundle_fragments(settings, public))
         if leaks:
             raise CourseError(leak_report(leaks, bundle))
         fetched = run_git(git_dir, "fetch", "--quiet", "--depth=1", remote,

@@ -19,7 +19,8 @@ from ..settings.release_lines import no_install_line_warning
 from .bundle import BUNDLE_FOLDER, Bundle, bundle_fragments, leak_report, write_bundle
 from .bundle_repository import publish_repository
 from .leak_scan import scan_folder
-from .solutions_policy import check_solutions_may_go_out, record_release, assignments_with_public_solutions
+from .solutions_policy import (assignments_with_public_solutions, check_solutions_may_go_out,
+                               record_release)
 
 SITE_FOLDER = os.path.join("_build", "html")
 

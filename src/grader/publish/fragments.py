@@ -112,9 +112,11 @@ def files_text(folder: str, suffix: str) -> list[str]:
     return texts
 
 
-def course_public_text(settings: Settings, package_sources: Iterable[str]) -> PublicText:
-    """The released notebooks (exercises/) and `package_sources`; the pages (book/*.md)."""
-    released = files_text(os.path.join(settings.root, "exercises"), ".ipynb")
+def course_public_text(settings: Settings, release: str, package_sources: Iterable[str]
+                       ) -> PublicText:
+    """The released notebooks (in `release`, exercises/) and `package_sources`; the pages
+    (book/*.md)."""
+    released = files_text(release, ".ipynb")
     pages = files_text(os.path.join(settings.root, "book"), ".md")
     return PublicText("\0".join(squeeze(t) for t in [*released, *package_sources]),
                       "\0".join(squeeze(t) for t in pages))

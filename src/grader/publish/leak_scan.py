@@ -83,8 +83,11 @@ class Leak:
 
 
 def page_text(text: str) -> str:
-    """`text` as a browser shows it: tags out, escapes undone (twice, for text escaped twice)."""
-    return html.unescape(html.unescape(TAG.sub("", text)))
+    """`text` as a browser shows it, tags out and escapes undone; twice, for markup shown as
+    text (escaped once more)."""
+    for _ in range(2):
+        text = html.unescape(TAG.sub("", text))
+    return text
 
 
 def unescaped(text: str) -> str:

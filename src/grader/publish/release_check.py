@@ -1,9 +1,9 @@
 """Whether the released notebooks in exercises/ are the ones to publish.
 
-- `regenerated_differences`: exercises/ must be what ``nbgrader generate_assignment``
-  makes of solutions/ now, byte for byte (the check the course's tests make): the
-  assignments are generated again in a temporary copy of the course, with a gradebook
-  of its own, and compared.
+- `regenerated_differences`: the release folder (exercises/) must be what ``nbgrader
+  generate_assignment`` makes of solutions/ now, byte for byte (the check the course's
+  tests make): the assignments are generated again in a temporary copy of the course,
+  with a gradebook of its own, and compared.
 - `install_line_problems`: each released notebook's COURSE_PACKAGE line must be the
   one `make release` writes for the wheel built now (the same bytes, so the same
   sha256) on the site c.CourseSite.url names.
@@ -19,8 +19,16 @@ from ..settings import Settings
 from ..settings.course_wheel import CourseWheel
 from ..settings.release_lines import PACKAGE_LINE, notebook_values, wanted_values
 
-RELEASE_FOLDER = "exercises"
 REGENERATE_SECONDS = 600
+
+
+def release_folder(settings: Settings) -> str:
+    """Where `make release` writes the students' notebooks: nbgrader's release folder
+    (c.CourseDirectory.release_directory; exercises/ here)."""
+    from nbgrader.coursedir import CourseDirectory  # imports nbgrader's apps: when needed
+
+    return os.path.join(settings.root,
+                        CourseDirectory(config=settings.config).release_directory)
 
 
 def released_files(folder: str) -> dict[str, bytes]:
@@ -37,7 +45,7 @@ def released_files(folder: str) -> dict[str, bytes]:
 
 def regenerated_differences(settings: Settings) -> list[str]:
     """One line for each file of exercises/ that is not what solutions/ generates now."""
-    release = os.path.join(settings.root, RELEASE_FOLDER)
+    release = release_folder(settings)
     with tempfile.TemporaryDirectory(prefix="release-check-") as work:
         course = os.path.join(work, "course")
         os.makedirs(course)
@@ -55,11 +63,11 @@ def regenerated_differences(settings: Settings) -> list[str]:
             if done.returncode != 0:
                 return [f"solutions/{assignment} cannot be generated (nbgrader generate_assignment)"
                         f": {(done.stdout + done.stderr).strip()[-2000:]}"]
-        fresh = released_files(os.path.join(course, RELEASE_FOLDER))
+        fresh = released_files(os.path.join(course, os.path.basename(release)))
     committed = released_files(release)
     lines = []
     for path in sorted(set(fresh) | set(committed)):
-        shown = os.path.join(RELEASE_FOLDER, path)
+        shown = os.path.relpath(os.path.join(release, path), settings.root)
         if path not in committed:
             lines.append(f"{shown} is missing")
         elif path not in fresh:
@@ -73,7 +81,7 @@ def install_line_problems(settings: Settings, wheel: CourseWheel) -> list[str]:
     """One line for each released notebook whose COURSE_PACKAGE is not the line for `wheel` on
     the site c.CourseSite.url names."""
     wanted = wanted_values(settings, wheel)[PACKAGE_LINE]
-    release = os.path.join(settings.root, RELEASE_FOLDER)
+    release = release_folder(settings)
     lines = []
     for path in sorted(released_files(release)):
         if not path.endswith(".ipynb"):
@@ -90,5 +98,6 @@ def install_line_problems(settings: Settings, wheel: CourseWheel) -> list[str]:
                        f"course package changed since the release")
             else:
                 why = f"but the wheel on the site is {wanted}"
-            lines.append(f"{os.path.join(RELEASE_FOLDER, path)}: COURSE_PACKAGE = {value}, {why}")
+            shown = os.path.relpath(os.path.join(release, path), settings.root)
+            lines.append(f"{shown}: COURSE_PACKAGE = {value}, {why}")
     return lines

@@ -95,7 +95,8 @@ def read_record(settings: Settings) -> dict[str, dict[str, str]]:
     return {row["assignment"]: row for row in rows}
 
 
-def assignments_with_public_solutions(settings: Settings, now: datetime.datetime | None = None) -> list[str]:
+def assignments_with_public_solutions(settings: Settings,
+                                      now: datetime.datetime | None = None) -> list[str]:
     """The assignments whose solutions the record releases; CourseError for one the course
     does not have, or whose recorded due date is still to come."""
     record = read_record(settings)
