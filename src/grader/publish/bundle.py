@@ -42,7 +42,7 @@ HOMEWORK_FOLDER = "homework"
 SOLUTIONS_FOLDER = "solutions"
 STUDENTS_PAGE = "students.html"
 ADDED = (HOMEWORK_FOLDER, PACKAGES_FOLDER, SOLUTIONS_FOLDER, STUDENTS_PAGE, ".nojekyll")
-MAX_LEAKS_SHOWN = 20
+MAX_FILES_SHOWN = 30
 
 
 @dataclass
@@ -65,11 +65,19 @@ def course_title(root: str) -> str:
 
 
 def leak_report(leaks: list[Leak], where: str) -> str:
-    """The leaks found, one line each, the first MAX_LEAKS_SHOWN of them."""
-    lines = [leak.line() for leak in leaks[:MAX_LEAKS_SHOWN]]
-    more = len(leaks) - len(lines)
-    return (f"{len(leaks)} secret fragment(s) found in {where}; it was not published:\n"
-            + "\n".join(lines) + (f"\n... and {more} more" if more > 0 else ""))
+    """The leaks found, by file: each file once for each cell whose block or line it holds
+    (a whole block first), the first MAX_FILES_SHOWN files."""
+    cells: dict[str, dict[tuple[str, str, str, str], Leak]] = {}
+    for leak in sorted(leaks, key=lambda leak: (leak.path, not leak.fragment.whole)):
+        fragment = leak.fragment
+        key = (fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id)
+        cells.setdefault(leak.path, {}).setdefault(key, leak)
+    lines = [leak.line() for path in sorted(cells)[:MAX_FILES_SHOWN]
+             for leak in cells[path].values()]
+    more = len(cells) - MAX_FILES_SHOWN
+    return (f"{len(leaks)} secret fragment(s) found in {len(cells)} file(s) of {where}; it was "
+            f"not published:\n" + "\n".join(lines)
+            + (f"\n... and {more} more file(s)" if more > 0 else ""))
 
 
 def package_sources(settings: Settings) -> list[str]:

@@ -55,7 +55,8 @@ def notebook(source, outputs=()):
 
 
 PAGE = highlight(HIDDEN, PythonLexer(), HtmlFormatter())  # one <span> per token, escaped quotes
-HTML_OUTPUT = nbformat.v4.new_output("display_data", data={"text/html": f"<pre>{html.escape(HIDDEN)}</pre>"})
+HTML_OUTPUT = nbformat.v4.new_output("display_data",
+                                     data={"text/html": f"<pre>{html.escape(HIDDEN)}</pre>"})
 
 # (what it is, the file's name, its bytes, where the scan must say the block is)
 PLACES = [
