@@ -21,8 +21,8 @@ SPEC.loader.exec_module(launch_buttons)
 def built(folder, url):
     """The theme's options after the extension read repository.url = `url` for a book in
     `folder`."""
-    config = SimpleNamespace(html_theme_options={
-        "repository_url": url, "launch_buttons": {"colab_url": "https://colab.research.google.com"}})
+    launch = {"colab_url": "https://colab.research.google.com"}
+    config = SimpleNamespace(html_theme_options={"repository_url": url, "launch_buttons": launch})
     launch_buttons._apply_repository_setting(SimpleNamespace(srcdir=str(folder)), config)
     return config.html_theme_options
 

@@ -177,3 +177,33 @@ def test_an_unfinished_site_is_refused(tmp_path):
     done = grader(course, "publish", "--site", str(site))
     assert done.returncode == 2
     assert "holds a site whose build did not finish (.build-ok is missing)" in done.stderr
+
+
+CANARY = "# leak canary 7f3a9c1e5b2d4f6a8c0e1b3d5f7a9c2e"
+
+
+def test_a_canary_planted_in_a_hidden_test_of_a_course_is_caught_where_it_leaks(tmp_path):
+    """The fragments come from the course's own solutions/: a line nobody has seen before,
+    planted in a hidden test, is found on its own in a page and in a notebook of a zip."""
+    course = publishing_copy(str(tmp_path / "course"))
+    path = notebook_file("solutions", "parameters", course)
+    notebook = json.load(open(path, encoding="utf-8"))
+    [cell] = [c for c in notebook["cells"]
+              if c["metadata"].get("nbgrader", {}).get("grade_id") == "total_params_value"]
+    source = "".join(cell["source"]).replace("### BEGIN HIDDEN TESTS\n",
+                                             f"### BEGIN HIDDEN TESTS\n{CANARY}\n", 1)
+    assert CANARY in source
+    cell["source"] = source
+    json.dump(notebook, open(path, "w", encoding="utf-8"), indent=1)
+    leaked = tmp_path / "leaked"
+    leaked.mkdir()
+    (leaked / "week2.html").write_text(f"<pre><span class=\"c1\">{CANARY}</span></pre>")
+    with zipfile.ZipFile(leaked / "notes.zip", "w") as archive:
+        archive.writestr("notes/a.ipynb", json.dumps({"cells": [{"source": [CANARY + "\n"]}]}))
+    done = grader(course, "leak-scan", str(leaked))
+    assert done.returncode == 1
+    where = ("a line of a hidden test block of solutions/parameters/parameters.ipynb, "
+             "cell total_params_value")
+    assert f"\nweek2.html: {where}" in done.stderr
+    assert f"\nnotes.zip!notes/a.ipynb: {where}" in done.stderr
+    assert grader(ROOT, "leak-scan", str(leaked)).returncode == 0  # unknown to the course
