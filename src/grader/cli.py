@@ -29,7 +29,10 @@
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
     python -m grader dask-certs [--folder DIR]
-    python -m grader publish | leak-scan | publish-repo REMOTE | release-solutions ASSIGNMENT
+    python -m grader publish [--site DIR] [--to DIR]
+    python -m grader leak-scan [FOLDER]
+    python -m grader publish-repo REMOTE [--branch NAME]
+    python -m grader release-solutions ASSIGNMENT [--site DIR]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -441,8 +444,7 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "item-analysis": lines_of_one_assignment(item_analysis_of),
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "rehearse-lti": run_lti_rehearsal,
+            "rehearse-lti": run_lti_rehearsal, "dask-certs": run_dask_certs,
             "similarity": run_similarity, "release-lines": run_release_lines,
-            "dask-certs": run_dask_certs,
             **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}

@@ -32,7 +32,7 @@ from ..settings.course_wheel import PACKAGES_FOLDER, CourseWheel, build_course_w
 from ..settings.release_lines import install_requirement, public_address_problems
 from .fragments import Fragment, course_public_text, secret_fragments
 from .leak_scan import Leak, scan_folder
-from .release_check import install_line_problems, regenerated_differences, release_folder
+from .release_check import install_line_problems, regenerated_differences, released_notebooks_folder
 from .solutions_policy import assignments_with_public_solutions, solution_notebooks
 from .students_page import students_page
 
@@ -94,7 +94,7 @@ def package_sources(settings: Settings) -> list[str]:
 def bundle_fragments(settings: Settings, released: list[str]) -> list[Fragment]:
     """The fragments no byte of the bundle may hold: every hidden test, and the solutions of
     the assignments whose solutions are not released."""
-    public = course_public_text(settings, release_folder(settings), package_sources(settings))
+    public = course_public_text(settings, released_notebooks_folder(settings), package_sources(settings))
     hidden = secret_fragments(settings, public, kinds=("hidden test",))
     kept = [a for a in settings.assignments if a not in released]
     return hidden + secret_fragments(settings, public, kept, kinds=("solution",))
@@ -131,7 +131,7 @@ def fill(settings: Settings, site: str, folder: str, released: list[str]) -> Bun
             notebook = os.path.join(settings.root, page + ".ipynb")
             if name.endswith(".html") and os.path.isfile(notebook):
                 shutil.copy(notebook, os.path.join(folder, page + ".ipynb"))
-    release = release_folder(settings)
+    release = released_notebooks_folder(settings)
     for assignment in settings.assignments:
         shutil.copytree(os.path.join(release, assignment),
                         os.path.join(folder, HOMEWORK_FOLDER, assignment),

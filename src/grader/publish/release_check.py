@@ -22,7 +22,7 @@ from ..settings.release_lines import PACKAGE_LINE, notebook_values, wanted_value
 REGENERATE_SECONDS = 600
 
 
-def release_folder(settings: Settings) -> str:
+def released_notebooks_folder(settings: Settings) -> str:
     """Where `make release` writes the students' notebooks: nbgrader's release folder
     (c.CourseDirectory.release_directory; exercises/ here)."""
     from nbgrader.coursedir import CourseDirectory  # imports nbgrader's apps: when needed
@@ -45,7 +45,7 @@ def released_files(folder: str) -> dict[str, bytes]:
 
 def regenerated_differences(settings: Settings) -> list[str]:
     """One line for each file of exercises/ that is not what solutions/ generates now."""
-    release = release_folder(settings)
+    release = released_notebooks_folder(settings)
     with tempfile.TemporaryDirectory(prefix="release-check-") as work:
         course = os.path.join(work, "course")
         os.makedirs(course)
@@ -81,7 +81,7 @@ def install_line_problems(settings: Settings, wheel: CourseWheel) -> list[str]:
     """One line for each released notebook whose COURSE_PACKAGE is not the line for `wheel` on
     the site c.CourseSite.url names."""
     wanted = wanted_values(settings, wheel)[PACKAGE_LINE]
-    release = release_folder(settings)
+    release = released_notebooks_folder(settings)
     lines = []
     for path in sorted(released_files(release)):
         if not path.endswith(".ipynb"):

@@ -11,7 +11,7 @@ import pytest
 from grader.publish import CANARIES, MIN_CHARS, secret_fragments, squeeze
 from grader.publish.bundle import bundle_fragments, package_sources
 from grader.publish.fragments import PublicText, course_public_text, secret_blocks
-from grader.publish.release_check import release_folder
+from grader.publish.release_check import released_notebooks_folder
 from grader.settings import load
 from testsupport.course import ROOT
 from testsupport.tiny_course import HIDDEN_MARK
@@ -88,7 +88,7 @@ BLOCK = squeeze(LINE_1 + LINE_2)
         "the whole block released", "the whole block on a page"])
 def test_what_the_course_publishes_on_purpose_is_no_fragment(tmp_path, released, page, expected):
     settings = write_course(tmp_path, released, page)
-    public = course_public_text(settings, release_folder(settings), [])
+    public = course_public_text(settings, released_notebooks_folder(settings), [])
     found = {f.squeezed for f in secret_fragments(settings, public) if f.kind == "solution"}
     assert found == expected
 
@@ -96,7 +96,7 @@ def test_what_the_course_publishes_on_purpose_is_no_fragment(tmp_path, released,
 @pytest.fixture(scope="module")
 def course():
     settings = load(ROOT)
-    public = course_public_text(settings, release_folder(settings), package_sources(settings))
+    public = course_public_text(settings, released_notebooks_folder(settings), package_sources(settings))
     return settings, public, bundle_fragments(settings, [])
 
 

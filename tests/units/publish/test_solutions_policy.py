@@ -60,18 +60,19 @@ def test_solutions_are_refused_until_the_latest_due_date_naming_it(settings, now
 
 
 def test_an_assignment_nobody_has_a_due_date_for_is_refused(settings, tmp_path):
-    no_due = dataclasses.replace(settings, db_url=f"sqlite:///{tmp_path / 'gradebook.db'}")
+    no_gradebook = dataclasses.replace(settings, db_url=f"sqlite:///{tmp_path / 'gradebook.db'}")
     with pytest.raises(CourseError) as error:
-        latest_due(no_due, ASSIGNMENT)
+        latest_due(no_gradebook, ASSIGNMENT)
     assert "no gradebook at" in str(error.value) and "nothing was released" in str(error.value)
     assert not (tmp_path / "gradebook.db").exists()  # not made by asking
-    with Gradebook(no_due.db_url, no_due.course_id) as gb:
-        gb.update_or_create_assignment(ASSIGNMENT)  # released, no due date
-    with pytest.raises(CourseError) as error:
-        latest_due(no_due, ASSIGNMENT)
-    assert str(error.value).startswith(f"nobody has a due date for {ASSIGNMENT} in the "
-                                       f"gradebook")
-    assert f"make release ASSIGNMENT={ASSIGNMENT} DUEDATE=" in str(error.value)
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.update_or_create_assignment("tiny-2")  # released, no due date
+    for assignment in ("tiny-2", "never-released"):
+        with pytest.raises(CourseError) as error:
+            latest_due(settings, assignment)
+        assert str(error.value).startswith(f"nobody has a due date for {assignment} in the "
+                                           f"gradebook")
+        assert f"make release ASSIGNMENT={assignment} DUEDATE=" in str(error.value)
 
 
 def test_the_solution_notebooks_keep_the_solutions_and_lose_every_hidden_test(settings):
