@@ -16,7 +16,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from grader.publish.fragments import secret_blocks
+from grader.publish.fragments import SecretKind, secret_blocks
 from testsupport.course import ROOT, assignments, notebook_file, read_notebook
 from testsupport.publishing import (SITE, bundle_files, grader, left_over_folders,
                                     publishing_copy)
@@ -29,7 +29,7 @@ def hidden_blocks():
     return [(assignment, cell["metadata"]["nbgrader"]["grade_id"], text)
             for assignment in assignments()
             for cell in read_notebook("solutions", assignment)["cells"]
-            for kind, text in secret_blocks(cell) if kind == "hidden test"]
+            for kind, text in secret_blocks(cell) if kind is SecretKind.HIDDEN_TEST]
 
 
 def the_wheel(bundle):

@@ -10,7 +10,7 @@ import os
 import pytest
 from nbgrader.api import Gradebook
 
-from grader.publish import solution_notebooks
+from grader.publish import SecretKind, solution_notebooks
 from grader.publish.bundle import bundle_fragments
 from grader.publish.leak_scan import FragmentIndex, scan_bytes
 from grader.publish.solutions_policy import RECORD_FILE
@@ -85,7 +85,7 @@ def test_after_it_the_solutions_are_in_the_bundle_without_hidden_tests(course, r
     sources = "\n".join("".join(c["source"]) for c in json.loads(text)["cells"])
     assert "out_head_params = my_model.out_head.weight.numel()" in sources  # a solution
     hidden = [f for f in bundle_fragments(load(course), ["parameters", "logits-to-text"])
-              if f.kind in ("hidden test", "canary")]
+              if f.kind in (SecretKind.HIDDEN_TEST, SecretKind.CANARY)]
     assert scan_bytes(name, text.encode(), FragmentIndex(hidden)) == []
     record = open(os.path.join(course, RECORD_FILE), encoding="utf-8").read().splitlines()
     latest = (CLASS_DUE + datetime.timedelta(hours=24)).replace(microsecond=0, tzinfo=None)

@@ -17,10 +17,11 @@
 
 from .bundle import BUNDLE_FOLDER, Bundle, bundle_fragments, write_bundle
 from .bundle_repository import publish_repository
-from .fragments import CANARIES, MIN_CHARS, Fragment, secret_fragments, squeeze
+from .fragments import CANARIES, MIN_CHARS, Fragment, SecretKind, secret_fragments, squeeze
 from .leak_scan import Leak, scan_bytes, scan_folder
 from .solutions_policy import RECORD_FILE, latest_due, solution_notebooks
 
 __all__ = ["BUNDLE_FOLDER", "CANARIES", "MIN_CHARS", "RECORD_FILE", "Bundle", "Fragment", "Leak",
+           "SecretKind",
            "bundle_fragments", "latest_due", "publish_repository", "scan_bytes", "scan_folder",
            "secret_fragments", "solution_notebooks", "squeeze", "write_bundle"]

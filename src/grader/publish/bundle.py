@@ -30,9 +30,10 @@ from ..files import remove_left_over_folders, tagged_folder
 from ..settings import CourseError, Settings
 from ..settings.course_wheel import PACKAGES_FOLDER, CourseWheel, build_course_wheel
 from ..settings.release_lines import install_requirement, public_address_problems
-from .fragments import Fragment, course_public_text, secret_fragments
+from .fragments import Fragment, SecretKind, course_public_text, secret_fragments
 from .leak_scan import Leak, scan_folder
-from .release_check import install_line_problems, regenerated_differences, released_notebooks_folder
+from .release_check import (install_line_problems, regenerated_differences,
+                            released_notebooks_folder)
 from .solutions_policy import assignments_with_public_solutions, solution_notebooks
 from .students_page import students_page
 
@@ -94,10 +95,11 @@ def package_sources(settings: Settings) -> list[str]:
 def bundle_fragments(settings: Settings, released: list[str]) -> list[Fragment]:
     """The fragments no byte of the bundle may hold: every hidden test, and the solutions of
     the assignments whose solutions are not released."""
-    public = course_public_text(settings, released_notebooks_folder(settings), package_sources(settings))
-    hidden = secret_fragments(settings, public, kinds=("hidden test",))
+    public = course_public_text(settings, released_notebooks_folder(settings),
+                                package_sources(settings))
+    hidden = secret_fragments(settings, public, kinds=(SecretKind.HIDDEN_TEST,))
     kept = [a for a in settings.assignments if a not in released]
-    return hidden + secret_fragments(settings, public, kept, kinds=("solution",))
+    return hidden + secret_fragments(settings, public, kept, kinds=(SecretKind.SOLUTION,))
 
 
 def check_site(site: str) -> None:
@@ -162,7 +164,13 @@ def put_in_place(new: str, target: str) -> None:
     if os.path.lexists(target):
         retired = tagged_folder("retired", os.path.dirname(target))
         os.rename(target, os.path.join(retired, "bundle"))
-    os.rename(new, target)
+    try:
+        os.rename(new, target)
+    except BaseException:
+        if retired is not None:  # the old bundle back where it was
+            os.rename(os.path.join(retired, "bundle"), target)
+            os.rmdir(retired)
+        raise
     if retired is not None:
         shutil.rmtree(retired)
 
@@ -188,6 +196,9 @@ def write_bundle(settings: Settings, site: str, target: str | None = None,
     os.makedirs(parent, exist_ok=True)
     remove_left_over_folders(parent)
     folder = tagged_folder("publish", parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(folder, 0o777 & ~umask)  # a web server's account reads it, not a temporary's 0700
     try:
         bundle = fill(settings, site, folder, released)
         leaks = scan_folder(folder, bundle_fragments(settings, released))

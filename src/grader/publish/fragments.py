@@ -22,14 +22,25 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ..settings import Settings
 
 MIN_CHARS = 24  # squeezed characters: `return idx` has 9, `model.eval()` 12
+
+
+class SecretKind(StrEnum):
+    """What a fragment is part of."""
+
+    SOLUTION = "solution"
+    HIDDEN_TEST = "hidden test"
+    CANARY = "canary"  # a marker of nbgrader's hidden regions
+
+
 # {kind: (begin, end)}: a line that holds one of these opens or closes a region, as for nbgrader
-REGIONS = {"solution": ("BEGIN SOLUTION", "END SOLUTION"),
-           "hidden test": ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")}
-CANARIES = tuple(f"### {marker}" for marker in REGIONS["hidden test"])
+REGIONS = {SecretKind.SOLUTION: ("BEGIN SOLUTION", "END SOLUTION"),
+           SecretKind.HIDDEN_TEST: ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")}
+CANARIES = tuple(f"### {marker}" for marker in REGIONS[SecretKind.HIDDEN_TEST])
 
 
 def squeeze(text: str) -> str:
@@ -43,17 +54,18 @@ class Fragment:
     which a report must not show)."""
 
     squeezed: str
-    kind: str  # "solution", "hidden test" or "canary"
+    kind: SecretKind
     assignment: str
     notebook: str  # the notebook's file name in solutions/<assignment>/
     grade_id: str
     whole: bool  # a whole block, or one distinctive line of it
 
     def where(self) -> str:
-        if self.kind == "canary":
+        if self.kind is SecretKind.CANARY:
             return "a hidden-test marker of nbgrader (a file from solutions/)"
         part = "a" if self.whole else "a line of a"
-        return (f"{part} {self.kind} block of solutions/{self.assignment}/{self.notebook}, "
+        return (f"{part} {self.kind.value} block of solutions/{self.assignment}/"
+                f"{self.notebook}, "
                 f"cell {self.grade_id}")
 
 
@@ -62,7 +74,7 @@ def cell_text(cell: dict) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def secret_blocks(cell: dict) -> list[tuple[str, str]]:
+def secret_blocks(cell: dict) -> list[tuple[SecretKind, str]]:
     """[(kind, text)] of the solution and hidden-test regions of an instructor notebook's cell;
     a solution cell without markers is a solution block whole (nbgrader replaces it whole)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -77,8 +89,8 @@ def secret_blocks(cell: dict) -> list[tuple[str, str]]:
             current = None
         elif current is not None:
             lines.append(line)
-    if meta.get("solution") and not any(kind == "solution" for kind, _ in found):
-        found.append(("solution", source))
+    if meta.get("solution") and not any(kind is SecretKind.SOLUTION for kind, _ in found):
+        found.append((SecretKind.SOLUTION, source))
     return found
 
 
@@ -124,7 +136,9 @@ def course_public_text(settings: Settings, release: str, package_sources: Iterab
 
 def secret_fragments(settings: Settings, public: PublicText,
                      assignments: Iterable[str] | None = None,
-                     kinds: tuple[str, ...] = ("solution", "hidden test")) -> list[Fragment]:
+                     kinds: tuple[SecretKind, ...] = (SecretKind.SOLUTION,
+                                                      SecretKind.HIDDEN_TEST)
+                     ) -> list[Fragment]:
     """The fragments of the instructor notebooks of `assignments` (default: all) of the
     `kinds` asked for, and the canaries; `public`: what is published on purpose."""
     fragments: dict[str, Fragment] = {}
@@ -148,6 +162,6 @@ def secret_fragments(settings: Settings, public: PublicText,
                             fragments.setdefault(squeezed, Fragment(squeezed, whole=False,
                                                                     **where))
     for canary in CANARIES:
-        fragments.setdefault(squeeze(canary), Fragment(squeeze(canary), "canary", "", "", "",
-                                                       True))
+        fragments.setdefault(squeeze(canary), Fragment(squeeze(canary), SecretKind.CANARY,
+                                                       "", "", "", True))
     return list(fragments.values())

@@ -8,7 +8,7 @@ import os
 import nbformat
 import pytest
 
-from grader.publish import CANARIES, MIN_CHARS, secret_fragments, squeeze
+from grader.publish import CANARIES, MIN_CHARS, SecretKind, secret_fragments, squeeze
 from grader.publish.bundle import bundle_fragments, package_sources
 from grader.publish.fragments import PublicText, course_public_text, secret_blocks
 from grader.publish.release_check import released_notebooks_folder
@@ -26,16 +26,16 @@ CHECK_CELL = {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "check"
 
 
 def test_regions_are_blocks_of_their_kind_and_a_solution_cell_without_markers_is_one_whole():
-    assert secret_blocks(SOLUTION_CELL) == [("solution", "    return len(list(model))")]
-    assert secret_blocks(CHECK_CELL) == [("hidden test", "assert count([1]) == 1")]
+    assert secret_blocks(SOLUTION_CELL) == [(SecretKind.SOLUTION, "    return len(list(model))")]
+    assert secret_blocks(CHECK_CELL) == [(SecretKind.HIDDEN_TEST, "assert count([1]) == 1")]
     whole = {"cell_type": "markdown", "source": "It has 12 layers.",
              "metadata": {"nbgrader": {"solution": True, "grade_id": "why"}}}
-    assert secret_blocks(whole) == [("solution", "It has 12 layers.")]
+    assert secret_blocks(whole) == [(SecretKind.SOLUTION, "It has 12 layers.")]
 
 
 def test_the_tiny_courses_hidden_test_gives_its_block_and_its_long_lines_only(tiny_course):
     fragments = secret_fragments(load(tiny_course), PublicText("", ""))
-    hidden = {f.squeezed: f.whole for f in fragments if f.kind == "hidden test"}
+    hidden = {f.squeezed: f.whole for f in fragments if f.kind is SecretKind.HIDDEN_TEST}
     assert hidden == {
         squeeze(f"# {HIDDEN_MARK}\nfor value in (21, -7, 0):\n    expected = 2 * value\n"
                 "    result = double(value)\n"
@@ -46,10 +46,10 @@ def test_the_tiny_courses_hidden_test_gives_its_block_and_its_long_lines_only(ti
         squeeze('assert result == expected, "double gave a wrong value"'): False,
     }  # `for value in (21, -7, 0):` and `result = double(value)` are too short to tell
     # the solutions, `return 2 * x`, `return torch.ones(n)`, `answer = 42`, are all too short
-    assert [f for f in fragments if f.kind == "solution"] == []
-    assert sorted(f.squeezed for f in fragments if f.kind == "canary") == sorted(
+    assert [f for f in fragments if f.kind is SecretKind.SOLUTION] == []
+    assert sorted(f.squeezed for f in fragments if f.kind is SecretKind.CANARY) == sorted(
         squeeze(c) for c in CANARIES)
-    assert min(len(f.squeezed) for f in fragments if f.kind != "canary") >= MIN_CHARS
+    assert min(len(f.squeezed) for f in fragments if f.kind is not SecretKind.CANARY) >= MIN_CHARS
 
 
 def write_course(root, released_text, page_text):
@@ -89,14 +89,16 @@ BLOCK = squeeze(LINE_1 + LINE_2)
 def test_what_the_course_publishes_on_purpose_is_no_fragment(tmp_path, released, page, expected):
     settings = write_course(tmp_path, released, page)
     public = course_public_text(settings, released_notebooks_folder(settings), [])
-    found = {f.squeezed for f in secret_fragments(settings, public) if f.kind == "solution"}
+    found = {f.squeezed for f in secret_fragments(settings, public)
+             if f.kind is SecretKind.SOLUTION}
     assert found == expected
 
 
 @pytest.fixture(scope="module")
 def course():
     settings = load(ROOT)
-    public = course_public_text(settings, released_notebooks_folder(settings), package_sources(settings))
+    public = course_public_text(settings, released_notebooks_folder(settings),
+                                package_sources(settings))
     return settings, public, bundle_fragments(settings, [])
 
 
@@ -113,9 +115,9 @@ def test_every_hidden_test_of_the_course_can_be_found_and_every_solution_unless_
                 grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
                 for kind, text in secret_blocks(cell):
                     mine = [f for f in fragments if (f.grade_id, f.kind) == (grade_id, kind)]
-                    if not mine and (kind == "hidden test" or not public.holds_block(
+                    if not mine and (kind is SecretKind.HIDDEN_TEST or not public.holds_block(
                             squeeze(text))):
                         unfindable.append(f"{os.path.basename(path)} {grade_id} ({kind})")
     assert unfindable == []
-    assert sum(f.kind == "hidden test" for f in fragments) > sum(
-        f.kind == "solution" for f in fragments) > 0
+    assert sum(f.kind is SecretKind.HIDDEN_TEST for f in fragments) > sum(
+        f.kind is SecretKind.SOLUTION for f in fragments) > 0

@@ -16,14 +16,14 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from grader.publish import Fragment, scan_bytes, scan_folder, squeeze
+from grader.publish import Fragment, SecretKind, scan_bytes, scan_folder, squeeze
 from grader.publish.leak_scan import GRAM, INDEXED, FragmentIndex
 
 HIDDEN = '''for unseen_cfg, unseen_count in unseen:
     assert count_tied_parameters(GPTModel(unseen_cfg)) == unseen_count, (
         "count_tied_parameters is wrong for an unseen untied model"
     )'''
-FRAGMENT = Fragment(squeeze(HIDDEN), "hidden test", "parameters", "parameters.ipynb",
+FRAGMENT = Fragment(squeeze(HIDDEN), SecretKind.HIDDEN_TEST, "parameters", "parameters.ipynb",
                     "count_tied_parameters_unseen_configs", True)
 INDEX = FragmentIndex([FRAGMENT])
 
@@ -127,7 +127,8 @@ def test_the_index_finds_exactly_what_searching_for_each_fragment_finds():
     """FragmentIndex looks up only every step-th piece of a text: checked against `in`."""
     chance = random.Random(7)
     alphabet = "abcdefgh()=_:,.0123456789"
-    fragments = [Fragment("".join(chance.choice(alphabet) for _ in range(length)), "solution",
+    fragments = [Fragment("".join(chance.choice(alphabet) for _ in range(length)),
+                          SecretKind.SOLUTION,
                           "a", "a.ipynb", f"cell_{n}", True)
                  for n, length in enumerate([INDEXED, INDEXED + 1, INDEXED + GRAM, 60, 19, 5])]
     index = FragmentIndex(fragments)
