@@ -71,7 +71,7 @@ class CourseSite(Configurable):
                   ).tag(config=True)
 
 
-def site_url(config: Config) -> str:
+def site_url(config: Config | None) -> str:
     """c.CourseSite.url of a loaded configuration, without a trailing slash ('' if unset)."""
     return CourseSite(config=config).url.rstrip("/")
 
