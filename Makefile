@@ -47,6 +47,11 @@ help:
 	@echo "  make regrade             ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]: who changes, then change them"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
+	@echo "Publishing the course without its answers (docs/publishing.md)"
+	@echo "  make publish             _publish/: the site, the released notebooks, the students' wheel, a page"
+	@echo "                           for students; refused if any byte holds a solution or hidden test"
+	@echo "  make publish-repo        REMOTE=git-url [PUBLISH_BRANCH=main]: _publish/ into a separate public repository"
+	@echo "  make release-solutions   ASSIGNMENT=name: its solutions into _publish/ once every due date passed"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
 	@echo "  make fetch               fetch the released assignment"
 	@echo "  make submit              submit it"
@@ -417,6 +422,48 @@ rehearse-lms: $(STAMP) grading-system
 rehearse-lti: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) rehearse-lti
+
+# --- publishing the course without its answers (docs/publishing.md) ---------------
+# make publish builds the site, then writes _publish/ (git-ignored) whole: the site, the
+# released notebooks of exercises/ (refused while they differ from what solutions/
+# generates), the students' wheel of the course package and its sha256, students.html,
+# and the solutions released so far (solutions-released.csv); every byte is searched for
+# the solutions and hidden tests of solutions/ first, and a bundle that holds one is
+# refused, naming the file. The released notebooks install the wheel from the site
+# c.CourseSite.url names (make release writes the line). make publish-repo commits
+# _publish/ to a separate public repository (for Colab's and Binder's launch buttons);
+# make release-solutions adds an assignment's solutions, hidden tests out, once every
+# student's due date, extensions included, has passed.
+REMOTE ?=
+PUBLISH_BRANCH ?= main
+export REMOTE PUBLISH_BRANCH
+.PHONY: publish publish-repo release-solutions leak-scan
+publish: book
+	$(CHECK_CONFIG)
+	$(GRADER) publish --site "$(BOOK_BUILD)/html"
+
+leak-scan: $(STAMP)
+	$(GRADER) leak-scan
+
+publish-repo: $(STAMP)
+	@test -n "$$REMOTE" || { echo "make publish-repo REMOTE=git-url [PUBLISH_BRANCH=main]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) publish-repo "$$REMOTE" --branch "$$PUBLISH_BRANCH"
+
+release-solutions: book
+	@test -n "$$ASSIGNMENT" || { echo "make release-solutions ASSIGNMENT=name"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) release-solutions "$$ASSIGNMENT" --site "$(BOOK_BUILD)/html"
+
+# The test of the released install line (tests/publish/test_install_line.py) installs the
+# wheel from the bundle into a fresh venv offline: its dependencies (torch, tiktoken, numpy
+# and theirs, at the lock's versions) are downloaded here once, at set-up, into
+# .student-wheels/ (git-ignored), from wherever pip finds them on this machine.
+STUDENT_WHEELS := .student-wheels/.complete
+test: $(STUDENT_WHEELS)
+$(STUDENT_WHEELS): requirements.lock pyproject.toml | $(STAMP)
+	$(BIN)/python -m testsupport.student_wheels .student-wheels
+# --- end of publishing -----------------------------------------------------------------
 
 clean:
 	rm -rf _build

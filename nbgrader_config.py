@@ -193,6 +193,17 @@ c.GenerateFeedback.preprocessors = [
 # AA (tests/instructor/test_feedback_page.py).
 c.GenerateFeedback.exporter_class = "grader.plugins.feedback.FeedbackPage"
 
+# --- publishing (docs/publishing.md) -------------------------------------------
+# `make publish` writes _publish/: the site, the released notebooks and the students' wheel
+# of gptcourse, for a static host to serve as it is. Give here the address it is served
+# at: `make release` then writes the released notebooks' install line (their first cell,
+# which installs the package off the hub) as that wheel's address there, its sha256
+# pinned. https only (http only for 127.0.0.1, a site served on this machine); never this
+# repository's own address, which holds solutions/. Empty: no install line, and students
+# off the hub must ask for one. For example:
+#   c.CourseSite.url = "https://your-org.github.io/gptcourse/"
+c.CourseSite.url = ""
+
 # --- nbgrader's own autograde is refused ---------------------------------------
 # `nbgrader autograde` and formgrader's Autograde button would run student code
 # outside the sandbox and overwrite the sandboxed grades; they stop, before

@@ -5,12 +5,19 @@ repository, Binder and Colab buttons on.
   still offers its executed notebook (``.ipynb``) in the download menu.
 - A GitHub address: the repository button and the launch buttons of
   ``launch_buttons`` point at it. Binder and Colab open the page's paired notebook,
-  ``book/<page>.ipynb``, committed beside the page.
+  ``book/<page>.ipynb``, in that repository. It must be the public repository of the
+  course's bundle (``make publish-repo``, which holds ``book/<page>.ipynb`` beside each
+  page and nothing of solutions/; docs/publishing.md), since Binder and Colab need it
+  readable by every reader.
+- This course's own repository (a git remote of the checkout being built), which holds
+  solutions/: the build stops with a message that says what to set instead.
 - A placeholder (``example-org``, ``your-org``, ...): the build stops with a message
   that says what to set, so no published site links to a repository that is not there.
 """
 
+import re
 import shutil
+import subprocess
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -31,6 +38,29 @@ def placeholder_reason(url):
     return None
 
 
+def repository_key(url):
+    """'host/owner/repository', lowercased, of a web address or git remote, or None."""
+    scp = re.fullmatch(r"[\w.-]+@([\w.-]+):(.+)", url.strip())  # git@github.com:owner/repo.git
+    host, path = (scp.group(1), scp.group(2)) if scp else (urlparse(url).hostname or "",
+                                                          urlparse(url).path)
+    parts = [p for p in path.split("/") if p]
+    if not host or len(parts) < 2:
+        return None
+    return f"{host}/{parts[0]}/{re.sub(r'[.]git$', '', parts[1])}".lower()
+
+
+def own_remote(folder, url):
+    """The git remote of the checkout at ``folder`` that ``url`` names, or None."""
+    try:
+        found = subprocess.run(["git", "-C", str(folder), "config", "--get-regexp",
+                                r"^remote\..*\.(url|pushurl)$"],
+                               capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    remotes = [line.split(None, 1)[1] for line in found.stdout.splitlines() if " " in line]
+    return next((r for r in remotes if repository_key(r) == repository_key(url)), None)
+
+
 def _apply_repository_setting(app, config):
     options = config.html_theme_options
     url = (options.get("repository_url") or "").strip()
@@ -46,8 +76,16 @@ def _apply_repository_setting(app, config):
     if reason:
         raise ConfigError(
             f"_config.yml: repository.url is {url!r}, and {reason}. Set it to the "
-            "course's repository on GitHub, or leave it empty (url: \"\") to build the "
-            "site without repository and launch buttons.")
+            "public repository of the course's bundle on GitHub (make publish-repo), or leave "
+            "it empty (url: \"\") to build the site without repository and launch buttons.")
+    remote = own_remote(app.srcdir, url)
+    if remote:
+        raise ConfigError(
+            f"_config.yml: repository.url is {url!r}, this course's own repository (git "
+            f"remote {remote!r}), which holds solutions/ and every hidden test: Binder and "
+            "Colab would need it readable by every reader. Set it to a separate public "
+            "repository that holds the bundle only (make publish-repo REMOTE=...; "
+            "docs/publishing.md), or leave it empty.")
     options["use_repository_button"] = True
 
 

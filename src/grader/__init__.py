@@ -43,6 +43,11 @@ The wings, from the top down:
 - ``lti/``: the course as an LTI 1.3 tool of the LMS: the platform's registration, the
   tool's keys, the launch checked, the roster through NRPS (``lti-roster``) and the
   grades through AGS (``lti-push``), one line item per assignment.
+- ``publish/``: the course made public without its answers (``make publish``): the
+  bundle _publish/ (the site, the released notebooks, the students' wheel) written whole,
+  every byte of it searched for the solutions and hidden tests of solutions/ first;
+  the bundle committed to a separate public repository; an assignment's solutions,
+  hidden tests out, once every student's due date has passed.
 - ``push/``: grades sent into an LMS's own gradebook (``canvas-push``) through its
   `LmsCourseApi`: what each student's grade and comment are, compared with what the
   LMS holds, then sent where they differ, retried, each row's `PushOutcome` reported

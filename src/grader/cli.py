@@ -29,6 +29,10 @@
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
     python -m grader dask-certs [--folder DIR]
+    python -m grader publish [--site DIR] [--to DIR]
+    python -m grader leak-scan [FOLDER]
+    python -m grader publish-repo REMOTE [--branch NAME]
+    python -m grader release-solutions ASSIGNMENT [--site DIR]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -37,9 +41,8 @@ gradebook, writes autograded notebooks and the grade report (reports/ASSIGNMENT.
 and .json beside the gradebook's other run-time data). check-config loads
 nbgrader_config.py as nbgrader does and stops with the file and line on any
 mistake; every make target that runs nbgrader runs it first. `release-lines`
-writes the term's salt and the install line into the instructor's notebooks
-(the first step of make release), with a warning when _config.yml names no
-repository for their first cell to install the course package from. `due` sets an
+writes the term's salt and the install line into the instructor's notebooks (the
+first step of make release), warning when c.CourseSite.url is empty. `due` sets an
 assignment's due date in the gradebook (make release DUEDATE=...); `grades`
 writes grades.csv, the LMS exports, summary.txt, the grade report pages and
 the item analyses; `item-analysis` writes reports/ASSIGNMENT-items.csv and
@@ -94,6 +97,7 @@ from .intake import collect_zip
 from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFORMS, CanvasPush
 from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
+from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
 from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
@@ -244,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="where to write them (default: dask-certs/ of the course)")
     add_service_commands(commands)
     add_lti_commands(commands)
+    add_publish_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -439,8 +444,7 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "item-analysis": lines_of_one_assignment(item_analysis_of),
             "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "rehearse-lti": run_lti_rehearsal,
+            "rehearse-lti": run_lti_rehearsal, "dask-certs": run_dask_certs,
             "similarity": run_similarity, "release-lines": run_release_lines,
-            "dask-certs": run_dask_certs,
-            **SERVICE_COMMANDS, **LTI_COMMANDS,
+            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}

@@ -31,6 +31,7 @@ FLOORS = {
     "handback": 10,
     "autograde": 10, "rehearsal": 10, "regrade": 10,
     "push": 9,
+    "publish": 9,
     "lti": 10,
     "cli": 11,
     "__main__": 12,

@@ -36,7 +36,11 @@ setting that one command reads (the LTI tool's, the service's) is read by it fro
 - ``release_lines.py``: the lines `make release` writes into the instructor's
   notebooks (`write_release_lines`): the salt of each student's own model (checked
   there by `stale_salts`) and where the course package installs from off the hub
-  (`no_install_line_warning` when no repository is set).
+  (`no_install_line_warning` when no site is set).
+- ``site.py``: `CourseSite`, where the course is published (``c.CourseSite.url``), and
+  the course's own repository, never an address students are sent to.
+- ``course_wheel.py``: the students' wheel of the course package, built so that two
+  builds give the same bytes (its hash is in the install line).
 
 `CONFIGURABLES` are every class of this folder's settings.
 """

@@ -1,5 +1,5 @@
 """The lines `make release` writes into the instructor's notebooks, so that the students'
-copies carry what nbgrader_config.py and _config.yml say, on the hub and off it.
+copies carry what nbgrader_config.py says, on the hub and off it.
 
 - ``COURSE_SALT = "..."``: the course's salt for each student's own model
   (gptcourse.variants), ``c.StudentVariants.salt``. A notebook must compute
@@ -7,30 +7,35 @@ copies carry what nbgrader_config.py and _config.yml say, on the hub and off it.
   nbgrader_config.py is not at hand. `stale_salts` finds a notebook that still
   holds another salt, which every other command refuses, since its students would
   count other models than the grader expects.
-- ``COURSE_PACKAGE = "gptcourse @ git+URL@vVERSION"``: where the first code cell
-  installs the course package from when it is missing (Colab, a laptop): the
-  course's repository, ``repository.url`` in ``_config.yml`` (the setting that also
-  turns the site's launch buttons on), at the tag ``v<version>`` of the version in
-  ``pyproject.toml``, which the instructor pushes with the release. With no
-  repository set it is ``None``: the cell then stops where the package is missing
-  and tells the student to ask for the install line, and `no_install_line_warning`
-  says so to the instructor at release.
+- ``COURSE_PACKAGE = "gptcourse @ SITE/packages/gptcourse-VERSION-py3-none-any.whl#sha256=..."``:
+  where the first code cell installs the course package from when it is missing
+  (Colab, a laptop): the students' wheel on the published site, ``c.CourseSite.url``
+  (site.py), its version and hash pinned, so pip installs that wheel or nothing.
+  The wheel is built here as `make publish` builds it (course_wheel.py, the same
+  bytes), and `make publish` refuses a bundle whose wheel is not the one the
+  notebooks name. With no site set it is ``None``: the cell then stops where the
+  package is missing and tells the student to ask for the install line, and
+  `no_install_line_warning` says so to the instructor at release.
 
-`write_release_lines` (the first step of `make release`) writes both; a notebook
-that already holds them is left byte for byte, and the students' copies are
-generated from these notebooks, so grader and students see the same cells.
+`write_release_lines` (the first step of `make release`) writes both, after refusing
+an install or launch address that is the course's own repository (it holds
+solutions/); a notebook that already holds them is left byte for byte, and the
+students' copies are generated from these notebooks, so grader and students see the
+same cells.
 """
 
 import json
 import os
 import re
-import tomllib
+import tempfile
 from typing import Any
 
 import yaml
 
 from .course import Settings
+from .course_wheel import CourseWheel, build_course_wheel
 from .errors import CourseError
+from .site import CourseSite, own_repository_problems, site_url
 
 
 def line_pattern(name: str) -> re.Pattern[str]:
@@ -54,47 +59,55 @@ def notebook_values(path: str, pattern: re.Pattern[str]) -> list[str]:
             for match in pattern.finditer("".join(cell.get("source", [])))]
 
 
-def install_requirement(course_root: str) -> str | None:
-    """'gptcourse @ git+URL@vVERSION' for the course in `course_root`, or None when its
-    _config.yml names no repository."""
+def launch_repository(course_root: str) -> str:
+    """repository.url of the course's _config.yml, the repository the site's launch buttons
+    open ('' when none is set)."""
     config = os.path.join(course_root, "_config.yml")
     if not os.path.isfile(config):
-        return None
+        return ""
     try:
         with open(config, encoding="utf-8") as handle:
             site = yaml.safe_load(handle) or {}
-        url = str((site.get("repository") or {}).get("url") or "").strip().rstrip("/")
-        if not url:
-            return None
-        with open(os.path.join(course_root, "pyproject.toml"), "rb") as handle:
-            project = tomllib.load(handle)["project"]
-        return f"{project['name']} @ git+{url}@v{project['version']}"
-    except (OSError, yaml.YAMLError, tomllib.TOMLDecodeError, KeyError, AttributeError) as error:
-        raise CourseError(f"the course's repository cannot be read from {config} and "
-                          f"pyproject.toml ({error})") from None
+        return str((site.get("repository") or {}).get("url") or "").strip()
+    except (OSError, yaml.YAMLError, AttributeError) as error:
+        raise CourseError(f"the launch buttons' repository cannot be read from {config} "
+                          f"({error})") from None
 
 
-def wanted_values(settings: Settings) -> dict[re.Pattern[str], str]:
+def public_address_problems(settings: Settings) -> list[str]:
+    """The install and launch addresses that are the course's own repository (site.py)."""
+    return own_repository_problems(settings.root, {
+        "c.CourseSite.url (nbgrader_config.py), where the notebooks install the package from":
+            CourseSite(config=settings.config).url,
+        "repository.url (_config.yml), which the launch buttons open":
+            launch_repository(settings.root)})
+
+
+def install_requirement(settings: Settings, wheel: CourseWheel | None = None) -> str | None:
+    """pip's line for the students' wheel on the published site, its hash pinned, or None when
+    c.CourseSite.url is empty. `wheel`: the wheel built already (else it is built here)."""
+    site = site_url(settings.config)
+    if not site:
+        return None
+    if wheel is None:
+        with tempfile.TemporaryDirectory(prefix="release-wheel-") as folder:
+            return build_course_wheel(settings.root, folder).requirement(site)
+    return wheel.requirement(site)
+
+
+def wanted_values(settings: Settings, wheel: CourseWheel | None = None
+                  ) -> dict[re.Pattern[str], str]:
     """{pattern: the Python literal its line must hold} for this course."""
-    requirement = install_requirement(settings.root)
+    requirement = install_requirement(settings, wheel)
     return {SALT_LINE: json.dumps(settings.variant_salt),
             PACKAGE_LINE: "None" if requirement is None else json.dumps(requirement)}
 
 
-def project_version(course_root: str) -> str:
-    """The version in the course's pyproject.toml, or '<version>' when it cannot be read."""
-    try:
-        with open(os.path.join(course_root, "pyproject.toml"), "rb") as handle:
-            return str(tomllib.load(handle)["project"]["version"])
-    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError):
-        return "<version>"
-
-
 def no_install_line_warning(settings: Settings) -> str | None:
     """What the instructor must know when the notebooks' first cell promises an install off
-    the hub (it holds a COURSE_PACKAGE line) but _config.yml names no repository to install
-    from; None when a repository is set or no notebook has the line."""
-    if install_requirement(settings.root) is not None:
+    the hub (it holds a COURSE_PACKAGE line) but no published site is set to install from;
+    None when c.CourseSite.url is set or no notebook has the line."""
+    if site_url(settings.config):
         return None
     promising = sorted(os.path.relpath(path, settings.root)
                        for assignment in settings.assignments
@@ -102,14 +115,13 @@ def no_install_line_warning(settings: Settings) -> str | None:
                        if notebook_values(path, PACKAGE_LINE))
     if not promising:
         return None
-    return ("warning: _config.yml names no repository (repository.url is empty), so the "
-            f"released notebooks cannot install the course package {settings.package} off the "
-            "hub.\n"
+    return ("warning: c.CourseSite.url is empty in nbgrader_config.py, so the released "
+            f"notebooks cannot install the course package {settings.package} off the hub.\n"
             "  In Colab or on a laptop, the first cell of " + ", ".join(promising) + " stops "
             "and tells the student to ask you for the install line.\n"
-            "  For students off the hub: set repository.url in _config.yml to the course's "
-            "repository, push the tag v" + project_version(settings.root) + ", and run "
-            "`make release` again. For a class that works only on the hub, nothing is missing.")
+            "  For students off the hub: set c.CourseSite.url to the address where "
+            "_publish/ is served (docs/publishing.md), run `make release` again, then "
+            "`make publish`. For a class that works only on the hub, nothing is missing.")
 
 
 def stale_salts(settings: Settings) -> list[str]:
@@ -129,7 +141,11 @@ def stale_salts(settings: Settings) -> list[str]:
 def write_release_lines(settings: Settings) -> list[tuple[str, str]]:
     """Write the course's COURSE_SALT and COURSE_PACKAGE lines into every instructor
     notebook; returns (path, line) for each line changed. Other notebooks are left byte
-    for byte."""
+    for byte. CourseError, with nothing written, for an install or launch address that is
+    the course's own repository."""
+    problems = public_address_problems(settings)
+    if problems:
+        raise CourseError("\n".join(problems))
     wanted = wanted_values(settings)
     changed = []
     for assignment in settings.assignments:

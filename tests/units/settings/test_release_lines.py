@@ -1,6 +1,7 @@
 """The lines `make release` writes into the notebooks (grader.settings.release_lines): the
-variant salt, refused while stale, and the install line of the course package, with the first
-code cell, which uses it: installs nothing where the package is, says how it installs it where not."""
+variant salt, refused while stale, and the install line of the course package (the students'
+wheel on the published site, its hash pinned), with the first code cell, which uses it:
+installs nothing where the package is, says how it installs it where not."""
 
 import json
 import os
@@ -10,20 +11,36 @@ import sys
 import nbformat
 import pytest
 
-from grader.settings import load, write_release_lines
+from grader.settings import CourseError, load, write_release_lines
+from grader.settings.course_wheel import CourseWheel
 from grader.settings.release_lines import install_requirement
 from testsupport.course import assignments, copy_course, notebook_file
 
-PYPROJECT = '[project]\nname = "gptcourse"\nversion = "1.2.0"\n'
 # the comment of the line, for the student who reads the first cell
 PACKAGE_COMMENT = "  # where pip installs the course package from, set for this homework"
+SHA = "5" * 64
+WHEEL = CourseWheel("/nowhere/gptcourse-1.2.0-py3-none-any.whl", SHA, "gptcourse", "1.2.0")
+SITE = "https://uni-ml.github.io/gptcourse/"
+LINE = f"gptcourse @ https://uni-ml.github.io/gptcourse/packages/{WHEEL.filename}#sha256={SHA}"
 
 
-def course(folder, url):
-    (folder / "_config.yml").write_text(f"title: a course\nrepository:\n  url: {json.dumps(url)}\n"
-                                        f"  branch: main\n")
-    (folder / "pyproject.toml").write_text(PYPROJECT)
-    return str(folder)
+def published_at(root, url):
+    """The course at `root` with c.CourseSite.url set to `url` (the last line wins)."""
+    with open(os.path.join(root, "nbgrader_config.py"), "a", encoding="utf-8") as handle:
+        handle.write(f"c.CourseSite.url = {url!r}\n")
+    return root
+
+
+@pytest.fixture
+def built_wheels(monkeypatch):
+    """The wheel `make release` would build, replaced by WHEEL: the calls are counted."""
+    calls = []
+
+    def build(root, folder):
+        calls.append(root)
+        return WHEEL
+    monkeypatch.setattr("grader.settings.release_lines.build_course_wheel", build)
+    return calls
 
 
 def install_cell(assignment):
@@ -34,23 +51,26 @@ def install_cell(assignment):
     return cells[0], nb
 
 
-def test_the_requirement_names_the_repository_at_the_released_version(tmp_path):
-    root = course(tmp_path, "https://github.com/uni-ml/gptcourse/")
-    assert install_requirement(root) == "gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0"
+@pytest.mark.parametrize("site", [SITE, SITE.rstrip("/")])
+def test_the_requirement_is_the_wheel_on_the_site_its_hash_pinned(tmp_path, site):
+    root = published_at(copy_course(str(tmp_path / "course")), site)
+    assert install_requirement(load(root), WHEEL) == LINE
 
 
-def test_without_a_repository_there_is_no_requirement(tmp_path):
-    assert install_requirement(course(tmp_path, "")) is None
+def test_without_a_site_there_is_no_requirement_and_no_wheel_is_built(tmp_path, built_wheels):
+    assert install_requirement(load(copy_course(str(tmp_path / "course")))) is None
+    assert built_wheels == []
 
 
-def test_release_writes_the_line_into_every_notebook_and_nothing_else(tmp_path):
+def test_release_writes_the_line_into_every_notebook_and_nothing_else(tmp_path, built_wheels):
     root = copy_course(str(tmp_path / "course"))
     notebooks = [notebook_file("solutions", a, root) for a in assignments(root)]
     before = {path: open(path, encoding="utf-8").read() for path in notebooks}
-    assert write_release_lines(load(root)) == []  # no repository: the line stays None
-    course(tmp_path / "course", "https://github.com/uni-ml/gptcourse")
-    line = 'COURSE_PACKAGE = "gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0"'
+    assert write_release_lines(load(root)) == []  # no site: the line stays None
+    published_at(root, SITE)
+    line = f"COURSE_PACKAGE = {json.dumps(LINE)}"
     assert write_release_lines(load(root)) == [(path, line) for path in sorted(notebooks)]
+    assert built_wheels == [root]  # the wheel is built once, from the course
     for path in notebooks:
         after = open(path, encoding="utf-8").read()
         old, new = before[path].splitlines(), after.splitlines()
@@ -58,6 +78,46 @@ def test_release_writes_the_line_into_every_notebook_and_nothing_else(tmp_path):
         [(was, now)] = [(a, b) for a, b in zip(old, new) if a != b]  # one line changed
         assert was.strip() == json.dumps(f"COURSE_PACKAGE = None{PACKAGE_COMMENT}\n") + ","
         assert now.strip() == json.dumps(f"{line}{PACKAGE_COMMENT}\n") + ","
+
+
+@pytest.mark.parametrize("setting, where", [
+    ("c.CourseSite.url", "nbgrader_config.py"), ("repository.url", "_config.yml")])
+@pytest.mark.parametrize("address", ["https://github.com/uni-ml/gptcourse-instructor",
+                                     "https://github.com/Uni-ML/gptcourse-instructor.git/"])
+def test_release_refuses_an_address_that_is_the_courses_own_repository(tmp_path, setting, where,
+                                                                      address, built_wheels):
+    root = copy_course(str(tmp_path / "course"))
+    subprocess.run(["git", "init", "-q", root], check=True)
+    subprocess.run(["git", "-C", root, "remote", "add", "origin",
+                    "git@github.com:uni-ml/gptcourse-instructor.git"], check=True)
+    if where == "_config.yml":
+        with open(os.path.join(root, "_config.yml"), "w", encoding="utf-8") as handle:
+            handle.write(f"repository:\n  url: {address}\n")
+    else:
+        published_at(root, address)
+    notebooks = {p: open(p, "rb").read() for p in
+                 (notebook_file("solutions", a, root) for a in assignments(root))}
+    with pytest.raises(CourseError) as refused:
+        write_release_lines(load(root))
+    said = str(refused.value)
+    assert said.startswith(f"{setting} ({where}")
+    assert f"is {address!r}, this course's own repository (git remote " \
+           f"'git@github.com:uni-ml/gptcourse-instructor.git'), which holds solutions/" in said
+    assert "make publish-repo REMOTE=" in said  # the fix
+    assert {p: open(p, "rb").read() for p in notebooks} == notebooks  # nothing written
+    assert built_wheels == []
+
+
+def test_another_repository_and_a_pages_site_of_the_same_owner_are_accepted(tmp_path,
+                                                                           built_wheels):
+    root = copy_course(str(tmp_path / "course"))
+    subprocess.run(["git", "init", "-q", root], check=True)
+    subprocess.run(["git", "-C", root, "remote", "add", "origin",
+                    "https://github.com/uni-ml/gptcourse-instructor"], check=True)
+    with open(os.path.join(root, "_config.yml"), "w", encoding="utf-8") as handle:
+        handle.write("repository:\n  url: https://github.com/uni-ml/gptcourse-site\n")
+    published_at(root, "https://uni-ml.github.io/gptcourse-instructor/")
+    assert len(write_release_lines(load(root))) == len(assignments(root))
 
 
 @pytest.mark.parametrize("assignment", assignments())
@@ -75,9 +135,7 @@ def test_where_the_package_is_installed_the_cell_installs_nothing(assignment, tm
 
 @pytest.mark.parametrize("package, expected", [
     (None, "this copy of the homework came without its install line: ask your instructor"),
-    ("gptcourse @ git+https://github.com/uni-ml/gptcourse@v1.2.0",
-     "installing the course package: pip install 'gptcourse @ "
-     "git+https://github.com/uni-ml/gptcourse@v1.2.0'"),
+    (LINE, f"installing the course package: pip install {LINE!r}"),
 ])
 @pytest.mark.parametrize("assignment", assignments())
 def test_where_the_package_is_missing_the_cell_says_how_it_installs_it(assignment, package,
@@ -137,27 +195,24 @@ def test_a_new_terms_salt_is_written_into_the_notebook_and_refused_until_then(tm
     assert sum(a != b for a, b in zip(after.splitlines(), before.splitlines())) == 1
 
 
-def test_without_a_repository_release_warns_that_the_first_cell_cannot_install(tmp_path):
+def test_without_a_site_release_warns_that_the_first_cell_cannot_install(tmp_path):
     from grader.settings import no_install_line_warning
 
     root = copy_course(str(tmp_path / "course"))
-    course(tmp_path / "course", "")
     warning = no_install_line_warning(load(root))
-    assert warning.startswith("warning: _config.yml names no repository (repository.url is "
-                              "empty), so the released notebooks cannot install the course "
-                              "package gptcourse off the hub.\n")
+    assert warning.startswith("warning: c.CourseSite.url is empty in nbgrader_config.py, so "
+                              "the released notebooks cannot install the course package "
+                              "gptcourse off the hub.\n")
     for assignment in assignments(root):
         assert os.path.relpath(notebook_file("solutions", assignment, root), root) in warning
-    assert "push the tag v1.2.0, and run `make release` again" in warning
-    course(tmp_path / "course", "https://github.com/uni-ml/gptcourse")
-    assert no_install_line_warning(load(root)) is None
+    assert "set c.CourseSite.url to the address where _publish/ is served" in warning
+    assert no_install_line_warning(load(published_at(root, SITE))) is None
 
 
 def test_notebooks_that_promise_no_install_get_no_warning(tmp_path):
     from grader.settings import no_install_line_warning
 
     root = copy_course(str(tmp_path / "course"))
-    course(tmp_path / "course", "")
     for assignment in assignments(root):
         path = notebook_file("solutions", assignment, root)
         nb = nbformat.read(path, as_version=4)
@@ -166,21 +221,31 @@ def test_notebooks_that_promise_no_install_get_no_warning(tmp_path):
     assert no_install_line_warning(load(root)) is None
 
 
-def test_the_release_lines_command_prints_the_warning_and_still_writes_the_lines(tmp_path,
-                                                                                capsys):
+def test_the_release_lines_command_prints_the_warning_and_still_writes_the_lines(
+        tmp_path, capsys, built_wheels):
     from grader.cli import main
 
     root = copy_course(str(tmp_path / "course"))
-    course(tmp_path / "course", "")
     assert main(["release-lines", "--course", root]) == 0
     printed = capsys.readouterr()
-    assert "warning: _config.yml names no repository" in printed.err
-    course(tmp_path / "course", "https://github.com/uni-ml/gptcourse")
+    assert "warning: c.CourseSite.url is empty" in printed.err
+    published_at(root, SITE)
     assert main(["release-lines", "--course", root]) == 0
     printed = capsys.readouterr()
     assert "warning" not in printed.err
-    assert printed.out.count('COURSE_PACKAGE = "gptcourse @ git+https://github.com/uni-ml/'
-                             'gptcourse@v1.2.0"') == len(assignments(root))
+    assert printed.out.count(f"COURSE_PACKAGE = {json.dumps(LINE)}") == len(assignments(root))
+
+
+def test_the_release_lines_command_refuses_the_courses_own_repository(tmp_path, capsys):
+    from grader.cli import main
+
+    root = copy_course(str(tmp_path / "course"))
+    subprocess.run(["git", "init", "-q", root], check=True)
+    subprocess.run(["git", "-C", root, "remote", "add", "origin",
+                    "https://github.com/uni-ml/gptcourse"], check=True)
+    published_at(root, "https://github.com/uni-ml/gptcourse")
+    assert main(["release-lines", "--course", root]) == 2
+    assert "this course's own repository" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("assignment", assignments())

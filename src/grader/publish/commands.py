@@ -1,0 +1,117 @@
+"""The publishing commands, added to ``python -m grader`` by cli.py (docs/publishing.md):
+
+    python -m grader publish [--site DIR] [--to DIR]       the bundle, _publish/ (make publish)
+    python -m grader leak-scan [FOLDER]                    a folder searched for every solution
+                                                           and hidden test (exit 1 if found)
+    python -m grader publish-repo REMOTE [--branch NAME]   the bundle committed to a separate
+                                                           public repository (make publish-repo)
+    python -m grader release-solutions ASSIGNMENT [--site DIR]
+                                                           its solutions into the bundle once
+                                                           every due date passed
+"""
+
+import argparse
+import os
+import sys
+
+from ..settings import Settings, load
+from ..settings.release_lines import no_install_line_warning
+from .bundle import BUNDLE_FOLDER, Bundle, bundle_fragments, leak_report, write_bundle
+from .bundle_repository import publish_repository
+from .leak_scan import scan_folder
+from .solutions_policy import (assignments_with_public_solutions, check_solutions_may_go_out,
+                               record_release)
+
+SITE_FOLDER = os.path.join("_build", "html")
+
+
+def course_settings(args: argparse.Namespace) -> Settings:
+    """The course's settings, with the configuration's warnings printed."""
+    settings = load(args.course)
+    for warning in settings.warnings:
+        print(warning, file=sys.stderr)
+    return settings
+
+
+def add_publish_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
+                         ) -> None:
+    site_help = f"the built site (default: {SITE_FOLDER} of the course, make book's)"
+    publish = commands.add_parser("publish", help="the course's public bundle: site, released "
+                                  "notebooks, the students' wheel (docs/publishing.md)")
+    publish.add_argument("--site", default="", help=site_help)
+    publish.add_argument("--to", default="", help=f"where the bundle goes (default: "
+                         f"{BUNDLE_FOLDER} of the course; replaced whole)")
+    scan = commands.add_parser("leak-scan", help="search every file of a folder for the "
+                               "solutions and hidden tests of solutions/")
+    scan.add_argument("folder", nargs="?", default="",
+                      help=f"the folder (default: {BUNDLE_FOLDER} of the course)")
+    repository = commands.add_parser("publish-repo", help="commit the bundle to a separate "
+                                     "public git repository or branch")
+    repository.add_argument("remote", help="the git repository's URL or path")
+    repository.add_argument("--branch", default="main", help="its branch (default main)")
+    solutions = commands.add_parser("release-solutions", help="an assignment's solutions, "
+                                    "hidden tests out, into the bundle once every student's "
+                                    "due date has passed")
+    solutions.add_argument("assignment")
+    solutions.add_argument("--site", default="", help=site_help)
+
+
+def said(bundle: Bundle, settings: Settings) -> int:
+    """What a bundle written holds, in a few lines; the exit status."""
+    shown = os.path.relpath(bundle.folder, settings.root)
+    print(f"{shown}/: the site, {sum(map(len, bundle.homework.values()))} released "
+          f"notebook(s), {bundle.wheel.filename} (sha256 {bundle.wheel.sha256})"
+          + (f", the solutions of {', '.join(sorted(bundle.solutions))}" if bundle.solutions
+             else ""))
+    print(f"the released notebooks install: {bundle.requirement}" if bundle.requirement
+          else "the released notebooks have no install line (c.CourseSite.url is empty)")
+    warning = no_install_line_warning(settings)
+    if warning:
+        print(warning, file=sys.stderr)
+    return 0
+
+
+def site_of(args: argparse.Namespace, settings: Settings) -> str:
+    return os.path.abspath(args.site or os.path.join(settings.root, SITE_FOLDER))
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    settings = course_settings(args)
+    return said(write_bundle(settings, site_of(args, settings), args.to or None), settings)
+
+
+def run_leak_scan(args: argparse.Namespace) -> int:
+    settings = course_settings(args)
+    folder = os.path.abspath(args.folder or os.path.join(settings.root, BUNDLE_FOLDER))
+    if not os.path.isdir(folder):
+        print(f"error: no folder {folder} to scan", file=sys.stderr)
+        return 2
+    fragments = bundle_fragments(settings, assignments_with_public_solutions(settings))
+    leaks = scan_folder(folder, fragments)
+    if leaks:
+        print(leak_report(leaks, folder), file=sys.stderr)
+        return 1
+    print(f"{folder}: none of {len(fragments)} secret fragments in any file")
+    return 0
+
+
+def run_publish_repo(args: argparse.Namespace) -> int:
+    print(publish_repository(course_settings(args), args.remote, args.branch))
+    return 0
+
+
+def run_release_solutions(args: argparse.Namespace) -> int:
+    settings = course_settings(args)
+    settings.check_assignments([args.assignment])
+    latest = check_solutions_may_go_out(settings, args.assignment)
+    bundle = write_bundle(settings, site_of(args, settings), also_released=(args.assignment,),
+                          before_swap=lambda: record_release(settings, args.assignment, latest))
+    print(f"the solutions of {args.assignment} are public from now on (the latest due date "
+          f"was {latest:%Y-%m-%d %H:%M:%S} UTC): recorded in solutions-released.csv, which "
+          f"make publish reads: commit it")
+    return said(bundle, settings)
+
+
+PUBLISH_COMMANDS = {"publish": run_publish, "leak-scan": run_leak_scan,
+                    "publish-repo": run_publish_repo,
+                    "release-solutions": run_release_solutions}

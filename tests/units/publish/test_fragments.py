@@ -1,0 +1,123 @@
+"""What the leak scan searches for (grader.publish.fragments): every solution and hidden-test
+block of the instructor's notebooks, whole and by distinctive line; nothing short, and no line
+the course publishes on purpose."""
+
+import json
+import os
+
+import nbformat
+import pytest
+
+from grader.publish import CANARIES, MIN_CHARS, SecretKind, secret_fragments, squeeze
+from grader.publish.bundle import bundle_fragments, package_sources
+from grader.publish.fragments import PublicText, course_public_text, secret_blocks
+from grader.publish.release_check import released_notebooks_folder
+from grader.settings import load
+from testsupport.course import ROOT
+from testsupport.tiny_course import HIDDEN_MARK
+
+SOLUTION_CELL = {"cell_type": "code", "metadata": {"nbgrader": {
+    "grade_id": "answer", "solution": True}}, "source": [
+    "def count(model):\n", "    ### BEGIN SOLUTION\n", "    return len(list(model))\n",
+    "    ### END SOLUTION\n"]}
+CHECK_CELL = {"cell_type": "code", "metadata": {"nbgrader": {"grade_id": "check", "grade": True}},
+              "source": '"""Check count"""\nassert count([]) == 0\n### BEGIN HIDDEN TESTS\n'
+                        'assert count([1]) == 1\n### END HIDDEN TESTS\n'}
+
+
+def test_regions_are_blocks_of_their_kind_and_a_solution_cell_without_markers_is_one_whole():
+    assert secret_blocks(SOLUTION_CELL) == [(SecretKind.SOLUTION, "    return len(list(model))")]
+    assert secret_blocks(CHECK_CELL) == [(SecretKind.HIDDEN_TEST, "assert count([1]) == 1")]
+    whole = {"cell_type": "markdown", "source": "It has 12 layers.",
+             "metadata": {"nbgrader": {"solution": True, "grade_id": "why"}}}
+    assert secret_blocks(whole) == [(SecretKind.SOLUTION, "It has 12 layers.")]
+
+
+def test_the_tiny_courses_hidden_test_gives_its_block_and_its_long_lines_only(tiny_course):
+    fragments = secret_fragments(load(tiny_course), PublicText("", ""))
+    hidden = {f.squeezed: f.whole for f in fragments if f.kind is SecretKind.HIDDEN_TEST}
+    assert hidden == {
+        squeeze(f"# {HIDDEN_MARK}\nfor value in (21, -7, 0):\n    expected = 2 * value\n"
+                "    result = double(value)\n"
+                '    assert type(result) is int, "double should return an int"\n'
+                '    assert result == expected, "double gave a wrong value"'): True,
+        squeeze(f"# {HIDDEN_MARK}"): False,
+        squeeze('assert type(result) is int, "double should return an int"'): False,
+        squeeze('assert result == expected, "double gave a wrong value"'): False,
+    }  # `for value in (21, -7, 0):` and `result = double(value)` are too short to tell
+    # the solutions, `return 2 * x`, `return torch.ones(n)`, `answer = 42`, are all too short
+    assert [f for f in fragments if f.kind is SecretKind.SOLUTION] == []
+    assert sorted(f.squeezed for f in fragments if f.kind is SecretKind.CANARY) == sorted(
+        squeeze(c) for c in CANARIES)
+    assert min(len(f.squeezed) for f in fragments if f.kind is not SecretKind.CANARY) >= MIN_CHARS
+
+
+def write_course(root, released_text, page_text):
+    """A course whose one solution block has two long lines; the released notebook shows
+    `released_text` and the book's page `page_text`."""
+    config = "c = get_config()\nc.CourseDirectory.source_directory = 'solutions'\n" \
+             "c.CourseDirectory.release_directory = 'exercises'\n"
+    (root / "nbgrader_config.py").write_text(config)
+    for folder, text in (("solutions", None), ("exercises", released_text)):
+        (root / folder / "a").mkdir(parents=True)
+        nb = nbformat.v4.new_notebook()
+        cell = nbformat.v4.new_code_cell(
+            "def f(model):\n    ### BEGIN SOLUTION\n    counted = sum(p.numel() for p in "
+            "model.parameters())\n    return counted - model.out_head.weight.numel()\n"
+            "    ### END SOLUTION" if text is None else text)
+        cell.metadata["nbgrader"] = {"grade_id": "f_answer", "solution": True}
+        nb.cells = [cell]
+        nbformat.write(nb, str(root / folder / "a" / "a.ipynb"))
+    (root / "book").mkdir()
+    (root / "book" / "page.md").write_text(page_text)
+    return load(str(root))
+
+
+LINE_1 = "counted = sum(p.numel() for p in model.parameters())"
+LINE_2 = "return counted - model.out_head.weight.numel()"
+BLOCK = squeeze(LINE_1 + LINE_2)
+
+
+@pytest.mark.parametrize("released, page, expected", [
+    ("raise NotImplementedError()", "# a page", {BLOCK, squeeze(LINE_1), squeeze(LINE_2)}),
+    (f"# the count so far\n{LINE_1}", "# a page", {BLOCK, squeeze(LINE_2)}),
+    ("raise NotImplementedError()", f"```\n{LINE_2}\n```", {BLOCK, squeeze(LINE_1)}),
+    (f"{LINE_1}\n{LINE_2}", "# a page", set()),  # the released notebook shows it all
+    ("raise NotImplementedError()", f"{LINE_1}\n{LINE_2}", {BLOCK}),  # a page never hides it
+], ids=["nothing published", "a line in the released notebook", "a line on a page",
+        "the whole block released", "the whole block on a page"])
+def test_what_the_course_publishes_on_purpose_is_no_fragment(tmp_path, released, page, expected):
+    settings = write_course(tmp_path, released, page)
+    public = course_public_text(settings, released_notebooks_folder(settings), [])
+    found = {f.squeezed for f in secret_fragments(settings, public)
+             if f.kind is SecretKind.SOLUTION}
+    assert found == expected
+
+
+@pytest.fixture(scope="module")
+def course():
+    settings = load(ROOT)
+    public = course_public_text(settings, released_notebooks_folder(settings),
+                                package_sources(settings))
+    return settings, public, bundle_fragments(settings, [])
+
+
+def test_every_hidden_test_of_the_course_can_be_found_and_every_solution_unless_released(course):
+    """A block without a fragment could leak unseen: a hidden test never may; a solution only
+    where the course shows it on purpose (in a released notebook or the package, whole)."""
+    settings, public, fragments = course
+    unfindable = []
+    for assignment in settings.assignments:
+        for path in settings.instructor_notebooks(assignment).values():
+            with open(path, encoding="utf-8") as handle:
+                cells = json.load(handle)["cells"]
+            for cell in cells:
+                grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id")
+                for kind, text in secret_blocks(cell):
+                    mine = [f for f in fragments if (f.grade_id, f.kind) == (grade_id, kind)]
+                    if not mine and (kind is SecretKind.HIDDEN_TEST or not public.holds_block(
+                            squeeze(text))):
+                        unfindable.append(f"{os.path.basename(path)} {grade_id} ({kind})")
+    assert unfindable == []
+    assert sum(f.kind is SecretKind.HIDDEN_TEST for f in fragments) > sum(
+        f.kind is SecretKind.SOLUTION for f in fragments) > 0
