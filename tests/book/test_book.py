@@ -405,8 +405,9 @@ def test_every_page_opens_with_its_objectives_and_a_reading_time_it_computed(sit
     """The plan counts the page as it is: its checks and code cells, and a time that follows
     from them and its words, rounded up to five minutes."""
     (minutes, words, cells, checks), markup = _plan_of(site, page)
-    article = markup[markup.find('<div class="course-plan">'):]
-    assert markup.find('<div class="course-plan">') < markup.find("<h2"), "not at the top"
+    body = markup[markup.find("<article"):]
+    assert 0 < body.find('<div class="course-plan">') < body.find("<h2"), "not at the top"
+    article = body[body.find('<div class="course-plan">'):]
     assert checks == len(re.findall(r'<div class="course-check" ', article))
     assert cells == len(re.findall(r'<div class="cell[ "][^>]*docutils container"', article))
     assert words > 300
@@ -791,7 +792,7 @@ def test_the_sizes_table_fits_the_page_and_reflows_on_a_phone(browser, server, w
     try:
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(f"{server}/book/counting.html", wait_until="networkidle")
-        table = page.locator("table.reflow").first
+        table = page.locator("table.reflow", has=page.locator("th", has_text="published")).first
         fits = table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1")
         last = table.locator("tbody tr").first.locator("td").last
         display = last.evaluate("td => getComputedStyle(td).display")
