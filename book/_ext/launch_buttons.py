@@ -2,7 +2,8 @@
 repository, Binder and Colab buttons on.
 
 - Empty (the default): the site has no repository or launch buttons; every page
-  still offers its executed notebook (``.ipynb``) in the download menu.
+  still offers its executed notebook (``.ipynb``, with the outputs and values of the
+  build: book/_ext/executed_notebooks.py) in the download menu.
 - A GitHub address: the repository button and the launch buttons of
   ``launch_buttons`` point at it. Binder and Colab open the page's paired notebook,
   ``book/<page>.ipynb``, in that repository. It must be the public repository of the
@@ -22,6 +23,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from sphinx.errors import ConfigError
+
+from executed_notebooks import write_executed_notebook
 
 PLACEHOLDER_OWNERS = {"example", "example-org", "your-org", "your-name", "org", "owner", "user"}
 LAUNCH_KEYS = ("binderhub_url", "colab_url", "jupyterhub_url", "deepnote_url", "jupyterlite_url")
@@ -92,19 +95,34 @@ def _apply_repository_setting(app, config):
 def _offer_the_notebook(app, pagename, templatename, context, doctree):
     """Put the executed notebook in the download menu, with or without launch buttons.
 
-    sphinx-book-theme copies it into ``_sources`` only when a launch button is on.
+    sphinx-book-theme copies myst-nb's copy into ``_sources`` only when a launch button
+    is on, and in cache mode myst-nb's copy has no outputs; this writes the page with
+    the build's outputs and its values filled in.
     """
-    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
-    if not executed.exists() or not str(context.get("sourcename", "")).endswith(".md"):
+    if not str(context.get("sourcename", "")).endswith(".md"):
         return
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(executed, target)
+    if not write_executed_notebook(app, pagename, target):
+        executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+        if not executed.exists():
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(executed, target)
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _keep_the_executed_notebook(app, pagename, templatename, context, doctree):
+    """With launch buttons on, sphinx-book-theme has just copied myst-nb's notebook, without
+    outputs, over the one written above: write it again."""
+    if app.config.html_theme_options.get("repository_url") and \
+            str(context.get("sourcename", "")).endswith(".md"):
+        write_executed_notebook(app, pagename, Path(app.outdir) / "_sources" / f"{pagename}.ipynb")
 
 
 def setup(app):
     app.connect("config-inited", _apply_repository_setting)
     # before sphinx-book-theme builds the header buttons (priority 501)
     app.connect("html-page-context", _offer_the_notebook, priority=500)
+    # after sphinx-book-theme's launch buttons (priority 501)
+    app.connect("html-page-context", _keep_the_executed_notebook, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,4 +1,4 @@
-"""Sphinx extension: a table of four columns or more reflows on a phone.
+"""Sphinx extension: a table of three columns or more reflows on a phone.
 
 Each such table gets the class ``reflow`` and each of its data cells the heading
 of its column as ``data-label``; ``book/_static/course.css`` then shows, on a
@@ -9,7 +9,7 @@ of a table that has to be scrolled sideways.
 import html
 import re
 
-MIN_COLUMNS = 4
+MIN_COLUMNS = 3
 _TABLE = re.compile(r"<table\b[^>]*>.*?</table>", re.S)
 _HEAD = re.compile(r"<th\b[^>]*>(.*?)</th>", re.S)
 _ROW = re.compile(r"<tr\b[^>]*>.*?</tr>", re.S)

@@ -51,7 +51,18 @@ def _load(browser, server, url, theme, viewport=None):
         assert page.locator("#search-results span.highlighted").count()
     if page.locator("article .math").count():  # (some formulas are inside closed answers)
         page.wait_for_selector("mjx-container", state="attached", timeout=15000)
-    # every "Check your prediction" answer open, so that what it reveals is checked too
+    # every check answered once, wrongly, so that its feedback is checked too, and every
+    # answer and hidden output open, so that what they reveal is checked as well
+    page.evaluate("""() => {
+      document.querySelectorAll('.course-check-form').forEach(form => {
+        const field = form.querySelector('input[type=text]');
+        if (field) field.value = '0';
+        const option = form.querySelector('input[type=radio]:last-of-type');
+        if (option) option.checked = true;
+        form.requestSubmit();
+      });
+    }""")
+    page.wait_for_timeout(200)  # the feedback is written a moment after the answer
     page.evaluate("document.querySelectorAll('article details').forEach(d => d.open = true)")
     _set_theme(page, theme)
     return page
@@ -173,21 +184,29 @@ def test_the_download_dropdown_opens_from_the_keyboard(browser, server, key):
 
 @pytest.mark.parametrize("key", ["Enter", " "])
 def test_a_check_yourself_answer_opens_from_the_keyboard(browser, server, key):
-    """Tab reaches the first "Check yourself" answer; Enter or Space opens it."""
+    """Tab reaches the first "Check yourself" question's field; an answer typed and Enter
+    give the feedback; Tab reaches "Show the answer"; Enter or Space opens it."""
     page = _fresh(browser, server, "book/logits_to_text")
     try:
         # a click on the section's first paragraph starts the Tab sequence there,
         # as a reader who scrolled to it and clicked its text would
         page.locator("#check-yourself > p").first.click()
-        summary, _ = _tab_until(page, lambda a: a["tag"] == "summary", limit=10)
-        assert summary["text"] == "Answer to question 1", summary
+        field, _ = _tab_until(page, lambda a: a["tag"] == "input", limit=10)
+        page.keyboard.type("0.5")
+        page.keyboard.press("Enter")
+        feedback = page.locator("#check-yourself .course-check-feedback").first
+        feedback.wait_for(state="visible", timeout=5000)
+        said = feedback.inner_text()
+        summary, _ = _tab_until(page, lambda a: a["tag"] == "summary", limit=4)
+        assert summary["text"] == "Show the answer", summary
         details = page.locator("#check-yourself details").first
         assert details.get_attribute("open") is None
         page.keyboard.press(key)
-        details.locator(".sd-summary-content").wait_for(state="visible", timeout=5000)
+        details.locator(".course-check-body").wait_for(state="visible", timeout=5000)
         opened = details.get_attribute("open") is not None
     finally:
         page.close()
+    assert "too low" in said
     assert opened
 
 

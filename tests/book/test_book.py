@@ -40,6 +40,9 @@ FIGURES = [
     ("book/counting", "model-diagram"),
     ("book/logits_to_text", "temperature-chart"),
 ]
+# The smallest text of a figure, in CSS pixels, as a phone 390 px wide shows it.
+PHONE_WIDTH = 390
+SMALLEST_TEXT_PX = 9
 
 # Golden values from the course's specification, as a reader must see them.
 REQUIRED_TEXT = [
@@ -106,11 +109,11 @@ REQUIRED_TEXT = [
     ("book/logits_to_text", "'Hello, I am am am am am'"),
     ("book/logits_to_text", "it is 503,500 against 1,003"),
     # tying in training: the summed gradient, the optimiser built too early, the saved file
-    ("book/tying", "rows with a gradient: lookup 5 head 50,257 shared 50,257"),
-    ("book/tying", "optimiser holds the old head: True"),
-    ("book/tying", "the whole 147.24 MiB that tying was meant to save"),
-    ("book/tying", "loaded into a fresh model, tied: False equal values: True"),
-    ("book/tying", "torch.save(model), loaded, tied: True"),
+    ("book/tying_in_practice", "rows with a gradient: lookup 5 head 50,257 shared 50,257"),
+    ("book/tying_in_practice", "optimiser holds the old head: True"),
+    ("book/tying_in_practice", "the whole 147.24 MiB that tying was meant to save"),
+    ("book/tying_in_practice", "loaded into a fresh model, tied: False equal values: True"),
+    ("book/tying_in_practice", "torch.save(model), loaded, tied: True"),
     # the slips every learner makes: no eval(), tying late, softmax twice, UTF-8 split
     ("book/mistakes", "two calls in training mode differ by up to"),
     ("book/mistakes", "Tie before building the optimiser"),
@@ -119,10 +122,10 @@ REQUIRED_TEXT = [
     ("book/mistakes", "'Tokyo is 東京'"),
     # the fourth edition's: the optimiser and new Parameters, an untied file into a tied
     # model, greedy's loop as the model's, top-k's ties, the crop's error, handing in
-    ("book/tying", "optimiser holds the model's embedding: False"),
-    ("book/tying", "the embedding changed after a step: False"),
-    ("book/tying", "the embedding now holds the file's head: True"),
-    ("book/tying", "safetensors"),
+    ("book/tying_in_practice", "optimiser holds the model's embedding: False"),
+    ("book/tying_in_practice", "the embedding changed after a step: False"),
+    ("book/tying_in_practice", "the embedding now holds the file's head: True"),
+    ("book/tying_in_practice", "safetensors"),
     ("book/logits_to_text", "sampling repeats as well"),
     ("book/logits_to_text", "The Curious Case of Neural Text Degeneration"),
     ("book/logits_to_text", "draws ids [0, 1, 2]"),
@@ -134,6 +137,33 @@ REQUIRED_TEXT = [
     ("book/homework", "pip install nbgrader"),
     ("book/homework", "capitals included"),
     ("book/homework", "total_params and tied_params come from your count_parameters"),
+    # the fifth edition's: a second Parameter is no tie (H-2), transformers' default per
+    # class (M-3), a stretch as a temperature (M-4), the learner's set-up first (M-1), the
+    # reference book's error (L-2), the draws and the cache counted (L-3, L-4), a copy
+    # tied (L-5), a slice (L-6), positions from 0 (L-7), the reference's bonus folders (L-12)
+    ("book/tying_in_practice", "is not a tie at all"),
+    ("book/tying_in_practice", "is_tied: False same memory: True"),
+    ("book/tying_in_practice", "count_parameters: 6,533,632 (untied 6,533,632, tied 3,317,184)"),
+    ("book/tying", "which transformers declares per class: true for GPT-2, false for Llama"),
+    ("book/logits_to_text", "Multiplying scores by s is a temperature of 1/s; naive tying "
+                            "widens the scores about 48 times, which makes the softmax as "
+                            "peaked as temperature 0.0208 would"),
+    ("book/intro", "python -m venv .venv"),
+    ("book/intro", "pip install -e . matplotlib jupyterlab jupytext"),
+    ("book/mistakes", "IndexError: index out of range in self"),
+    ("book/logits_to_text", "5 seeded draws with top-k = 1 give 1 distinct id"),
+    ("book/logits_to_text", "then one position for each new token after the first"),
+    ("book/logits_to_text", "tie_weights(copy.deepcopy(model))"),
+    ("book/output", "which slice of logits holds the scores"),
+    ("book/intro", "counting from 0"),
+    ("book/logits_to_text", "ch04/03_kv-cache"),
+    ("book/tying", "ch04/02_performance-analysis"),
+    ("book/homework", "from the course site where your instructor set it up"),
+    # for instructors: the late policy read from nbgrader_config.py, the licences
+    ("book/instructors", "a notebook handed in after its due date scores 0"),
+    ("book/instructors", "CC BY 4.0"),
+    ("book/instructors", "Apache License 2.0"),
+    ("book/instructors", "124,439,808 against 124,412,160"),
 ]
 
 # Statements an earlier edition made that were imprecise or wrong; none may come back.
@@ -181,6 +211,19 @@ WITHDRAWN_TEXT = [
     ("book/mistakes", "The slip trains nothing"),
     ("book/homework", "The one exception is"),
     ("book/homework", " 0 minutes"),
+    # the fourth edition's, corrected after the fifth review
+    ("book/tying", "and so does tying written as"),
+    ("book/tying", "whose GPT2Config inherits the base class's"),
+    ("book/logits_to_text", "draws above gave"),
+    ("book/logits_to_text", "then one position per new token"),
+    ("book/logits_to_text", "no copy: the untied model is not needed below"),
+    ("book/logits_to_text", "as naive tying does, is a temperature of"),
+    ("book/mistakes", "refusal is undefined"),
+    ("book/output", "which entry of logits scores"),
+    ("book/intro", "is the t-th token"),
+    ("book/intro", "make test    # the same set-up, then every test"),
+    ("book/homework", "when the course has released the notebooks with one"),
+    ("book/homework", "from the course's repository"),
 ]
 
 NOTEBOOKS = {name: row.file_name for name, row in ASSIGNMENTS.items()}
@@ -226,6 +269,8 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?(?![\w])")
 _CODE_FENCE = re.compile(r"^(`{3,})(\{code-cell\}|[a-z]*$)")
 # A paper's year, as a citation writes it: "(ICLR, 2020)" or "(2017)". Not a figure.
 _CITATION_YEAR = re.compile(r"(?<=[(\s])(?:19[5-9]\d|20[0-3]\d)\)")
+# A licence's version is part of its name ("CC BY 4.0", "Apache License 2.0"). Not a figure.
+_LICENCE_NAME = re.compile(r"\b(?:CC BY|Attribution|Apache License,?(?: Version)?) \d\.\d\b")
 
 
 def _prose(path):
@@ -251,6 +296,7 @@ def _prose(path):
         text = re.sub(r"`[^`]*`", " ", text)
         text = re.sub(r"\$[^$]*\$", " ", text)
         text = _CITATION_YEAR.sub(")", text)
+        text = _LICENCE_NAME.sub("", text)
         yield number, text
 
 
@@ -316,23 +362,70 @@ def test_the_homework_page_states_the_time_limits_the_grader_applies(site):
         assert stated == (limits.timeout, limits.notebook_seconds), (name, stated)
 
 
-CHAPTERS = ["book/output", "book/counting", "book/tying", "book/logits_to_text"]
+CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
+            "book/logits_to_text"]
 
 
 @pytest.mark.parametrize("page", CHAPTERS)
 def test_a_chapter_ends_with_three_to_five_questions_to_check_yourself(site, page):
-    """The last section, "Check yourself", holds 3 to 5 questions, each answer in a dropdown."""
+    """The last section, "Check yourself", holds 3 to 5 numbered questions, each answered in
+    a check of its own (tests/book/test_checks.py answers them in the browser)."""
     markup = _page_html(site, page)
     start = markup.find('<section id="check-yourself">')
     assert start > 0, f"{page} has no section Check yourself"
     section = markup[start:]
     assert "<section id=" not in section[1:], f"Check yourself is not the last section of {page}"
-    answers = re.findall(r"<summary[^>]*>\s*<span class=\"sd-summary-text\">([^<]*)</span>",
-                         section)
-    assert 3 <= len(answers) <= 5, answers
-    assert answers == [f"Answer to question {i}" for i in range(1, len(answers) + 1)]
+    questions = re.findall(r"<p><strong>(\d+)\.</strong>", section)
+    assert 3 <= len(questions) <= 5, questions
+    assert questions == [str(i) for i in range(1, len(questions) + 1)]
+    checks = re.findall(r'<div class="course-check" id="([^"]+)"', section)
+    assert len(questions) <= len(checks) <= len(questions) + 1, (questions, checks)
     # every question and answer glued or written out: no raw glue role left
     assert "{glue" not in _visible_text(section)
+
+
+_PLAN = re.compile(r"About (\d+) minutes: ([\d,]+) words(?:, (\d+) code cells?)?"
+                   r"(?: and (\d+) checks?)?\.")
+
+
+def _plan_of(site, page):
+    """(minutes, words, code cells, checks) the page's plan states, and the page's markup."""
+    markup = _page_html(site, page)
+    box = re.search(r'<div class="course-plan">(.*?)</div>', markup, re.S)
+    assert box, f"{page} has no plan at its top"
+    stated = _PLAN.search(_visible_text(box.group(1)))
+    assert stated, f"{page}: no reading time in {box.group(1)[:200]!r}"
+    assert "After this page you can" in box.group(1) and "<li>" in box.group(1), page
+    minutes, words, cells, checks = stated.groups()
+    return (int(minutes), int(words.replace(",", "")), int(cells or 0), int(checks or 0)), markup
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_with_its_objectives_and_a_reading_time_it_computed(site, page):
+    """The plan counts the page as it is: its checks and code cells, and a time that follows
+    from them and its words, rounded up to five minutes."""
+    (minutes, words, cells, checks), markup = _plan_of(site, page)
+    body = markup[markup.find("<article"):]
+    assert 0 < body.find('<div class="course-plan">') < body.find("<h2"), "not at the top"
+    article = body[body.find('<div class="course-plan">'):]
+    assert checks == len(re.findall(r'<div class="course-check" ', article))
+    assert cells == len(re.findall(r'<div class="cell[ "][^>]*docutils container"', article))
+    assert words > 300
+    exact = words / 180 + cells + checks
+    assert minutes == max(5, 5 * -(-exact // 5)), (minutes, exact)
+
+
+def test_the_instructors_table_lists_every_page_with_its_own_time(site):
+    """The instructors' page quotes each page's minutes as that page states them."""
+    markup = _page_html(site, "book/instructors")
+    table = re.search(r'<table[^>]*course-page-times.*?</table>', markup, re.S)
+    assert table, "no table of reading times"
+    rows = re.findall(r'<tr[^>]*>\s*<td[^>]*><p><a[^>]*href="([^"#]+)"[^>]*>.*?</a></p></td>'
+                      r'\s*<td[^>]*><p>(\d+)</p></td>', table.group(0), re.S)
+    listed = {"book/" + href.removesuffix(".html"): int(minutes) for href, minutes in rows}
+    assert set(listed) == set(PAGES) - {"book/instructors"}, listed
+    for page, minutes in listed.items():
+        assert _plan_of(site, page)[0][0] == minutes, page
 
 
 def test_tied_models_score_for_the_token_just_read_is_d_over_root_two_not_d(site):
@@ -375,9 +468,8 @@ def test_every_toc_page_is_built_and_nothing_else(site):
         assert not (site / folder).exists(), f"{folder}/ was copied into the site"
 
 
-@pytest.mark.parametrize("page,figure_id", FIGURES)
-def test_figure_is_a_png_drawn_at_build_time(site, page, figure_id):
-    """Each chart is a figure with alt text whose image is a real PNG in the site."""
+def _figure_svg(site, page, figure_id):
+    """The SVG file of a figure, after checking the figure's alt text."""
     markup = _page_html(site, page)
     match = re.search(rf'<figure[^>]*id="{figure_id}".*?</figure>', markup, re.S)
     assert match, f"no figure with id {figure_id!r} on {page}"
@@ -386,10 +478,46 @@ def test_figure_is_a_png_drawn_at_build_time(site, page, figure_id):
     assert re.search(r'alt="[^"]{20,}"', img.group(0)), f"{figure_id!r} has no alt text"
     path = (site / page).parent / html.unescape(img.group(1))
     assert path.exists(), f"{figure_id!r} points to missing {img.group(1)}"
-    with Image.open(path) as picture:
-        assert picture.format == "PNG"
-        width, height = picture.size
-    assert width >= 400 and height >= 200, f"{figure_id!r} is only {width}x{height}"
+    return path
+
+
+# matplotlib draws each run of text as glyphs scaled by the font size / 100
+_TEXT_SCALE = re.compile(r'<g transform="translate\([^)]*\) ?scale\(([\d.]+) -[\d.]+\)"')
+
+
+@pytest.mark.parametrize("page,figure_id", FIGURES)
+def test_figure_is_an_svg_drawn_at_build_time_on_a_white_ground(site, page, figure_id):
+    """Each chart is a vector figure with alt text, on an opaque white ground that holds in
+    the dark theme, its text large enough for a phone (the browser test measures it)."""
+    path = _figure_svg(site, page, figure_id)
+    svg = path.read_text(encoding="utf-8")
+    assert path.suffix == ".svg" and "<svg" in svg[:500]
+    width = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', svg).group(1))
+    assert 250 <= width <= 6.5 * 72, f"{figure_id!r} is {width} pt wide"
+    ground = re.search(r'<g id="patch_1">\s*<path d="[^"]*"\s*style="fill: ?(#[0-9a-f]+)', svg)
+    assert ground and ground.group(1) == "#ffffff", f"{figure_id!r} has no white ground"
+    sizes = [100 * float(s) for s in _TEXT_SCALE.findall(svg)]
+    assert sizes and min(sizes) >= 11, (figure_id, sorted(set(sizes)))
+
+
+def test_every_figure_reads_on_a_phone(browser, server, site):
+    """At 390 px the smallest text of every figure is at least SMALLEST_TEXT_PX CSS pixels."""
+    page = browser.new_page()
+    too_small = []
+    try:
+        page.set_viewport_size({"width": PHONE_WIDTH, "height": 844})
+        for name, figure_id in FIGURES:
+            page.goto(f"{server}/{name}.html", wait_until="networkidle")
+            shown = page.locator(f"#{figure_id} img").evaluate("i => i.getBoundingClientRect().width")
+            svg = _figure_svg(site, name, figure_id).read_text(encoding="utf-8")
+            width_pt = float(re.search(r'<svg[^>]*width="([\d.]+)pt"', svg).group(1))
+            smallest_pt = min(100 * float(s) for s in _TEXT_SCALE.findall(svg))
+            px = smallest_pt * shown / width_pt  # 1 pt of the drawing is shown / width_pt px
+            if px < SMALLEST_TEXT_PX:
+                too_small.append((figure_id, round(px, 1)))
+    finally:
+        page.close()
+    assert too_small == [], too_small
 
 
 def _site_texts(site):
@@ -541,22 +669,6 @@ def test_search_finds_the_weight_tying_chapter(browser, server):
     assert recorder.foreign() == []
 
 
-def test_clicking_a_reveal_shows_the_answer(browser, server):
-    """A "Check your prediction" answer is hidden until its dropdown is clicked."""
-    page, _ = _open(browser, f"{server}/book/output.html")
-    try:
-        dropdown = page.locator("details.sd-dropdown").first
-        answer = dropdown.locator(".sd-summary-content")
-        assert "Check your prediction" in dropdown.locator("summary").inner_text()
-        assert not answer.is_visible()
-        dropdown.locator("summary").click()
-        answer.wait_for(state="visible", timeout=5000)
-        text = answer.inner_text()
-    finally:
-        page.close()
-    assert "[2, 4, 50257]" in text
-
-
 def test_download_button_offers_the_notebook_and_no_button_points_at_a_placeholder(
         browser, server):
     """The .ipynb download is a plain link; with repository.url empty, no launch button."""
@@ -576,6 +688,15 @@ def test_download_button_offers_the_notebook_and_no_button_points_at_a_placehold
     assert recorder.foreign() == []
     assert notebook["nbformat"] == 4
     assert any("parameter_breakdown" in "".join(c["source"]) for c in notebook["cells"])
+    # executed as the site shows it (L-10): outputs under the code, values in the prose
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert sum(1 for c in code if c.get("outputs")) >= len(code) // 2
+    prose = "\n".join("".join(c["source"]) for c in notebook["cells"]
+                      if c["cell_type"] == "markdown")
+    assert "{glue" not in prose and "163,009,536" in prose
+    assert ":::{check}" not in prose and "<summary>Show the answer</summary>" in prose
+    figures = [c for c in notebook["cells"] if c.get("attachments")]
+    assert len(figures) == 2, "the two figures of the page, as cell attachments"
 
 
 # A one-page book with the site's configuration, extensions and styles, built to see
@@ -671,7 +792,7 @@ def test_the_sizes_table_fits_the_page_and_reflows_on_a_phone(browser, server, w
     try:
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(f"{server}/book/counting.html", wait_until="networkidle")
-        table = page.locator("table.reflow").first
+        table = page.locator("table.reflow", has=page.locator("th", has_text="published")).first
         fits = table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth + 1")
         last = table.locator("tbody tr").first.locator("td").last
         display = last.evaluate("td => getComputedStyle(td).display")

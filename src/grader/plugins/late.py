@@ -159,6 +159,27 @@ class LateDayBudget(LateSubmissionPlugin):
         return policy.late_submission_penalty(student_id, score, total_seconds_late)
 
 
+def policy_in_words(plugin: LateSubmissionPlugin) -> str:
+    """The late policy `plugin` applies, as a sentence for students and instructors
+    (the site's pages read it from nbgrader_config.py through this)."""
+    if isinstance(plugin, LateDayBudget):
+        after = plugin.after(parent=plugin)
+        days = f"{plugin.days} late day{'s' if plugin.days != 1 else ''}"
+        return (f"each student has {days} for the whole course, spent in due-date order, "
+                "a whole day for each part of a day late; lateness they do not cover: "
+                + policy_in_words(after))
+    if isinstance(plugin, PercentPerDay):
+        per_day = f"{plugin.percent:g}% of a late notebook's score is taken per day late"
+        counted = (", a part of a day counting as a whole day" if plugin.part_day_counts
+                   else ", counted in fractions of a day")
+        floor = (f", and it keeps at least {plugin.floor_percent:g}% of its score"
+                 if plugin.floor_percent else "")
+        return per_day + counted + floor
+    if plugin.penalty_method == "zero":
+        return "a notebook handed in after its due date scores 0, a minute late or days late"
+    return "a notebook handed in after its due date keeps every point"
+
+
 def late_charges(plugin: LateSubmissionPlugin,
                  lateness: list[Lateness]) -> dict[str, LateCharge]:
     """{assignment: LateCharge} of one student's `Lateness` records under `plugin`."""

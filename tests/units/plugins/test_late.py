@@ -9,7 +9,7 @@ from traitlets import TraitError
 from traitlets.config import Config
 
 from grader.plugins.late import (DAY_SECONDS, LateCharge, LateDayBudget, Lateness,
-                                 PercentPerDay, days_late, late_charges)
+                                 PercentPerDay, days_late, late_charges, policy_in_words)
 
 HOUR = 3600.0
 MINUTE = 60.0
@@ -120,3 +120,37 @@ def test_the_course_config_names_a_policy_as_it_names_a_preprocessor():
 def test_a_budget_cannot_be_followed_by_another_budget():
     with pytest.raises(TraitError, match="cannot be a budget"):
         LateDayBudget(after=LateDayBudget)
+
+
+# (case, settings, the policy in words): what the instructors' page says of each
+POLICIES_IN_WORDS = [
+    ("nbgraders zero", {"LateSubmissionPlugin.penalty_method": "zero"},
+     "a notebook handed in after its due date scores 0, a minute late or days late"),
+    ("nbgraders none", {"LateSubmissionPlugin.penalty_method": "none"},
+     "a notebook handed in after its due date keeps every point"),
+    ("ten percent a day, a floor of half",
+     {"AssignLatePenalties.plugin_class": "grader.plugins.late.PercentPerDay",
+      "PercentPerDay.percent": 10.0, "PercentPerDay.floor_percent": 50.0},
+     "10% of a late notebook's score is taken per day late, a part of a day counting as a "
+     "whole day, and it keeps at least 50% of its score"),
+    ("five late days, then zero",
+     {"AssignLatePenalties.plugin_class": "grader.plugins.late.LateDayBudget",
+      "LateDayBudget.days": 5, "LateSubmissionPlugin.penalty_method": "zero"},
+     "each student has 5 late days for the whole course, spent in due-date order, a whole "
+     "day for each part of a day late; lateness they do not cover: a notebook handed in "
+     "after its due date scores 0, a minute late or days late"),
+]
+
+
+@pytest.mark.parametrize("case, settings, words", POLICIES_IN_WORDS,
+                         ids=[p[0] for p in POLICIES_IN_WORDS])
+def test_each_policy_is_said_in_words_from_the_config(case, settings, words):
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    config = Config()
+    for name, value in settings.items():
+        section, trait = name.split(".")
+        setattr(config[section], trait, value)
+    late = AssignLatePenalties(config=config)
+    late.init_plugin()
+    assert policy_in_words(late.plugin_inst) == words
