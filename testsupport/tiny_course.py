@@ -41,6 +41,8 @@ c.CourseDirectory.autograded_directory = "course-data/autograded"
 c.CourseDirectory.feedback_directory = "course-data/feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "course-data", "gradebook.db")
 c.Exchange.root = os.path.join(ROOT, "course-data", "exchange")
+# the test's students have no account on this machine: their hand-ins are the tester's own
+c.ExchangeCollect.check_owner = False
 c.Execute.timeout = 3
 c.SandboxGrader.memory_mib = 1536
 c.SandboxGrader.course_package = "gptcourse"
