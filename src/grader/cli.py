@@ -105,6 +105,7 @@ from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, S
                        write_release_lines)
 from .service import JobSource, SourceKind, course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
+from .service.after_feedback import extensions_after_feedback
 from .similarity import write_similarity
 
 
@@ -351,7 +352,8 @@ def run_collect_zip(args: argparse.Namespace) -> int:
 def run_extensions(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
-    for line in apply_extensions(settings, path):
+    store = course_store(settings.data, settings.db_url)
+    for line in apply_extensions(settings, path) + extensions_after_feedback(settings, store):
         print(line)
     return 0
 
