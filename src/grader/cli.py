@@ -95,7 +95,7 @@ from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFOR
 from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .push import push_grades
-from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
+from .recording import (EXTENSIONS_FILE, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
@@ -105,7 +105,7 @@ from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, S
                        write_release_lines)
 from .service import JobSource, SourceKind, course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
-from .service.after_feedback import extensions_after_feedback
+from .service.after_feedback import extensions_applied
 from .similarity import write_similarity
 
 
@@ -352,8 +352,7 @@ def run_collect_zip(args: argparse.Namespace) -> int:
 def run_extensions(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
-    store = course_store(settings.data, settings.db_url)
-    for line in apply_extensions(settings, path) + extensions_after_feedback(settings, store):
+    for line in extensions_applied(settings, course_store(settings.data, settings.db_url), path):
         print(line)
     return 0
 

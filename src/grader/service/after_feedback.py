@@ -8,31 +8,41 @@ applied.
 
 import datetime
 
+from ..recording import apply_extensions
 from ..settings import Settings
 from .due_feedback import Pair, due_dates
 from .recorded import recorded_grades
 from .store import FEEDBACK_SENT, Store
 
 
-def extensions_after_feedback(settings: Settings, store: Store) -> list[str]:
-    """A line for each student whose own due date (their extension counted) now lies after
-    the moment their feedback went out: the extension was granted after it. Their points
-    stay shown on the page (requests.py), and a grade the extension changed is given out
-    and pushed again by the service (`changed_since_sent`)."""
+def extensions_applied(settings: Settings, store: Store, path: str) -> list[str]:
+    """`make extensions`: the extensions file at `path` applied to the gradebook
+    (recording.apply_extensions), its lines, then a line for each student whose extension
+    changed after their feedback went out (`after_feedback`)."""
     released: dict[Pair, datetime.datetime] = {}
     for release in store.releases():
         pair = (release.student, release.assignment)
-        released[pair] = min(release.released, released.get(pair, release.released))
+        released[pair] = max(release.released, released.get(pair, release.released))
+    before = due_dates(settings, released) if released else {}
+    lines = apply_extensions(settings, path)
     if not released:
-        return []
-    due = due_dates(settings, released)
-    grades = recorded_grades(settings, {a for _, a in released})
+        return lines
+    after = due_dates(settings, released)
+    changed = {pair: moment for pair, moment in released.items()
+               if before.get(pair) != after.get(pair)}
+    return lines + after_feedback(settings, store, changed)
+
+
+def after_feedback(settings: Settings, store: Store,
+                   changed: dict[Pair, datetime.datetime]) -> list[str]:
+    """A line for each student whose extension `changed` after their feedback went out
+    ({pair: when it last went out}): what they were shown stays shown on the page
+    (requests.py), and a grade the extension changed is given out and pushed again by the
+    service (recorded.changed_since_sent)."""
+    grades = recorded_grades(settings, {a for _, a in changed})
     sent = store.sent_scores(FEEDBACK_SENT)
     lines = []
-    for pair, moment in sorted(released.items()):
-        own_due = due.get(pair)
-        if own_due is None or own_due <= moment:
-            continue
+    for pair, moment in sorted(changed.items()):
         grade, shown = grades.get(pair), sent.get(pair)
         change = ("; the gradebook's grade is unchanged" if grade is None or shown is None
                   or abs(grade.score - shown) <= 1e-9 else

@@ -14,7 +14,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.recording import apply_extensions, set_due_date
-from grader.service.after_feedback import extensions_after_feedback
+from grader.service.after_feedback import extensions_applied
 from grader.service.due_feedback import DueFeedback, due_dates, feedback_due, for_students
 from grader.service.final_push import FinalPush, PushSetupError, chosen_pusher
 from grader.service.records import ReleaseOutcome
@@ -386,11 +386,12 @@ def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_ou
     extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
                           f"bob,{ASSIGNMENT},48,,\nfred,{ASSIGNMENT},24,,\n")
     try:
-        apply_extensions(settings, str(extensions))
-        assert extensions_after_feedback(settings, store) == [
+        assert extensions_applied(settings, store, str(extensions))[-1] == (
             f"fred {ASSIGNMENT}: this extension was granted after their feedback went out "
             f"({AFTER:%Y-%m-%d %H:%M} UTC): what they were shown stays shown; the "
-            "gradebook's grade is unchanged"]
+            "gradebook's grade is unchanged")
+        again = extensions_applied(settings, store, str(extensions))  # nothing new: no word
+        assert not any("after their feedback" in line for line in again)
     finally:
         extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
                               f"bob,{ASSIGNMENT},48,,\n")
