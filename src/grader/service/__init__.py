@@ -16,6 +16,11 @@
 - ``loop.py``: `run_service`: one engine kept warm for as long as the releases last, fed by a
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
+- ``recorded.py``: one record of a grade: the gradebook's score of the hand-in it holds,
+  which every view shows (`recorded_jobs`), and what changed since the feedback and the
+  pushes went out (`changed_since_sent`).
+- ``after_feedback.py``: `make extensions`, naming an extension granted after a
+  student's feedback went out.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
 - ``release_watch.py``: each assignment's release/ folder watched while the service
   runs, so that a changed release (or a new assignment) is switched to between gradings.
@@ -27,8 +32,8 @@
 - ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
   what remains and when the next is allowed.
 - ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
-  stored when it cannot be graded or the limit is reached) and `student_hand_ins`,
-  what the student sees of their hand-ins.
+  stored when it cannot be graded, has a syntax error or the limit is reached; a check
+  is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
 - ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
 - ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
   page, check, student-view), which cli.py adds.

@@ -3,14 +3,21 @@ student then sees of their hand-ins, check by check, by visibility.
 
 `ask_for_check` is the one way a check is asked for (the hub's page and `python -m
 grader check` both call it). Before anything is stored it refuses what cannot be
-graded (another assignment's notebook, a file that is not a notebook, one too large):
-such a request costs no check. Then the rate limit: a request over it is refused
-before any sandbox starts, saying when the next is allowed. Only then are the bytes
-stored and a job queued, as every hand-in is.
+graded (another assignment's notebook, a file that is not a notebook, one too large,
+a cell Python cannot parse, named by its line and message): such a request costs no
+check. Then the rate limit: a request over it is refused before any sandbox starts,
+saying when the next is allowed. Only then are the bytes stored and a job queued. A
+check is never a submission: it is graded for its student's eyes only (loop.py), and
+only a Submit changes what is graded.
+
+Every hand-in whose verdicts the student sees before the due date counts against the
+limit (`counted_checks`): each check, and each Submit while checks are left; a Submit
+over the limit is graded all the same and its verdicts wait for the due date.
 
 `student_hand_ins` is what the student's page lists: each hand-in of theirs, newest
 first, with its state and each check as `visibility.student_view` shows it at their
-own due date (extensions included), and the checks left.
+own due date (extensions included, though what went out stays shown), the hand-in the
+gradebook holds as the gradebook records it (recorded.py), and the checks left.
 """
 
 import dataclasses
