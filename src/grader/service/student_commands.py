@@ -80,7 +80,7 @@ def view_record(view: HandInView) -> dict[str, object]:
 def kind_words(view: HandInView) -> str:
     """What a hand-in is, in the page's words."""
     if view.job.is_check:
-        return "a check (never graded: only Submit hands in)"
+        return "a check (not recorded as a grade: only Submit hands in)"
     return "handed in, the grade recorded" if view.grade is not None else "handed in"
 
 

@@ -83,3 +83,14 @@ def test_what_submitted_holds_is_queued_once_and_unchanged_folders_are_duplicate
                      f"tiny: dee queued as hand-in {queued[3].id} (duplicate)"]
     assert store.files(queued[0]) == {"tiny.ipynb": NOTEBOOK,
                                       "timestamp.txt": b"2026-12-01 16:00:00.000000 UTC"}
+
+
+def test_a_hand_in_graded_against_an_earlier_release_is_marked_so(tmp_path):
+    from grader.service.listing import queue_record
+
+    store = course_with_queue(tmp_path)
+    graded = store.jobs()[0]
+    earlier = queue_record(graded, release="ab" * 32, current="cd" * 32)
+    assert (earlier["release"], earlier["release_current"]) == ("ab" * 6, False)
+    assert queue_record(graded, release="cd" * 32, current="cd" * 32)["release_current"] is True
+    assert queue_record(graded)["release"] is None
