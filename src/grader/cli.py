@@ -99,7 +99,7 @@ from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
-from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
+from .recording import (EXTENSIONS_FILE, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
@@ -107,7 +107,7 @@ from .reports import import_roster, item_analysis_of, write_grades, write_summar
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
-from .service import JobSource, SourceKind, course_store, queue_submitted
+from .service import JobSource, SourceKind, course_store, extensions_applied, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 
@@ -356,7 +356,7 @@ def run_collect_zip(args: argparse.Namespace) -> int:
 def run_extensions(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
-    for line in apply_extensions(settings, path):
+    for line in extensions_applied(settings, course_store(settings.data, settings.db_url), path):
         print(line)
     return 0
 
