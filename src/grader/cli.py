@@ -19,9 +19,7 @@
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
     python -m grader canvas-push ASSIGNMENT [--dry-run]
-    python -m grader lti-keys
-    python -m grader lti-roster [--dry-run]
-    python -m grader lti-push ASSIGNMENT [--dry-run]
+    python -m grader lti-keys | lti-roster [--dry-run] | lti-push ASSIGNMENT [--dry-run]
     python -m grader rehearse-lti [--folder DIR] [--assignment NAME ...]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
     python -m grader queue [--json]
@@ -29,10 +27,10 @@
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
     python -m grader dask-certs [--folder DIR]
-    python -m grader publish [--site DIR] [--to DIR]
-    python -m grader leak-scan [FOLDER]
-    python -m grader publish-repo REMOTE [--branch NAME]
-    python -m grader release-solutions ASSIGNMENT [--site DIR]
+    python -m grader publish [--site DIR] [--to DIR] | leak-scan [FOLDER]
+    python -m grader publish-repo REMOTE [--branch NAME] | release-solutions ASSIGNMENT [--site DIR]
+    python -m grader new-term TARGET --term NAME (--start DATE | --weeks N) [--zone ZONE]
+    python -m grader archive-term [--purge [--archive PATH] [--confirm]] | restore-term ARCHIVE
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/
 folder in sandboxed kernels, N students at a time on this machine or on the
@@ -110,6 +108,7 @@ from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, S
 from .service import JobSource, SourceKind, course_store, extensions_applied, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
+from .terms.commands import TERM_COMMANDS, add_term_commands
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -249,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_service_commands(commands)
     add_lti_commands(commands)
     add_publish_commands(commands)
+    add_term_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -446,5 +446,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "rehearse-lti": run_lti_rehearsal, "dask-certs": run_dask_certs,
             "similarity": run_similarity, "release-lines": run_release_lines,
-            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS,
+            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS, **TERM_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}
