@@ -265,6 +265,9 @@ def test_the_archive_restored_gives_the_files_back_and_a_regrade_agrees(purged):
     run = grader(course, "restore-term", archive)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "checksum" in run.stdout and "restored" in run.stdout
+    # the grace period set after the archive stays as it is here, and is named
+    assert "kept as it is here (the archive's differs): nbgrader_config.py" in run.stdout
+    assert "grace_days = 0" in open(os.path.join(course, "nbgrader_config.py")).read()
     after = data_hashes(course)
     assert {p: h for p, h in after.items() if p in before and not p.endswith(".db")} == {
         p: h for p, h in before.items() if not p.endswith(".db")}
@@ -277,3 +280,17 @@ def test_the_archive_restored_gives_the_files_back_and_a_regrade_agrees(purged):
     # restoring again changes nothing: every file is there with the same content
     twice = grader(course, "restore-term", archive)
     assert twice.returncode == 0 and "0 file(s) restored" in twice.stdout
+
+
+def test_a_restore_over_other_grades_is_refused_writing_nothing(purged, tmp_path):
+    course, archive, _, _, _, _ = purged
+    copy = str(tmp_path / "course")
+    shutil.copytree(course, copy)
+    shutil.rmtree(os.path.join(copy, "course-data", "submitted"))
+    with open(os.path.join(copy, "course-data", "reports", "summary.txt"), "a") as handle:
+        handle.write("changed\n")
+    before = tree_hashes(copy)
+    run = grader(copy, "restore-term", archive)
+    assert run.returncode == 2
+    assert "with other content (first: course-data/reports/summary.txt)" in run.stderr
+    assert tree_hashes(copy) == before

@@ -54,6 +54,7 @@ class TermArchive:
     written: datetime.datetime  # aware, UTC
     course_id: str
     files: dict[str, str]  # path in the course folder -> SHA-256
+    data: str = "course-data"  # the run-time data folder, relative to the course folder
 
 
 def sqlite_gradebook(settings: Settings) -> str:
@@ -102,7 +103,7 @@ def snapshot(path: str) -> bytes | None:
             return None
     with tempfile.TemporaryDirectory() as folder:
         copy = os.path.join(folder, "copy.db")
-        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        source = sqlite3.connect(path)  # read-write: closing it removes the -wal and -shm files
         target = sqlite3.connect(copy)
         try:
             source.backup(target)
@@ -132,6 +133,7 @@ def write_archive(settings: Settings, folder: str | None = None,
                 copied = handle.read()
         contents[name] = copied
     manifest = {"course_id": settings.course_id, "written": now.isoformat(),
+                "data": os.path.relpath(settings.data, settings.root),
                 "files": {n: hashlib.sha256(b).hexdigest() for n, b in contents.items()}}
     partial = path + ".partial"
     with tarfile.open(partial, "w:gz") as tar:
@@ -147,7 +149,8 @@ def write_archive(settings: Settings, folder: str | None = None,
     with open(path + CHECKSUM_SUFFIX, "w", encoding="utf-8") as handle:
         handle.write(f"{digest}  {os.path.basename(path)}\n")
     os.replace(partial, path)
-    return TermArchive(path, digest, now, settings.course_id, manifest["files"])
+    return TermArchive(path, digest, now, settings.course_id, manifest["files"],
+                       manifest["data"])
 
 
 def checked_checksum(path: str) -> str:
@@ -204,7 +207,7 @@ def read_archive(path: str, into: str | None = None) -> TermArchive:
         if missing:
             raise CourseError(f"{path}: {missing[0]} is in the manifest, not in the archive")
     return TermArchive(path, digest, datetime.datetime.fromisoformat(manifest["written"]),
-                       manifest["course_id"], manifest["files"])
+                       manifest["course_id"], manifest["files"], manifest["data"])
 
 
 def latest_archive(settings: Settings) -> str:

@@ -82,9 +82,11 @@ def run_archive_term(args: argparse.Namespace) -> int:
 
 
 def run_restore_term(args: argparse.Namespace) -> int:
-    archive, written = restore_term(args.course, args.archive)
+    archive, written, kept = restore_term(args.course, args.archive)
     print(f"{archive.path}: checksum {archive.sha256} checked; {len(written)} file(s) "
-          f"restored, {len(archive.files) - len(written)} already there")
+          f"restored, {len(archive.files) - len(written) - len(kept)} already there")
+    for name in kept:
+        print(f"kept as it is here (the archive's differs): {name}")
     return 0
 
 

@@ -206,6 +206,7 @@ def start_new_term(settings: Settings, target: str, term: str, start: datetime.d
 def record_due_dates(settings: Settings, dues: dict[str, datetime.datetime]) -> None:
     """The assignments and their due dates into the new course's gradebook, refused where
     that gradebook holds any of them already (another term's, in a shared database)."""
+    os.makedirs(settings.data, exist_ok=True)  # an SQLite gradebook's folder
     with Gradebook(settings.db_url, settings.course_id) as gb:
         there = sorted({a.name for a in gb.assignments} & set(settings.assignments))
         if there:

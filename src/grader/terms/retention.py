@@ -11,9 +11,11 @@ file in it does not check; when a file to remove is not in the archive as it is 
 (changed or new since: archive again); and without the confirmation.
 
 `restore_term` (make restore-term ARCHIVE=...) puts an archive's files back in the
-course folder, after its checksum and every file checked: a file that is there with
-other content is refused, with nothing written, and a file that is there with the same
-content (an SQLite database with the same rows) is left as it is.
+course folder, after its checksum and every file checked: a file of the data folder
+that is there with other content is refused, with nothing written; a file that is
+there with the same content (an SQLite database with the same rows) is left as it is;
+a file of the course's own (nbgrader_config.py, the notebooks) that differs is kept as
+it is here, and named (a regrade then says whether the release still fits the grades).
 """
 
 import datetime
@@ -106,7 +108,7 @@ def sqlite_rows(path: str) -> list[str] | None:
     with open(path, "rb") as handle:
         if handle.read(len(SQLITE_MAGIC)) != SQLITE_MAGIC:
             return None
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    connection = sqlite3.connect(path)  # read-write: closing it leaves no -wal, -shm
     try:
         return list(connection.iterdump())
     finally:
@@ -120,21 +122,24 @@ def same_content(here: str, archived: str) -> bool:
     return rows is not None and sqlite_rows(here) == rows
 
 
-def restore_term(course: str, archive_path: str) -> tuple[TermArchive, list[str]]:
+def restore_term(course: str, archive_path: str
+                 ) -> tuple[TermArchive, list[str], list[str]]:
     """An archive's files back in the course folder `course` (see the module's docstring);
-    the archive and the files written, relative to the folder."""
+    the archive, the files written and the course's own files kept as they are here, both
+    relative to the folder."""
     course = os.path.abspath(course)
     staging = tempfile.mkdtemp(prefix=".restore-term-", dir=course)
     try:
         archive = read_archive(os.path.abspath(archive_path), into=staging)
-        written, conflicts = [], []
+        written, conflicts, kept = [], [], []
         for name in sorted(archive.files):
             here = os.path.join(course, name)
+            of_data = (name + os.sep).startswith(archive.data + os.sep)
             if os.path.islink(here) or os.path.lexists(here) and not os.path.isfile(here):
                 conflicts.append(name)
             elif os.path.isfile(here):
                 if not same_content(here, os.path.join(staging, name)):
-                    conflicts.append(name)
+                    (conflicts if of_data else kept).append(name)
             else:
                 written.append(name)
         if conflicts:
@@ -144,6 +149,6 @@ def restore_term(course: str, archive_path: str) -> tuple[TermArchive, list[str]
         for name in written:
             os.makedirs(os.path.dirname(os.path.join(course, name)), mode=0o700, exist_ok=True)
             os.replace(os.path.join(staging, name), os.path.join(course, name))
-        return archive, written
+        return archive, written, kept
     finally:
         shutil.rmtree(staging, ignore_errors=True)
