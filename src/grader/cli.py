@@ -19,7 +19,9 @@
     python -m grader rehearse-lms [--folder DIR] [--assignment NAME ...]
     python -m grader similarity [ASSIGNMENT ...] [--threshold SIMILARITY]
     python -m grader canvas-push ASSIGNMENT [--dry-run]
-    python -m grader lti-keys | lti-roster [--dry-run] | lti-push ASSIGNMENT [--dry-run]
+    python -m grader lti-keys
+    python -m grader lti-roster [--dry-run]
+    python -m grader lti-push ASSIGNMENT [--dry-run]
     python -m grader rehearse-lti [--folder DIR] [--assignment NAME ...]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
     python -m grader queue [--json]
@@ -27,49 +29,47 @@
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
     python -m grader dask-certs [--folder DIR]
-    python -m grader publish [--site DIR] [--to DIR] | leak-scan [FOLDER]
-    python -m grader publish-repo REMOTE [--branch NAME] | release-solutions ASSIGNMENT [--site DIR]
+    python -m grader publish [--site DIR] [--to DIR]
+    python -m grader leak-scan [FOLDER]
+    python -m grader publish-repo REMOTE [--branch NAME]
+    python -m grader release-solutions ASSIGNMENT [--site DIR]
     python -m grader new-term TARGET --term NAME (--start DATE | --weeks N) [--zone ZONE]
-    python -m grader archive-term [--purge [--archive PATH] [--confirm]] | restore-term ARCHIVE
+    python -m grader archive-term [--purge [--archive PATH] [--confirm]]
+    python -m grader restore-term ARCHIVE
 
-autograde grades every submission of ASSIGNMENT under the course's submitted/
-folder in sandboxed kernels, N students at a time on this machine or on the
-workers of a Dask cluster (docs/scaling.md), records the scores in nbgrader's
-gradebook, writes autograded notebooks and the grade report (reports/ASSIGNMENT.csv
-and .json beside the gradebook's other run-time data). check-config loads
-nbgrader_config.py as nbgrader does and stops with the file and line on any
-mistake; every make target that runs nbgrader runs it first. `release-lines`
-writes the term's salt and the install line into the instructor's notebooks (the
-first step of make release), warning when c.CourseSite.url is empty. `due` sets an
-assignment's due date in the gradebook (make release DUEDATE=...); `grades`
-writes grades.csv, the LMS exports, summary.txt, the grade report pages and
-the item analyses; `item-analysis` writes reports/ASSIGNMENT-items.csv and
-.html alone, each check's difficulty and discrimination (docs/regrading.md);
-`regrade` grades the students again against the current release and prints
-who would change, writing only a record under course-data/regrades/; with
---apply it changes exactly those students (docs/regrading.md);
-`collect-zip` puts the notebooks of an LMS's download into submitted/ (make
-collect-zip); `release-feedback` releases feedback through the exchange to the
-students who handed in through it and lists the others; `feedback-zip` puts the
-feedback of the students collected from an LMS into one zip that the LMS takes
-back; `rehearse` runs a whole fake class on this machine (make rehearse),
+autograde grades every submission of ASSIGNMENT under the course's submitted/ folder in
+sandboxed kernels, N students at a time on this machine or on the workers of a Dask cluster
+(docs/scaling.md), records the scores in nbgrader's gradebook, writes autograded notebooks
+and the grade report (reports/ASSIGNMENT.csv and .json beside the gradebook's other run-time
+data). check-config loads nbgrader_config.py as nbgrader does and stops with the file and
+line on any mistake; every make target that runs nbgrader runs it first. `release-lines`
+writes the term's salt and the install line into the instructor's notebooks (the first step
+of make release), warning when c.CourseSite.url is empty. `due` sets an assignment's due
+date in the gradebook (make release DUEDATE=...); `grades` writes grades.csv, the LMS
+exports, summary.txt, the grade report pages and the item analyses; `item-analysis` writes
+reports/ASSIGNMENT-items.csv and .html alone, each check's difficulty and discrimination
+(docs/regrading.md); `regrade` grades the students again against the current release and
+prints who would change, writing only a record under course-data/regrades/; with --apply it
+changes exactly those students (docs/regrading.md); `collect-zip` puts the notebooks of an
+LMS's download into submitted/ (make collect-zip); `release-feedback` releases feedback
+through the exchange to the students who handed in through it and lists the others;
+`feedback-zip` puts the feedback of the students collected from an LMS into one zip that the
+LMS takes back; `rehearse` runs a whole fake class on this machine (make rehearse),
 `rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms);
-`extensions` applies the students' extensions file to the gradebook
-(make extensions, grader/recording/extensions.py);
-`similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
-students whose answers look alike, for a person to read (docs/similarity.md);
-`canvas-push` sends each student's grade and feedback summary into Canvas's
-gradebook, or with --dry-run prints what it would send (make canvas-push,
-docs/canvas.md).
-`serve` grades each hand-in as it arrives (the exchange's inbound folder, read
-every second, and the service's queue) until SIGTERM or Ctrl-C, recording each
-in the gradebook as it is graded (grader/service/); `queue` lists every hand-in
-the service knows, with its state and score (--json: a list of objects);
-`check` asks the service for a check of a student's notebooks within the rate
-limit (c.CheckRateLimit), and `student-view` prints that student's hand-ins as
-they see them now, each check by its visibility (c.CheckFeedback;
-grader/service/student_commands.py); `page` serves the students' page of
-the service on the hub (grader/service/page.py).
+`extensions` applies the students' extensions file to the gradebook (make extensions,
+grader/recording/extensions.py); `similarity` writes reports/similarity-ASSIGNMENT.csv and
+.html, the pairs of students whose answers look alike, for a person to read
+(docs/similarity.md); `canvas-push` sends each student's grade and feedback summary into
+Canvas's gradebook, or with --dry-run prints what it would send (make canvas-push,
+docs/canvas.md). `serve` grades each hand-in as it arrives (the exchange's inbound folder,
+read every second, and the service's queue) until SIGTERM or Ctrl-C, recording each in the
+gradebook as it is graded (grader/service/); `queue` lists every hand-in the service knows,
+with its state and score (--json: a list of objects); `check` asks the service for a check
+of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-view` prints
+that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
+grader/service/student_commands.py); `page` serves the students' page of the service on the
+hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
+to its next term and keep a finished one (grader/terms/, docs/terms.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
