@@ -435,9 +435,7 @@ CONFIRM ?=
 export TO TERM_NAME START WEEKS ZONE ARCHIVE
 .PHONY: new-term archive-term restore-term
 new-term: $(STAMP)
-	@test -n "$$TO" -a -n "$$TERM_NAME" -a -n "$$START$$WEEKS" || { echo "make new-term \
-	  TO=../gptcourse-2027-spring TERM_NAME=2027-spring START=2027-01-18 [ZONE=Europe/Berlin] \
-	  [WEEKS=N]"; exit 2; }
+	@test -n "$$TO" -a -n "$$TERM_NAME" -a -n "$$START$$WEEKS" || { echo "make new-term TO=../gptcourse-2027-spring TERM_NAME=2027-spring START=2027-01-18 [ZONE=Europe/Berlin] [WEEKS=N]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) new-term "$$TO" --term "$$TERM_NAME" --zone "$$ZONE" \
 	  $${START:+--start "$$START"} $${WEEKS:+--weeks "$$WEEKS"}

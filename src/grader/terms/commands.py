@@ -57,8 +57,9 @@ def add_term_commands(commands: "argparse._SubParsersAction[argparse.ArgumentPar
 def run_new_term(args: argparse.Namespace) -> int:
     made = start_new_term(load(args.course), args.target, args.term, args.start, args.zone,
                           args.weeks)
-    print(f"{made.folder}: course {made.course_id}, salt {made.salt!r}, due dates moved by "
-          f"{made.weeks} week(s):")
+    print(f"{made.folder}: course {made.course_id}, salt {made.salt!r}, "
+          + (f"due dates moved by {made.weeks} week(s):" if made.due_dates else
+             "no due dates (this term's gradebook holds none; make release DUEDATE=... there)"))
     for name, due in made.due_dates.items():
         print(f"  {name}: due {due:%Y-%m-%d %H:%M} UTC")
     print("no students, extensions or grades were carried over; next, in that folder: make "
