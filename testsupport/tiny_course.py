@@ -41,6 +41,8 @@ c.CourseDirectory.autograded_directory = "course-data/autograded"
 c.CourseDirectory.feedback_directory = "course-data/feedback"
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "course-data", "gradebook.db")
 c.Exchange.root = os.path.join(ROOT, "course-data", "exchange")
+# the test's students have no account on this machine: their hand-ins are the tester's own
+c.ExchangeCollect.check_owner = False
 c.Execute.timeout = 3
 c.SandboxGrader.memory_mib = 1536
 c.SandboxGrader.course_package = "gptcourse"
@@ -207,3 +209,16 @@ def report(root):
     for row in rows:
         by_student.setdefault(row["student"], []).append(row)
     return by_student
+
+
+def release_changed_check(root, grade_id, source):
+    """The instructor's fix: the check `grade_id` of the instructor's notebook given the
+    new `source`, and the assignment released again (nbgrader generate_assignment)."""
+    path = os.path.join(root, "source", ASSIGNMENT, NOTEBOOK + ".ipynb")
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            cell.source = source
+    nbformat.write(nb, path)
+    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT,
+                    "--force"], cwd=root, env=nbgrader_env(), check=True, capture_output=True)

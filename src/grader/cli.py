@@ -33,45 +33,43 @@
     python -m grader leak-scan [FOLDER]
     python -m grader publish-repo REMOTE [--branch NAME]
     python -m grader release-solutions ASSIGNMENT [--site DIR]
+    python -m grader new-term TARGET --term NAME (--start DATE | --weeks N) [--zone ZONE]
+    python -m grader archive-term [--purge [--archive PATH] [--confirm]]
+    python -m grader restore-term ARCHIVE
 
-autograde grades every submission of ASSIGNMENT under the course's submitted/
-folder in sandboxed kernels, N students at a time on this machine or on the
-workers of a Dask cluster (docs/scaling.md), records the scores in nbgrader's
-gradebook, writes autograded notebooks and the grade report (reports/ASSIGNMENT.csv
-and .json beside the gradebook's other run-time data). check-config loads
-nbgrader_config.py as nbgrader does and stops with the file and line on any
-mistake; every make target that runs nbgrader runs it first. `release-lines`
-writes the term's salt and the install line into the instructor's notebooks (the
-first step of make release), warning when c.CourseSite.url is empty. `due` sets an
-assignment's due date in the gradebook (make release DUEDATE=...); `grades`
-writes grades.csv, the LMS exports, summary.txt, the grade report pages and
-the item analyses; `item-analysis` writes reports/ASSIGNMENT-items.csv and
-.html alone, each check's difficulty and discrimination (docs/regrading.md);
-`regrade` grades the students again against the current release and prints
-who would change, writing only a record under course-data/regrades/; with
---apply it changes exactly those students (docs/regrading.md);
-`collect-zip` puts the notebooks of an LMS's download into submitted/ (make
-collect-zip); `release-feedback` releases feedback through the exchange to the
-students who handed in through it and lists the others; `feedback-zip` puts the
-feedback of the students collected from an LMS into one zip that the LMS takes
-back; `rehearse` runs a whole fake class on this machine (make rehearse),
+autograde grades every submission of ASSIGNMENT under the course's submitted/ folder in
+sandboxed kernels, N students at a time on this machine or on the workers of a Dask cluster
+(docs/scaling.md), records the scores in nbgrader's gradebook, writes autograded notebooks
+and the grade report (reports/ASSIGNMENT.csv and .json beside the gradebook's other run-time
+data). check-config loads nbgrader_config.py as nbgrader does and stops with the file and
+line on any mistake; every make target that runs nbgrader runs it first. `release-lines`
+writes the term's salt and the install line into the instructor's notebooks (the first step
+of make release), warning when c.CourseSite.url is empty. `due` sets an assignment's due
+date in the gradebook (make release DUEDATE=...); `grades` writes grades.csv, the LMS
+exports, summary.txt, the grade report pages and the item analyses; `item-analysis` writes
+reports/ASSIGNMENT-items.csv and .html alone, each check's difficulty and discrimination
+(docs/regrading.md); `regrade` grades the students again against the current release and
+prints who would change, writing only a record under course-data/regrades/; with --apply it
+changes exactly those students (docs/regrading.md); `collect-zip` puts the notebooks of an
+LMS's download into submitted/ (make collect-zip); `release-feedback` releases feedback
+through the exchange to the students who handed in through it and lists the others;
+`feedback-zip` puts the feedback of the students collected from an LMS into one zip that the
+LMS takes back; `rehearse` runs a whole fake class on this machine (make rehearse),
 `rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms);
-`extensions` applies the students' extensions file to the gradebook
-(make extensions, grader/recording/extensions.py);
-`similarity` writes reports/similarity-ASSIGNMENT.csv and .html, the pairs of
-students whose answers look alike, for a person to read (docs/similarity.md);
-`canvas-push` sends each student's grade and feedback summary into Canvas's
-gradebook, or with --dry-run prints what it would send (make canvas-push,
-docs/canvas.md).
-`serve` grades each hand-in as it arrives (the exchange's inbound folder, read
-every second, and the service's queue) until SIGTERM or Ctrl-C, recording each
-in the gradebook as it is graded (grader/service/); `queue` lists every hand-in
-the service knows, with its state and score (--json: a list of objects);
-`check` asks the service for a check of a student's notebooks within the rate
-limit (c.CheckRateLimit), and `student-view` prints that student's hand-ins as
-they see them now, each check by its visibility (c.CheckFeedback;
-grader/service/student_commands.py); `page` serves the students' page of
-the service on the hub (grader/service/page.py).
+`extensions` applies the students' extensions file to the gradebook (make extensions,
+grader/recording/extensions.py); `similarity` writes reports/similarity-ASSIGNMENT.csv and
+.html, the pairs of students whose answers look alike, for a person to read
+(docs/similarity.md); `canvas-push` sends each student's grade and feedback summary into
+Canvas's gradebook, or with --dry-run prints what it would send (make canvas-push,
+docs/canvas.md). `serve` grades each hand-in as it arrives (the exchange's inbound folder,
+read every second, and the service's queue) until SIGTERM or Ctrl-C, recording each in the
+gradebook as it is graded (grader/service/); `queue` lists every hand-in the service knows,
+with its state and score (--json: a list of objects); `check` asks the service for a check
+of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-view` prints
+that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
+grader/service/student_commands.py); `page` serves the students' page of the service on the
+hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
+to its next term and keep a finished one (grader/terms/, docs/terms.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -99,7 +97,7 @@ from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
-from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
+from .recording import (EXTENSIONS_FILE, parse_due_date,
                         rebuild_assignment_reports, set_due_date)
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
@@ -107,9 +105,10 @@ from .reports import import_roster, item_analysis_of, write_grades, write_summar
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
-from .service import JobSource, SourceKind, course_store, queue_submitted
+from .service import JobSource, SourceKind, course_store, extensions_applied, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
+from .terms.commands import TERM_COMMANDS, add_term_commands
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -249,6 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_service_commands(commands)
     add_lti_commands(commands)
     add_publish_commands(commands)
+    add_term_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".",
                              help="course folder with nbgrader_config.py")
@@ -356,7 +356,7 @@ def run_collect_zip(args: argparse.Namespace) -> int:
 def run_extensions(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
-    for line in apply_extensions(settings, path):
+    for line in extensions_applied(settings, course_store(settings.data, settings.db_url), path):
         print(line)
     return 0
 
@@ -446,5 +446,5 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "rehearse-lti": run_lti_rehearsal, "dask-certs": run_dask_certs,
             "similarity": run_similarity, "release-lines": run_release_lines,
-            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS,
+            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS, **TERM_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}

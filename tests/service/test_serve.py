@@ -6,6 +6,7 @@ on a course whose gradebook, and so the service's queue, is PostgreSQL.
 The tests share one course (module scope) and run one after another on it.
 """
 
+import datetime
 import json
 import os
 import subprocess
@@ -68,13 +69,14 @@ def notebook_bytes(course, **answers):
 def test_hand_ins_from_the_exchange_and_the_store_are_graded_into_the_gradebook_and_sigterm_leaves_nothing(
         course, tmpdir_of_service, tmp_path):
     store = course_store(os.path.join(course, "course-data"))
+    # what nbgrader submit writes, the moment before the folder reaches the exchange
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     with open(tmp_path / "service.log", "wb") as log:
         service = start_service(course, "--workers", "2",
                                 env_overrides=environment(tmpdir_of_service), log=log)
         try:
             exchange_submit(course, "tinycourse", "exa", ASSIGNMENT,
-                            {NOTEBOOK + ".ipynb": notebook_bytes(course)},
-                            "2026-01-15 12:00:00.000000 UTC")
+                            {NOTEBOOK + ".ipynb": notebook_bytes(course)}, stamp)
             store.hand_in("sta", ASSIGNMENT, {NOTEBOOK + ".ipynb": notebook_bytes(
                 course, double_answer="def double(x):\n    return x\n")}, "submit")
             jobs = wait_until_final(store, 2, time.monotonic() + DEADLINE, service)
@@ -95,7 +97,7 @@ def test_hand_ins_from_the_exchange_and_the_store_are_graded_into_the_gradebook_
     # what nbgrader's exchange wrote travels into submitted/, as `make collect` puts it
     with open(os.path.join(course, "course-data", "submitted", "exa", ASSIGNMENT,
                            "timestamp.txt")) as handle:
-        assert handle.read() == "2026-01-15 12:00:00.000000 UTC"
+        assert handle.read() == stamp
     assert os.listdir(tmpdir_of_service) == []  # no work root, sandbox folder or temporary file
     assert [j for j in store.jobs() if j.state == JobState.GRADING] == []
 

@@ -32,6 +32,7 @@ FLOORS = {
     "autograde": 10, "rehearsal": 10, "regrade": 10,
     "push": 9,
     "publish": 9,
+    "terms": 9,
     "lti": 10,
     "cli": 11,
     "__main__": 12,

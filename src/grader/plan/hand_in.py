@@ -6,6 +6,7 @@ answers. `refusal` says why it must not be read (its folder is a link, its id
 cannot be stored, ...); `refused_result` is then its result, every check 0 points.
 """
 
+import os
 from dataclasses import dataclass
 
 import nbformat
@@ -36,7 +37,9 @@ def refusal(settings: Settings, hand_in: HandIn) -> str | None:
     problem = student_id_problem(hand_in.student)
     if problem:
         return f"student id {shown_id(hand_in.student)} {problem}; not graded"
-    return submission_link_problem(settings.submitted, hand_in.student, hand_in.assignment)
+    # the folder it lies in: submitted/, or the service's own for a student's check
+    root = os.path.dirname(os.path.dirname(hand_in.submitted_dir))
+    return submission_link_problem(root, hand_in.student, hand_in.assignment)
 
 
 def refused_result(hand_in: HandIn, reason: str) -> StudentResult:

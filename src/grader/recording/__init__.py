@@ -12,7 +12,7 @@
 - ``ungraded.py``: submissions newer than the grade the gradebook holds (`not_graded_yet`).
 """
 
-from .due_dates import parse_due_date, set_due_date
+from .due_dates import local_instant, parse_due_date, set_due_date
 from .extensions import EXTENSIONS_FILE, apply_extensions, hours_text, parse_extensions
 from .gradebook import read_timestamp, record_in_gradebook
 from .late_penalties import charges_of, lateness_of
@@ -23,7 +23,7 @@ from .ungraded import NotGradedYet, not_graded_yet
 from .writer import RecordingFailure, Writer, write_autograded
 
 __all__ = ["EXTENSIONS_FILE", "NotGradedYet", "RecordingFailure", "Writer",
-           "apply_extensions", "charges_of", "check_released", "hours_text", "lateness_of",
+           "apply_extensions", "charges_of", "local_instant", "check_released", "hours_text", "lateness_of",
            "not_graded_yet", "parse_due_date", "parse_extensions", "read_student_parts",
            "read_timestamp", "rebuild_assignment_reports", "record_in_gradebook",
            "set_due_date", "unreleased_changes", "write_assignment_report", "write_autograded",

@@ -16,6 +16,11 @@
 - ``loop.py``: `run_service`: one engine kept warm for as long as the releases last, fed by a
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
+- ``recorded.py``: one record of a grade: the gradebook's score of the hand-in it holds,
+  which every view shows (`recorded_jobs`), and what changed since the feedback and the
+  pushes went out (`changed_since_sent`).
+- ``after_feedback.py``: `make extensions`, naming an extension granted after a
+  student's feedback went out.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
 - ``release_watch.py``: each assignment's release/ folder watched while the service
   runs, so that a changed release (or a new assignment) is switched to between gradings.
@@ -27,8 +32,8 @@
 - ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
   what remains and when the next is allowed.
 - ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
-  stored when it cannot be graded or the limit is reached) and `student_hand_ins`,
-  what the student sees of their hand-ins.
+  stored when it cannot be graded, has a syntax error or the limit is reached; a check
+  is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
 - ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
 - ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
   page, check, student-view), which cli.py adds.
@@ -38,6 +43,7 @@ Other code hands a notebook in with
 `queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).
 """
 
+from .after_feedback import extensions_applied
 from .inbound import inbound_folder, take_inbound, watch_inbound
 from .listing import QUEUE_FIELDS, queue_record, queue_table
 from .loop import LEASE_SECONDS, Service, run_service
@@ -48,5 +54,6 @@ from .submitted import queue_submitted
 
 __all__ = ["CheckRecord", "JobSource", "JobState", "LEASE_SECONDS", "MAX_ATTEMPTS", "PushTarget",
            "QUEUE_FIELDS", "QueuedJob", "ReleaseOutcome", "Service", "SourceKind", "Store",
-           "StoreError", "course_store", "inbound_folder", "queue_record", "queue_submitted",
-           "queue_table", "run_service", "take_inbound", "watch_inbound"]
+           "StoreError", "course_store", "extensions_applied", "inbound_folder",
+           "queue_record", "queue_submitted", "queue_table", "run_service", "take_inbound",
+           "watch_inbound"]

@@ -23,6 +23,8 @@ from ..settings import GradingService, ServicePage, Settings, load
 from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
+from .recorded import recorded_jobs
+from .release_watch import current_release
 from .store import course_store
 from .student_commands import STUDENT_COMMANDS, add_student_commands
 
@@ -86,11 +88,15 @@ def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace]
 
 def run_queue(args: argparse.Namespace) -> int:
     settings = load(args.course)
-    jobs = course_store(settings.data, settings.db_url).jobs()
+    store = course_store(settings.data, settings.db_url)
+    jobs, grades = recorded_jobs(settings, store.jobs())
     if args.json:
-        print(json.dumps([queue_record(job) for job in jobs], indent=1))
+        graded = store.releases_graded()
+        now = {a: current_release(settings, a) for a in {job.assignment for job in jobs}}
+        print(json.dumps([queue_record(job, grades.get(job.id), graded.get(job.id, ""),
+                                       now[job.assignment]) for job in jobs], indent=1))
     else:
-        print("\n".join(queue_table(jobs)))
+        print("\n".join(queue_table(jobs, grades)))
     return 0
 
 

@@ -31,8 +31,9 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..safe_text import shown_id, writable
 from ..settings import Settings
+from .recorded import changed_since_sent, current_submissions, recorded_grades
 from .records import JobState, QueuedJob, ReleaseOutcome
-from .store import Store, utc_now
+from .store import FEEDBACK_SENT, Store, utc_now
 
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's release reads
 RETRY_SECONDS = 60.0  # a release that failed is tried again after this long
@@ -51,16 +52,20 @@ def run_nbgrader(command: Sequence[str], folder: str) -> tuple[int, str]:
 
 def ready_hand_ins(jobs: Iterable[QueuedJob], released: set[int]) -> dict[Pair, QueuedJob]:
     """{(student, assignment): job} of the hand-ins whose feedback may go out once due: the
-    pair's latest graded or refused hand-in (what autograded/ holds), if graded, nothing of
-    the pair still waiting or being graded, and not released yet."""
+    pair's latest graded or refused submission (what autograded/ holds; a check never is),
+    if graded, no submission of the pair still waiting or being graded, and not released
+    yet."""
     latest: dict[Pair, QueuedJob] = {}
     pending: set[Pair] = set()
     for job in sorted(jobs, key=lambda job: job.id):
         pair = (job.student, job.assignment)
+        if job.is_check:  # the student's own look: never what is graded
+            continue
         if job.state in PENDING:
             pending.add(pair)
-        elif job.state in (JobState.GRADED, JobState.REFUSED):
-            latest[pair] = job
+        elif job.state == JobState.GRADED or (job.state == JobState.REFUSED
+                                              and job.score is not None):
+            latest[pair] = job  # a refusal without a score never reached the gradebook
     return {pair: job for pair, job in latest.items()
             if pair not in pending and job.state == JobState.GRADED and job.id not in released}
 
@@ -131,6 +136,8 @@ class DueFeedback:
         self.settings, self.store, self.run = settings, store, run
         self.assignments = set(assignments)
         self.retry_after: dict[int, datetime.datetime] = {}  # job id -> when to try again
+        # {pair: (score shown, score now)} of the last look's changed grades
+        self.last_changes: dict[Pair, tuple[float, float]] = {}
 
     def tick(self, now: datetime.datetime | None = None) -> list[str]:
         """Give out every feedback due at `now`; returns a line per student."""
@@ -138,22 +145,43 @@ class DueFeedback:
         jobs = [job for job in self.store.jobs() if job.assignment in self.assignments]
         released = {release.job_id for release in self.store.releases()}
         ready = ready_hand_ins(jobs, released)
-        if not ready:
-            return []
         due = [job for job in feedback_due(ready.values(), released,
                                            due_dates(self.settings, ready), now)
-               if self.retry_after.get(job.id, now) <= now]
+               if self.retry_after.get(job.id, now) <= now] if ready else []
+        again = self.changed(jobs, released, ready, now)
         lines = []
-        for assignment in sorted({job.assignment for job in due}):
-            lines += self.give_out(assignment, [j for j in due if j.assignment == assignment],
-                                   now)
+        for assignment in sorted({job.assignment for job in due + list(again.values())}):
+            chosen = [j for j in due + list(again.values()) if j.assignment == assignment]
+            lines += [f"{assignment}: {shown_id(s)}'s grade changed in the gradebook since "
+                      f"the feedback went out ({old:g} -> {new:g}): their feedback is given out "
+                      "again"
+                      for (s, a), (old, new) in sorted(self.last_changes.items())
+                      if a == assignment and (s, a) in again]
+            lines += self.give_out(assignment, chosen, now)
         return lines
+
+    def changed(self, jobs: list[QueuedJob], released: set[int],
+                ready: Mapping[Pair, QueuedJob], now: datetime.datetime
+                ) -> dict[Pair, QueuedJob]:
+        """{pair: the hand-in the gradebook holds} of each student whose feedback went out
+        and whose gradebook score is no longer the one it showed (`last_changes` says from
+        what to what)."""
+        current = {pair: job for pair, job in current_submissions(jobs).items()
+                   if job.id in released and pair not in ready
+                   and self.retry_after.get(job.id, now) <= now}
+        if not current:
+            self.last_changes = {}
+            return {}
+        grades = recorded_grades(self.settings, {a for _, a in current})
+        self.last_changes = changed_since_sent(self.store, FEEDBACK_SENT, grades, set(current))
+        return {pair: current[pair] for pair in self.last_changes}
 
     def give_out(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime
                  ) -> list[str]:
         """Generate and release the feedback of `jobs` (one per student), then record it."""
         settings = self.settings
         students = [job.student for job in jobs]
+        scores = self.scores(assignment)
         nbgrader = [sys.executable, "-m", "nbgrader"]
         problem = self.run_all(for_students(
             nbgrader + ["generate_feedback", assignment, "--force"], students,
@@ -175,6 +203,7 @@ class DueFeedback:
             if job.student not in made:
                 continue
             if job.student not in through:
+                self.sent(job, scores, now)
                 self.store.record_release(job, ReleaseOutcome.NOT_THROUGH_EXCHANGE, now)
                 lines.append(f"{assignment}: {shown_id(job.student)} did not hand in through "
                              "the exchange (no submission_secret.txt): their feedback is in "
@@ -183,10 +212,23 @@ class DueFeedback:
                 lines.append(self.failed(job, now, f"not released: {problem}"))
             else:
                 self.store.record_release(job, ReleaseOutcome.THROUGH_EXCHANGE, now)
+                self.sent(job, scores, now)
                 self.retry_after.pop(job.id, None)
                 lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
                              f"{job.id} released through the exchange")
         return lines
+
+    def sent(self, job: QueuedJob, scores: Mapping[Pair, float], now: datetime.datetime
+             ) -> None:
+        """Remember the gradebook's score the feedback of `job` showed."""
+        if (job.student, job.assignment) in scores:
+            self.store.record_sent(job.student, job.assignment, FEEDBACK_SENT,
+                                   scores[(job.student, job.assignment)], now)
+
+    def scores(self, assignment: str) -> dict[Pair, float]:
+        """{pair: the gradebook's score} of `assignment`, as the feedback page shows it."""
+        return {pair: grade.score
+                for pair, grade in recorded_grades(self.settings, [assignment]).items()}
 
     def run_all(self, commands: list[list[str]]) -> str:
         """Run each command; "" when all succeeded, else what the first failure said."""

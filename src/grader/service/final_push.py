@@ -13,6 +13,11 @@ after a restart writes nothing twice. A push is recorded in the store once it
 went through; one that fails (a refused token, the LMS down, a student it could
 not write) is reported and tried again after RETRY_SECONDS, and never stops the
 service.
+
+The gradebook's score pushed is remembered (recorded.py); when the gradebook changes
+it later (`make regrade APPLY=1`, a batch `make autograde`, a manual grade in
+formgrader, an extension granted after the push), the service pushes that student's
+grade again, once, and says so.
 """
 
 import datetime
@@ -22,6 +27,7 @@ from typing import Protocol
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from .due_feedback import due_dates, feedback_due, ready_hand_ins
+from .recorded import changed_since_sent, current_submissions, recorded_grades
 from .records import PushTarget, QueuedJob
 from .store import Store, utc_now
 
@@ -62,28 +68,49 @@ class FinalPush:
         self.retry_after: dict[str, datetime.datetime] = {}  # assignment -> when to try again
 
     def tick(self, now: datetime.datetime | None = None) -> list[str]:
-        """Push every grade final at `now` and not pushed yet; returns the lines to print."""
+        """Push every grade final at `now` and not pushed yet, and every pushed grade the
+        gradebook changed since (a regrade, a batch run, a manual grade, an extension);
+        returns the lines to print."""
         now = now or utc_now()
         jobs = [job for job in self.store.jobs() if job.assignment in self.assignments]
         pushed = self.store.pushed(self.lms)
         ready = ready_hand_ins(jobs, pushed)
-        if not ready:
-            return []
-        final = feedback_due(ready.values(), pushed, due_dates(self.settings, ready), now)
+        final = (feedback_due(ready.values(), pushed, due_dates(self.settings, ready), now)
+                 if ready else [])
+        changed = self.changed(jobs, pushed, ready)
         lines = []
-        for assignment in sorted({job.assignment for job in final}):
+        for assignment in sorted({job.assignment for job in final} | {a for _, a in changed}):
             if self.retry_after.get(assignment, now) > now:
                 continue
             lines += self.push_final(assignment, [j for j in final if j.assignment == assignment],
-                                     now)
+                                     now, {p: c for p, c in changed.items() if p[1] == assignment})
         return lines
 
-    def push_final(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime
+    def changed(self, jobs: list[QueuedJob], pushed: set[int],
+                ready: Mapping[tuple[str, str], QueuedJob]
+                ) -> dict[tuple[str, str], tuple[float, float]]:
+        """{pair: (score pushed, score now)} of the grades pushed whose gradebook score is
+        no longer the one pushed, nothing of theirs waiting to be pushed."""
+        current = {pair: job for pair, job in current_submissions(jobs).items()
+                   if job.id in pushed and pair not in ready}
+        if not current:
+            return {}
+        grades = recorded_grades(self.settings, {a for _, a in current})
+        return changed_since_sent(self.store, self.lms, grades, set(current))
+
+    def push_final(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime,
+                   changed: Mapping[tuple[str, str], tuple[float, float]] | None = None
                    ) -> list[str]:
-        """Push the grades of `jobs` (one per student) of `assignment`; recorded when done."""
-        students = sorted(job.student for job in jobs)
+        """Push the grades of `jobs` (one per student) of `assignment`, and again those of
+        `changed` ({pair: (score pushed, score now)}); recorded when done."""
+        changed = changed or {}
+        students = sorted({job.student for job in jobs} | {s for s, _ in changed})
+        scores = recorded_grades(self.settings, [assignment])
         head = (f"{assignment}: final grade(s) of {', '.join(shown_id(s) for s in students)} "
                 f"to {self.lms}")
+        again = [f"  {shown_id(s)}: the gradebook's grade changed since it was pushed "
+                 f"({old:g} -> {new:g}): pushed again"
+                 for (s, _), (old, new) in sorted(changed.items())]
         try:
             lines, status = self.push(self.settings, assignment, students=students)
         except CourseError as error:
@@ -93,8 +120,12 @@ class FinalPush:
         if status == 0:
             for job in jobs:
                 self.store.record_push(job, self.lms, now)
+            for student in students:
+                if (student, assignment) in scores:
+                    self.store.record_sent(student, assignment, self.lms,
+                                           scores[(student, assignment)].score, now)
             self.retry_after.pop(assignment, None)
-            return [f"{head}: pushed"] + [f"  {line}" for line in lines]
+            return [f"{head}: pushed"] + again + [f"  {line}" for line in lines]
         self.retry_after[assignment] = now + datetime.timedelta(seconds=RETRY_SECONDS)
         return ([f"{head}: not all pushed; tried again in {RETRY_SECONDS:g} s"]
                 + [f"  {line}" for line in lines])

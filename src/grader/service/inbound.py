@@ -10,9 +10,12 @@ the job's source. `make collect` reads the same folder and is not disturbed.
 
 import datetime
 import os
+import pwd
 import sys
 import threading
 import time
+
+from traitlets.config import Config
 
 from ..safe_text import writable
 from ..settings import Settings
@@ -64,10 +67,36 @@ def complete(folder: str, now: float) -> bool:
     return os.path.isfile(stamp) and now - os.path.getmtime(stamp) > SETTLE_SECONDS
 
 
-def take_inbound(store: Store, inbound: str, known: set[JobSource]) -> list[int]:
+def arrival(folder: str) -> datetime.datetime:
+    """When a hand-in reached the exchange: the last change (ctime) of its folder and files,
+    which no student can set back (they can set a file's mtime, or write any timestamp.txt)."""
+    moments = [os.lstat(folder).st_ctime]
+    for parent, _, names in os.walk(folder):
+        moments += [os.lstat(os.path.join(parent, name)).st_ctime for name in names]
+    return datetime.datetime.fromtimestamp(max(moments), datetime.timezone.utc)
+
+
+def owner_problem(folder: str, student: str) -> str:
+    """Why an inbound folder is not `student`'s: it claims to be theirs, but another account
+    owns it (as nbgrader's collect checks it, c.ExchangeCollect.check_owner); "" when it is."""
+    uid = os.lstat(folder).st_uid
+    try:
+        owner = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        owner = f"user id {uid}, no account"
+    if owner == student:
+        return ""
+    return (f"refused: it claims to be handed in by {writable(student)} but is owned by "
+            f"{writable(owner)} (a hand-in in another student's name?); not graded")
+
+
+def take_inbound(store: Store, inbound: str, known: set[JobSource],
+                 check_owner: bool = True) -> list[int]:
     """Store every complete inbound folder not in `known` (sources, updated); returns the
-    ids of the jobs made. A folder that cannot be read is reported and skipped for good;
-    one the queue's database could not take (unreachable) is taken at the next call."""
+    ids of the jobs made. A folder that another account owns than the student it names is
+    recorded refused, never graded (unless `check_owner` is off: c.ExchangeCollect.check_owner).
+    A folder that cannot be read is reported and skipped for good; one the queue's database
+    could not take (unreachable) is taken at the next call."""
     try:
         names = sorted(os.listdir(inbound))
     except FileNotFoundError:
@@ -84,9 +113,11 @@ def take_inbound(store: Store, inbound: str, known: set[JobSource]) -> list[int]
         known.add(source)
         try:
             files = inbound_files(folder)
-            arrived = datetime.datetime.fromtimestamp(os.path.getmtime(folder),
-                                                      datetime.timezone.utc)
-            made.append(store.hand_in(parts[0], parts[1], files, source, arrived).id)
+            refused = owner_problem(folder, parts[0]) if check_owner else ""
+            job = store.hand_in(parts[0], parts[1], files, source, arrival(folder), refused)
+            made.append(job.id)
+            if refused:
+                print(f"exchange: {writable(name)}: {refused}", file=sys.stderr)
         except QueueUnreachable as error:  # taken at the next look
             known.discard(source)
             print(f"exchange: {writable(name)} not taken yet: {writable(str(error))}",
@@ -97,10 +128,17 @@ def take_inbound(store: Store, inbound: str, known: set[JobSource]) -> list[int]
     return made
 
 
+def checks_owner(config: Config) -> bool:
+    """Whether each inbound folder's owner must be the student it names:
+    c.ExchangeCollect.check_owner, nbgrader's own setting (on unless set)."""
+    section = config.ExchangeCollect if "ExchangeCollect" in config else {}
+    return bool(section.get("check_owner", True))
+
+
 def watch_inbound(store: Store, inbound: str, stop: threading.Event,
-                  poll: float = POLL_SECONDS) -> None:
+                  poll: float = POLL_SECONDS, check_owner: bool = True) -> None:
     """Take the inbound folder's new hand-ins every `poll` seconds until `stop` is set."""
     known = store.known_sources(JobSource.prefix(SourceKind.EXCHANGE))
     while not stop.is_set():
-        take_inbound(store, inbound, known)
+        take_inbound(store, inbound, known, check_owner)
         stop.wait(poll)

@@ -16,6 +16,7 @@ out, or that the next service on this machine takes back at once.
 import dataclasses
 import os
 import queue
+import shutil
 import socket
 import sys
 import threading
@@ -26,14 +27,15 @@ from ..engines import HandInQueue, engine
 from ..plan import HandIn, refusal, refused_result
 from ..recording import Writer, check_released
 from ..results import CheckStatus, StudentResult, StudentStatus
-from ..safe_text import writable
+from ..safe_text import shown_id, writable
 from ..settings import CourseError, GradingService, Settings
 from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
                       private_work_root, read_job, remove_left_overs)
 from .due_feedback import DueFeedback, release_at_due
 from .final_push import FinalPush, Pusher, chosen_pusher
-from .inbound import inbound_folder, watch_inbound
-from .release_watch import ReleaseWatch, release_folder, watch_releases
+from .inbound import POLL_SECONDS, checks_owner, inbound_folder, watch_inbound
+from .recorded import current_submissions
+from .release_watch import ReleaseWatch, release_digest, release_folder, watch_releases
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
 from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
@@ -119,6 +121,7 @@ class Service:
         threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
                                     daemon=True), *self.feedback_thread(stop, chosen),
                    *self.push_thread(stop, chosen)]
+        changed: list[str] = []  # the assignments whose new release is being prepared
         with private_work_root():
             try:
                 for thread in threads:
@@ -129,9 +132,13 @@ class Service:
                     for looking in (self.due_feedback, self.final_push):
                         if looking is not None:
                             looking.assignments = set(self.prepared)
+                    if changed:
+                        for line in graded_against_earlier(self.store, self.prepared, changed):
+                            print(f"serve: {line}", file=sys.stderr, flush=True)
                     self.grade_release(stop, watch, chosen.release_check_seconds, room)
+                    changed = []
                     if not stop.is_set():
-                        names = sorted(set(watch.changes) | self.handed_in_for)
+                        changed = names = sorted(set(watch.changes) | self.handed_in_for)
                         print(f"serve: a new release of {', '.join(names)}: the gradings in "
                               "flight are recorded; preparing it, the hand-ins waiting are "
                               "graded against it", file=sys.stderr, flush=True)
@@ -267,24 +274,44 @@ class Service:
                 and os.path.isdir(release_folder(self.settings, assignment)))
 
     def record(self, claimed: Claimed, result: StudentResult) -> None:
-        """A result into the gradebook through the assignment's writer, then the job finished."""
+        """A result into the gradebook through the assignment's writer, then the job finished;
+        a check's only into its job (never the gradebook), its folder removed."""
+        if claimed.job.is_check:
+            self.finish_check(claimed, result)
+            return
         writer = self.writers[claimed.assignment]
         with self.lock:
             failed = writer.record(claimed.hand_in, result)
         job = claimed.job
         if failed is not None:
             self.retry(job, result.error or "the grader failed while recording it")
-        elif result.status == StudentStatus.REFUSED:
+        else:
+            self.finish_graded(job, result)
+
+    def finish_graded(self, job: QueuedJob, result: StudentResult) -> None:
+        """A job graded (or refused by the grader) finished with its result and the digest
+        of the release it was graded against."""
+        release = release_digest(self.prepared[job.assignment].instructor_texts)
+        if result.status == StudentStatus.REFUSED:
             self.finish(job, JobState.REFUSED, result.points, result.max_points,
-                        check_records(result), "; ".join(result.notes))
+                        check_records(result), "; ".join(result.notes), release)
         else:
             self.finish(job, JobState.GRADED, result.points, result.max_points,
-                        check_records(result))
+                        check_records(result), release=release)
+
+    def finish_check(self, claimed: Claimed, result: StudentResult) -> None:
+        """A check's result kept on its job alone: what the student sees, nothing graded."""
+        job = claimed.job
+        if result.status in (StudentStatus.GRADER_FAILED, StudentStatus.NO_SANDBOX):
+            self.retry(job, result.error or "the grader failed on it")
+        else:
+            self.finish_graded(job, result)
+        shutil.rmtree(claimed.hand_in.submitted_dir, ignore_errors=True)
 
     def finish(self, job: QueuedJob, state: JobState, score: float | None = None,
                max_score: float | None = None, checks: list[CheckRecord] | None = None,
-               reason: str = "") -> None:
-        self.store.finish(job.id, state, score, max_score, checks, reason)
+               reason: str = "", release: str = "") -> None:
+        self.store.finish(job.id, state, score, max_score, checks, reason, release)
         with self.lock:
             self.held.pop(job.id, None)
 
@@ -314,6 +341,27 @@ class Service:
                 self.store.heartbeat(job_id, self.name, self.lease_seconds)
 
 
+def graded_against_earlier(store: Store, prepared: Mapping[str, Assignment],
+                           assignments: list[str]) -> list[str]:
+    """A line per assignment of `assignments` naming the students whose recorded grade is
+    of a hand-in graded against an earlier release than the one `prepared` now: the
+    instructor's to regrade (make regrade shows who would change)."""
+    graded = store.releases_graded()
+    current = current_submissions(store.jobs())
+    lines = []
+    for assignment in assignments:
+        if assignment not in prepared:
+            continue
+        now = release_digest(prepared[assignment].instructor_texts)
+        earlier = sorted(shown_id(student) for (student, named), job in current.items()
+                         if named == assignment and graded.get(job.id, now) != now)
+        if earlier:
+            lines.append(f"{assignment}: {len(earlier)} student(s) hold a grade of a hand-in "
+                         f"graded against an earlier release: {', '.join(earlier)}; `make "
+                         f"regrade ASSIGNMENT={assignment}` shows who would change")
+    return lines
+
+
 def run_service(settings: Settings, workers: int = 1, scheduler: str | None = None,
                 stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS,
                 pushers: Mapping[str, Pusher] | None = None) -> None:
@@ -323,8 +371,9 @@ def run_service(settings: Settings, workers: int = 1, scheduler: str | None = No
     stop = stop or threading.Event()
     store = course_store(settings.data, settings.db_url)
     service = Service(settings, store, workers, scheduler, lease_seconds, pushers)
-    watcher = threading.Thread(target=watch_inbound, args=(store, inbound_folder(settings), stop),
-                               name="exchange", daemon=True)
+    watcher = threading.Thread(target=watch_inbound, name="exchange", daemon=True,
+                               args=(store, inbound_folder(settings), stop, POLL_SECONDS,
+                                     checks_owner(settings.config)))
     stopped = threading.Event()
     guard = threading.Thread(target=stop_in_time, args=(service, stop, stopped),
                              name="stop guard", daemon=True)

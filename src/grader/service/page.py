@@ -28,6 +28,7 @@ from ..settings import Settings
 from .requests import HandInView, ask_for_check, student_hand_ins
 from .records import JobState
 from .store import Store
+from .student_commands import kind_words, shown_score
 
 MESSAGE_COOKIE = "grading-message"  # what the last request did, shown once on the page
 
@@ -110,11 +111,16 @@ def hand_in_rows(view: HandInView) -> str:
                     f'{"failed" if check.passed is False else "passed"}">{verdict}</td>'
                     f"<td>{points}</td><td>{detail}</td></tr>")
     state = html.escape(str(job.state)) + (f" ({html.escape(job.reason)})" if job.reason else "")
+    score = shown_score(view)
+    if score is not None:
+        state += f"; score {score:g} / {job.max_score or 0:g}"
+    note = f"<p>{html.escape(view.note)}</p>" if view.note else ""
     table = ("<table><caption>Checks of this hand-in</caption><thead><tr><th scope=\"col\">"
              "Check</th><th scope=\"col\">Result</th><th scope=\"col\">Points</th>"
              "<th scope=\"col\">Message</th></tr></thead><tbody>" + "".join(rows)
              + "</tbody></table>") if rows else ""
-    return (f"<h3>Hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC: {state}</h3>{table}")
+    return (f"<h3>Hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC, "
+            f"{html.escape(kind_words(view))}: {state}</h3>{note}{table}")
 
 
 def page_html(user: str, student: str, sections: list[tuple[str, list[HandInView], str]],

@@ -73,6 +73,18 @@ CREATE TABLE IF NOT EXISTS grade_pushes (
     pushed TEXT NOT NULL,
     PRIMARY KEY (job_id, lms)
 );
+CREATE TABLE IF NOT EXISTS graded_against (
+    job_id INTEGER PRIMARY KEY,
+    release TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sent_grades (
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    target TEXT NOT NULL,
+    score {real},
+    sent TEXT NOT NULL,
+    PRIMARY KEY (student, assignment, target)
+);
 """
 POSTGRES_SCHEMA = "grader_service"  # the schema of the queue's tables in the gradebook's database
 CONNECT_SECONDS = 10  # how long a PostgreSQL server that does not answer is waited for

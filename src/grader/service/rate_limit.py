@@ -2,7 +2,8 @@
 (``c.CheckRateLimit``), told to the student with what remains and when the next is allowed.
 
 Only a hand-in that reached its checks counts: one refused before any check ran (not a
-notebook, a syntax error, unreadable) costs nothing. A request over the limit is refused
+notebook, a syntax error, unreadable) costs nothing; a Submit counts as a check when its
+verdicts show before the due date (requests.counted_checks). A request over the limit is refused
 before any sandbox starts, and the refusal says when to come back.
 """
 

@@ -90,6 +90,12 @@ class QueuedJob:
     reason: str  # why it failed, was refused or is a duplicate (of which job)
     files: dict[str, str] = dataclasses.field(repr=False, default_factory=dict)  # name -> digest
 
+    @property
+    def is_check(self) -> bool:
+        """Whether it is a "Check my notebook": graded for the student's eyes only, never
+        recorded in the gradebook (only a Submit, a zip or a program's hand-in is)."""
+        return self.source.kind is SourceKind.CHECK
+
 
 class ReleaseOutcome(enum.StrEnum):
     """How one hand-in's feedback went out at its student's due date (due_feedback.py)."""

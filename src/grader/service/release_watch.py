@@ -14,14 +14,32 @@ solutions/ that are not released change nothing: students are graded against the
 checks they were given.
 """
 
+import hashlib
+import json
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..recording import check_released
 from ..settings import CourseError, Settings
+from ..worker import read_instructor_notebooks
 
 Fingerprints = dict[str, tuple[tuple[str, int, int], ...]]  # assignment -> its files' stats
+
+
+def release_digest(instructor_texts: Mapping[str, str]) -> str:
+    """The digest of a release as graded: SHA-256 over its instructor notebooks' texts (an
+    `Assignment`'s instructor_texts), each hand-in's record of what it was graded against."""
+    text = json.dumps(dict(instructor_texts), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def current_release(settings: Settings, assignment: str) -> str:
+    """The digest of `assignment` as it would be graded now ("" when it cannot be read)."""
+    try:
+        return release_digest(read_instructor_notebooks(settings.instructor_notebooks(assignment)))
+    except (CourseError, OSError):
+        return ""
 
 
 def release_folder(settings: Settings, assignment: str) -> str:

@@ -3,14 +3,21 @@ student then sees of their hand-ins, check by check, by visibility.
 
 `ask_for_check` is the one way a check is asked for (the hub's page and `python -m
 grader check` both call it). Before anything is stored it refuses what cannot be
-graded (another assignment's notebook, a file that is not a notebook, one too large):
-such a request costs no check. Then the rate limit: a request over it is refused
-before any sandbox starts, saying when the next is allowed. Only then are the bytes
-stored and a job queued, as every hand-in is.
+graded (another assignment's notebook, a file that is not a notebook, one too large,
+a cell Python cannot parse, named by its line and message): such a request costs no
+check. Then the rate limit: a request over it is refused before any sandbox starts,
+saying when the next is allowed. Only then are the bytes stored and a job queued. A
+check is never a submission: it is graded for its student's eyes only (loop.py), and
+only a Submit changes what is graded.
+
+Every hand-in whose verdicts the student sees before the due date counts against the
+limit (`counted_checks`): each check, and each Submit while checks are left; a Submit
+over the limit is graded all the same and its verdicts wait for the due date.
 
 `student_hand_ins` is what the student's page lists: each hand-in of theirs, newest
 first, with its state and each check as `visibility.student_view` shows it at their
-own due date (extensions included), and the checks left.
+own due date (extensions included, though what went out stays shown), the hand-in the
+gradebook holds as the gradebook records it (recorded.py), and the checks left.
 """
 
 import dataclasses
@@ -24,13 +31,16 @@ from ..plan import MAX_NOTEBOOK_BYTES
 from ..settings import Settings
 from .rate_limit import Allowance, RateLimit, allowance, course_rate_limit
 from .records import JobSource, JobState, QueuedJob, SourceKind
+from .recorded import RecordedGrade, recorded_jobs
 from .store import Store, utc_now
-from .visibility import (CheckView, assertion_messages, course_visibilities, hidden_checks,
-                         student_view)
+from .visibility import (CheckView, Visibility, assertion_messages, course_visibilities,
+                         hidden_checks, student_view)
 
 # the hand-ins that cost a check: graded, or on their way to it; one refused before its
 # checks ran (not a notebook, unreadable), a duplicate or a grader failure costs none
 COUNTED_STATES = (JobState.WAITING, JobState.GRADING, JobState.GRADED)
+OVER_THE_LIMIT = ("handed in over the limit of checks: it is graded all the same, and its "
+                  "checks show after the due date")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,15 +54,37 @@ class Asked:
 
 @dataclasses.dataclass(frozen=True)
 class HandInView:
-    """One hand-in as its student sees it."""
+    """One hand-in as its student sees it: the gradebook's record of it (`grade`, None for
+    a check or a hand-in the gradebook no longer holds) and a note on it ("": none)."""
 
     job: QueuedJob
     checks: list[CheckView]
+    grade: RecordedGrade | None = None
+    note: str = ""
 
 
-def counted_checks(jobs: list[QueuedJob]) -> list[datetime.datetime]:
-    """The arrival times of the hand-ins that cost a check."""
-    return [job.arrived for job in jobs if job.state in COUNTED_STATES]
+def counted_checks(jobs: list[QueuedJob], due: datetime.datetime | None, limit: RateLimit
+                   ) -> tuple[list[datetime.datetime], set[int]]:
+    """(the arrival times of the hand-ins that cost a check, the ids of the submissions
+    whose checks are kept until the due date because they came over the limit).
+
+    Every hand-in whose verdicts the student sees before the due date costs one: each
+    check asked for (refused at the limit, before it was stored), and each submission
+    (Submit through the exchange) that arrived while checks were left; a submission over
+    the limit is graded all the same, its verdicts shown only after the due date."""
+    counted: list[datetime.datetime] = []
+    withheld: set[int] = set()
+    for job in sorted(jobs, key=lambda job: job.id):
+        if job.state not in COUNTED_STATES:
+            continue
+        if job.is_check:
+            counted.append(job.arrived)
+        elif due is None or job.arrived < due:
+            if allowance(counted, job.arrived, limit).allowed:
+                counted.append(job.arrived)
+            else:
+                withheld.add(job.id)
+    return counted, withheld
 
 
 def unfit_files(settings: Settings, assignment: str, files: dict[str, bytes]) -> str:
@@ -75,6 +107,35 @@ def unfit_files(settings: Settings, assignment: str, files: dict[str, bytes]) ->
             cells = None
         if not isinstance(cells, list):
             return f"{name} is not a notebook (no cells could be read from it)"
+        problem = syntax_error(cells)
+        if problem:
+            return f"{name} has a syntax error: {problem}"
+    return ""
+
+
+def syntax_error(cells: list[object]) -> str:
+    """Where the first code cell that Python cannot parse is and what it says ("cell
+    double_answer (code cell 3), line 2: invalid syntax"); "" when every one parses. A
+    cell's IPython magics and shell lines are read as IPython reads them."""
+    from IPython.core.inputtransformer2 import TransformerManager  # imports slowly
+
+    transformer = TransformerManager()
+    code_cells = [cell for cell in cells
+                  if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    for number, cell in enumerate(code_cells, 1):
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        try:
+            compile(transformer.transform_cell(source), "<cell>", "exec")
+        except SyntaxError as error:
+            meta = cell.get("metadata", {})
+            meta = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+            grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
+            where = (f"cell {grade_id} (code cell {number})" if isinstance(grade_id, str)
+                     else f"code cell {number}")
+            return f"{where}, line {error.lineno or 1}: {error.msg}"
+        except (ValueError, TypeError) as error:  # a null byte, say
+            return f"code cell {number}: {error}"
     return ""
 
 
@@ -88,7 +149,9 @@ def ask_for_check(settings: Settings, store: Store, student: str, assignment: st
         return Asked(None, f"not checked: {problem}; it costs no check", None)
     now = now or utc_now()
     limit = limit or course_rate_limit(settings.config)
-    left = allowance(counted_checks(store.jobs(student, assignment)), now, limit)
+    counted, _ = counted_checks(store.jobs(student, assignment),
+                                student_due(settings, assignment, student), limit)
+    left = allowance(counted, now, limit)
     if not left.allowed:
         return Asked(None, f"not checked: {left.sentence()}", left)
     job = store.hand_in(student, assignment, files, JobSource.of(SourceKind.CHECK), now)
@@ -116,12 +179,14 @@ def student_due(settings: Settings, assignment: str, student: str
 
 
 def student_hand_ins(settings: Settings, store: Store, student: str, assignment: str,
-                     now: datetime.datetime | None = None
+                     now: datetime.datetime | None = None, limit: RateLimit | None = None
                      ) -> tuple[list[HandInView], Allowance]:
     """The student's hand-ins of `assignment`, newest first, as they see them at `now`,
-    and the checks they have left."""
+    and the checks they have left. The hand-in the gradebook holds shows the gradebook's
+    record of it (recorded.py); once the student's feedback went out, every check shows
+    in full, even if an extension granted since moves their due date later."""
     now = now or utc_now()
-    jobs = store.jobs(student, assignment)
+    jobs, grades = recorded_jobs(settings, store.jobs(student, assignment))
     hidden: set[str] = set()
     own_words: dict[str, frozenset[str]] = {}
     for path in settings.instructor_notebooks(assignment).values():
@@ -130,6 +195,22 @@ def student_hand_ins(settings: Settings, store: Store, student: str, assignment:
         own_words.update(assertion_messages(instructor))
     configured = course_visibilities(settings.config)
     due = student_due(settings, assignment, student)
-    views = [HandInView(job, student_view(job.checks, hidden, configured, due, now, own_words))
-             for job in sorted(jobs, key=lambda job: job.id, reverse=True)]
-    return views, allowance(counted_checks(jobs), now, course_rate_limit(settings.config))
+    limit = limit or course_rate_limit(settings.config)
+    counted, withheld = counted_checks(jobs, due, limit)
+    shown_from = due
+    released = [r.released for r in store.releases()
+                if (r.student, r.assignment) == (student, assignment)]
+    if released and (due is None or min(released) < due):
+        shown_from = min(released)  # what went out stays shown
+    views = []
+    for job in sorted(jobs, key=lambda job: job.id, reverse=True):
+        grade = grades.get(job.id)
+        note = grade.penalty_words() if grade is not None else ""
+        if job.id in withheld and not (shown_from is None or now >= shown_from):
+            checks = [CheckView(c.grade_id, Visibility.AFTER_DUE, None, "", None, None)
+                      for c in job.checks]
+            note = OVER_THE_LIMIT
+        else:
+            checks = student_view(job.checks, hidden, configured, shown_from, now, own_words)
+        views.append(HandInView(job, checks, grade, note))
+    return views, allowance(counted, now, limit)

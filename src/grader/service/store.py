@@ -13,7 +13,8 @@ they arrived, so the one recorded last is the one handed in last. The same
 bytes handed in again while they are still the student's latest hand-in are
 recorded as a `duplicate` and not graded again. The feedback given out at each
 student's due date is recorded in ``feedback_releases``, one row per job, and
-each grade pushed to an LMS once final in ``grade_pushes``.
+each grade pushed to an LMS once final in ``grade_pushes``; the gradebook's score
+that last went out each way in ``sent_grades`` (recorded.py).
 """
 
 import contextlib
@@ -28,9 +29,10 @@ from typing import Any
 
 from .queue_database import Statements, StoreError, is_postgres, queue_database, sqlite_path
 from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
-                      PushTarget, QueuedJob, ReleaseOutcome)
+                      PushTarget, QueuedJob, ReleaseOutcome, SourceKind)
 
 MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
+FEEDBACK_SENT = "feedback"  # the target of sent_grades for the feedback released
 
 
 def utc_now() -> datetime.datetime:
@@ -89,8 +91,8 @@ class Store:
         digest = hashlib.sha256(content).hexdigest()
         folder = os.path.join(self.blobs, digest[:2])
         path = os.path.join(folder, digest)
-        if os.path.isfile(path):
-            return digest
+        if os.path.isfile(path) and file_digest(path) == digest:
+            return digest  # one damaged on disk is written again, whole
         os.makedirs(folder, mode=0o700, exist_ok=True)
         self._owned(folder)
         partial = f"{path}.{os.getpid()}.partial"
@@ -109,11 +111,13 @@ class Store:
         return digest
 
     def hand_in(self, student: str, assignment: str, files: dict[str, bytes],
-                source: JobSource, arrived: datetime.datetime | None = None) -> QueuedJob:
+                source: JobSource, arrived: datetime.datetime | None = None,
+                refused: str = "") -> QueuedJob:
         """Store a hand-in's `files` ({relative name: bytes}), then its job; returns the job.
 
-        The same bytes as the student's latest hand-in of `assignment` give a job
-        in state `duplicate`, which is never graded.
+        The same bytes as the student's latest hand-in of `assignment` (of the same
+        kind: a check or a submission) give a job in state `duplicate`, which is never
+        graded. With `refused` (why), the job is kept refused at once, never graded.
         """
         if not files:
             raise StoreError(f"a hand-in of {assignment} by {student} with no files")
@@ -125,21 +129,30 @@ class Store:
         digests = {name: self._store_blob(content) for name, content in files.items()}
         digest = hand_in_digest(digests)
         arrived = (arrived or utc_now()).astimezone(datetime.timezone.utc)
+        check = JobSource(source).kind is SourceKind.CHECK
         with self.database.transaction() as db:
+            # the latest of the same kind: a check is never the duplicate of a submission
             latest = db.row(
-                "SELECT id, digest FROM jobs WHERE student = :student AND assignment = :assignment"
-                " AND state != :duplicate ORDER BY id DESC LIMIT 1",
-                student=student, assignment=assignment, duplicate=JobState.DUPLICATE)
-            duplicate = latest is not None and latest["digest"] == digest
+                "SELECT id, digest, state FROM jobs WHERE student = :student AND assignment = "
+                ":assignment AND state != :duplicate AND (CASE WHEN source = :check THEN 1 "
+                "ELSE 0 END) = :is_check ORDER BY id DESC LIMIT 1",
+                student=student, assignment=assignment, duplicate=JobState.DUPLICATE,
+                check=str(SourceKind.CHECK), is_check=int(check))
+            # one refused or failed (its stored bytes damaged, say) may be handed in again
+            duplicate = (latest is not None and latest["digest"] == digest
+                         and latest["state"] not in (JobState.REFUSED, JobState.FAILED))
             state = JobState.DUPLICATE if duplicate else JobState.WAITING
             reason = f"the same files as hand-in {latest['id']}" if duplicate else ""
+            if refused:
+                state, reason = JobState.REFUSED, refused
             added = db.row(
                 "INSERT INTO jobs (student, assignment, digest, files, source, state, arrived, "
-                "reason) VALUES (:student, :assignment, :digest, :files, :source, :state, "
-                ":arrived, :reason) RETURNING id",
+                "graded, reason) VALUES (:student, :assignment, :digest, :files, :source, "
+                ":state, :arrived, :graded, :reason) RETURNING id",
                 student=student, assignment=assignment, digest=digest,
                 files=json.dumps(digests, sort_keys=True), source=str(source), state=str(state),
-                arrived=arrived.isoformat(), reason=reason)
+                arrived=arrived.isoformat(), reason=reason,
+                graded=utc_now().isoformat() if refused else None)
             return self._job(db, added["id"])
 
     def claim(self, worker: str, lease_seconds: float) -> QueuedJob | None:
@@ -231,8 +244,9 @@ class Store:
 
     def finish(self, job_id: int, state: JobState, score: float | None = None,
                max_score: float | None = None, checks: list[CheckRecord] | None = None,
-               reason: str = "") -> QueuedJob:
-        """A job's final state (graded, failed or refused), with its score and checks."""
+               reason: str = "", release: str = "") -> QueuedJob:
+        """A job's final state (graded, failed or refused), with its score and checks, and
+        the digest of the release it was graded against (`release`, "": none)."""
         state = JobState(state)
         if state not in FINAL_STATES:
             raise StoreError(f"finish takes a final state ({', '.join(FINAL_STATES)}), "
@@ -247,7 +261,18 @@ class Store:
                 checks=json.dumps(records), reason=reason, id=job_id)
             if changed != 1:
                 raise StoreError(f"no hand-in {job_id} in the queue {self.where}")
+            if release:
+                db.change("INSERT INTO graded_against (job_id, release) VALUES (:id, :release) "
+                          "ON CONFLICT (job_id) DO UPDATE SET release = excluded.release",
+                          id=job_id, release=release)
             return self._job(db, job_id)
+
+    def releases_graded(self) -> dict[int, str]:
+        """{job id: the digest of the release it was graded against} of every job graded
+        since releases were remembered."""
+        with self.database.connection() as db:
+            return {row["job_id"]: row["release"]
+                    for row in db.rows("SELECT job_id, release FROM graded_against")}
 
     def job(self, job_id: int) -> QueuedJob:
         with self.database.connection() as db:
@@ -307,12 +332,42 @@ class Store:
             return {row["job_id"] for row in db.rows(
                 "SELECT job_id FROM grade_pushes WHERE lms = :lms", lms=lms)}
 
+    def record_sent(self, student: str, assignment: str, target: str, score: float,
+                    sent: datetime.datetime | None = None) -> None:
+        """Remember the gradebook's score of `student`'s `assignment` that went out to
+        `target` (FEEDBACK_SENT, or an LMS's PushTarget), replacing what went out before."""
+        sent = (sent or utc_now()).astimezone(datetime.timezone.utc)
+        with self.database.transaction() as db:
+            db.change("INSERT INTO sent_grades (student, assignment, target, score, sent) "
+                      "VALUES (:student, :assignment, :target, :score, :sent) "
+                      "ON CONFLICT (student, assignment, target) DO UPDATE SET "
+                      "score = excluded.score, sent = excluded.sent", student=student,
+                      assignment=assignment, target=target, score=score, sent=sent.isoformat())
+
+    def sent_scores(self, target: str) -> dict[tuple[str, str], float | None]:
+        """{(student, assignment): the score that last went out to `target`}."""
+        with self.database.connection() as db:
+            return {(row["student"], row["assignment"]): row["score"] for row in db.rows(
+                "SELECT student, assignment, score FROM sent_grades WHERE target = :target",
+                target=target)}
+
     def files(self, job: QueuedJob) -> dict[str, bytes]:
-        """The bytes of a job's files, as handed in."""
+        """The bytes of a job's files, as handed in; StoreError when one is missing or no
+        longer has the SHA-256 it was stored under (damaged on disk): never graded."""
         contents = {}
         for name, digest in job.files.items():
-            with open(os.path.join(self.blobs, digest[:2], digest), "rb") as handle:
-                contents[name] = handle.read()
+            path = os.path.join(self.blobs, digest[:2], digest)
+            try:
+                with open(path, "rb") as handle:
+                    content = handle.read()
+            except FileNotFoundError:
+                raise StoreError(f"the stored copy of {name} of hand-in {job.id} is missing "
+                                 f"from {self.blobs}; hand it in again") from None
+            if hashlib.sha256(content).hexdigest() != digest:
+                raise StoreError(f"the stored copy of {name} of hand-in {job.id} is damaged on "
+                                 "disk (its SHA-256 is no longer the one it was handed in "
+                                 "with); not graded: hand the same notebook in again")
+            contents[name] = content
         return contents
 
     def _job(self, db: Statements, job_id: int) -> QueuedJob:
@@ -320,6 +375,12 @@ class Store:
         if row is None:
             raise StoreError(f"no hand-in {job_id} in the queue {self.where}")
         return job_from_row(row)
+
+
+def file_digest(path: str) -> str:
+    """The SHA-256 of a file's bytes, in hex."""
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def process_alive(pid_text: str) -> bool:

@@ -57,17 +57,41 @@ def run_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def shown_score(view: HandInView) -> float | None:
+    """The hand-in's score as its student may see it now: once every check shows its points
+    (after the due date); None before."""
+    if not view.checks or any(check.points is None for check in view.checks):
+        return None
+    return view.job.score
+
+
 def view_record(view: HandInView) -> dict[str, object]:
     job = view.job
-    return {"hand_in": job.id, "state": str(job.state), "arrived": job.arrived.isoformat(),
+    score = shown_score(view)
+    return {"hand_in": job.id, "kind": "check" if job.is_check else "submission",
+            "state": str(job.state), "arrived": job.arrived.isoformat(),
+            "score": score, "max_score": job.max_score if score is not None else None,
+            "late_penalty": view.grade.penalty if view.grade and score is not None else None,
+            "recorded": view.grade is not None, "note": view.note,
             "checks": [dict(dataclasses.asdict(check), visibility=str(check.visibility))
                        for check in view.checks]}
 
 
+def kind_words(view: HandInView) -> str:
+    """What a hand-in is, in the page's words."""
+    if view.job.is_check:
+        return "a check (not recorded as a grade: only Submit hands in)"
+    return "handed in, the grade recorded" if view.grade is not None else "handed in"
+
+
 def view_lines(view: HandInView) -> list[str]:
     job = view.job
-    lines = [f"hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC: {job.state}"
-             + (f" ({job.reason})" if job.reason else "")]
+    score = shown_score(view)
+    lines = [f"hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC, {kind_words(view)}: "
+             f"{job.state}" + (f" ({job.reason})" if job.reason else "")
+             + (f"; score {score:g}/{job.max_score or 0:g}" if score is not None else "")]
+    if view.note:
+        lines.append(f"  {view.note}")
     for check in view.checks:
         if check.passed is None:
             lines.append(f"  {check.grade_id}: after the due date")

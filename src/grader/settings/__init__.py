@@ -23,7 +23,8 @@ setting that one command reads (the LTI tool's, the service's) is read by it fro
   reads it: `Reports` (where reports go), `SimilarityReport` (which pairs it
   lists), `StudentVariants` (the salt of each student's own model), `GradebookWriter`
   (how long a run waits for a gradebook that stopped answering), `DaskCluster` (the
-  names of the Dask cluster's certificates).
+  names of the Dask cluster's certificates), `TermRetention` (how long a finished term's
+  students' files stay).
 - ``service.py``: what the grading service shows students before their due date:
   `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window);
   `GradingService`, when it releases each student's feedback and looks for a new
@@ -51,17 +52,18 @@ from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
 from .lti import LtiTool
 from .release_lines import no_install_line_warning, stale_salts, write_release_lines
-from .sections import DaskCluster, GradebookWriter, Reports, SimilarityReport, StudentVariants
+from .sections import (DaskCluster, GradebookWriter, Reports, SimilarityReport, StudentVariants,
+                       TermRetention)
 from .service import CheckFeedback, CheckRateLimit, GradingService, ServicePage
 
 # every class of the grader's own settings, as the command line's help lists them
 CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, GradebookWriter,
                  DaskCluster, CheckFeedback, CheckRateLimit, GradingService, ServicePage,
-                 LtiTool)
+                 LtiTool, TermRetention)
 
 __all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "CheckFeedback", "CheckRateLimit",
            "CourseError", "DaskCluster", "GradebookWriter", "GradingService", "Limits",
            "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
-           "Settings", "SimilarityReport", "StudentVariants", "check_config",
+           "Settings", "SimilarityReport", "StudentVariants", "TermRetention", "check_config",
            "limits_from_config", "load", "no_install_line_warning", "shown_url", "stale_salts",
            "with_postgres_driver", "write_release_lines"]

@@ -13,12 +13,14 @@ that makes the certificates):
   (``c.GradebookWriter.retry_seconds``).
 - `DaskCluster`: the names the certificates of the course's Dask cluster carry
   (``c.DaskCluster.authority_name``, ``.certificate_name``; make dask-certs).
+- `TermRetention`: how long the students' notebooks, feedback and queued bytes are kept
+  after a term is archived (``c.TermRetention.grace_days``; make archive-term).
 
 The first four were settings of `SandboxGrader` before; the old names still work
 (renamed.py).
 """
 
-from traitlets import Float, Unicode
+from traitlets import Float, Int, Unicode
 from traitlets.config import Configurable
 
 
@@ -69,3 +71,12 @@ class DaskCluster(Configurable):
                                help="the common name of the certificate the Dask scheduler, "
                                "its workers and the grader present (make dask-certs)"
                                ).tag(config=True)
+
+
+class TermRetention(Configurable):
+    """How long a finished term's students' files stay after `make archive-term`."""
+
+    grace_days = Int(180, min=0, help="days after both the term's archive was written and its "
+                     "last due date (extensions included) before make archive-term PURGE=1 "
+                     "CONFIRM=yes may remove the students' notebooks, feedback and queued "
+                     "bytes (the grades and the item analysis stay)").tag(config=True)

@@ -2,7 +2,9 @@
 which hand-in's page goes out, a late one released when graded, and each released once,
 across a restart of the service too. nbgrader's two commands are stood in for here by a
 runner that writes what they would (the real ones run in tests/service/). Each grade is
-pushed to the LMS at the same moment, once (c.GradingService.push_final_grades)."""
+pushed to the LMS at the same moment, once (c.GradingService.push_final_grades); a grade the
+gradebook changes after it went out (a manual grade, a regrade, an extension) goes out
+again, once, and a check is never what goes out."""
 
 import dataclasses
 import os
@@ -12,12 +14,13 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.recording import apply_extensions, set_due_date
+from grader.service.after_feedback import extensions_applied
 from grader.service.due_feedback import DueFeedback, due_dates, feedback_due, for_students
 from grader.service.final_push import FinalPush, PushSetupError, chosen_pusher
 from grader.service.records import ReleaseOutcome
 from grader.service.store import CheckRecord, JobState, Store
 from grader.settings import CourseError, load
-from testsupport.tiny_course import ASSIGNMENT
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, record_grades
 
 DUE = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
 BEFORE, AFTER = DUE - timedelta(minutes=1), DUE + timedelta(seconds=1)
@@ -29,7 +32,7 @@ def course_settings(tiny_course, tmp_path_factory):
     settings = load(tiny_course)
     set_due_date(settings, ASSIGNMENT, "2026-12-01 17:00:00 UTC")
     with Gradebook(settings.db_url, settings.course_id) as gb:
-        for student in ("alice", "bob", "carol"):
+        for student in ("alice", "bob", "carol", "dora", "erin", "fred"):
             gb.update_or_create_student(student)
     extensions = tmp_path_factory.mktemp("extensions") / "extensions.csv"
     extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
@@ -320,3 +323,77 @@ def test_the_push_setting_names_one_of_the_services_pushes_or_none():
     with pytest.raises(PushSetupError, match=r"push_final_grades = 'moodle' is not a push this "
                        r"service knows \(canvas, lti, or '' for off\)"):
         chosen_pusher("moodle", {"canvas": push, "lti": push})
+
+
+def test_a_check_after_the_submission_is_never_what_goes_out(store):
+    submitted = hand_in(store, "alice", "handed in", BEFORE)
+    check = store.hand_in("alice", ASSIGNMENT, {"tiny.ipynb": b"a try after the due date"},
+                          "check", AFTER)
+    store.claim("test:1", 60)
+    store.finish(check.id, JobState.GRADED, 0.0, 6.0, [])
+    assert due_ids(store, AFTER) == [submitted.id]
+    waiting = store.hand_in("alice", ASSIGNMENT, {"tiny.ipynb": b"another try"}, "check", AFTER)
+    assert waiting.state == JobState.WAITING and due_ids(store, AFTER) == [submitted.id]
+
+
+def manual_grade(settings, student, grade_id, points):
+    """What formgrader does when a grader gives `points` by hand: the grade's manual score."""
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, student).manual_score = points
+        gb.db.commit()
+
+
+def test_a_pushed_grade_the_gradebook_changes_is_pushed_again_once_and_said(settings, store):
+    record_grades(settings.root, "dora", POINTS)  # 6 of 6, as the writer records it
+    dora = hand_in(store, "dora", "d", BEFORE)
+    push = RecordingPush()
+    service = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert service.tick(AFTER)[0] == f"{ASSIGNMENT}: final grade(s) of dora to canvas: pushed"
+    assert store.sent_scores("canvas") == {("dora", ASSIGNMENT): 6.0}
+    assert service.tick(AFTER + timedelta(minutes=1)) == []
+    manual_grade(settings, "dora", "answer_value", 0.0)  # formgrader: 6 -> 5
+    assert service.tick(AFTER + timedelta(minutes=2)) == [
+        f"{ASSIGNMENT}: final grade(s) of dora to canvas: pushed",
+        "  dora: the gradebook's grade changed since it was pushed (6 -> 5): pushed again",
+        "  1 student(s) written"]
+    assert service.tick(AFTER + timedelta(minutes=3)) == []  # once
+    assert push.calls == [(ASSIGNMENT, ["dora"])] * 2 and store.pushed("canvas") == {dora.id}
+    assert store.sent_scores("canvas") == {("dora", ASSIGNMENT): 5.0}
+
+
+def test_feedback_the_gradebook_changes_after_it_went_out_is_given_out_again_once(
+        settings, store):
+    record_grades(settings.root, "erin", POINTS)
+    erin = graded_in_autograded(settings, store, "erin", BEFORE)
+    nbgrader = FakeNbgrader(settings)
+    service = DueFeedback(settings, store, [ASSIGNMENT], nbgrader)
+    service.tick(AFTER)
+    manual_grade(settings, "erin", "ones_values", 1.0)  # 6 -> 5
+    assert service.tick(AFTER + timedelta(minutes=1)) == [
+        f"{ASSIGNMENT}: erin's grade changed in the gradebook since the feedback went out "
+        "(6 -> 5): their feedback is given out again",
+        f"{ASSIGNMENT}: feedback of erin's hand-in {erin.id} released through the exchange"]
+    assert service.tick(AFTER + timedelta(minutes=2)) == []
+    assert len(nbgrader.runs("release_feedback")) == 2
+
+
+def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_out(
+        settings, store, tmp_path):
+    record_grades(settings.root, "fred", POINTS)
+    fred = graded_in_autograded(settings, store, "fred", BEFORE)
+    DueFeedback(settings, store, [ASSIGNMENT], FakeNbgrader(settings)).tick(AFTER)
+    extensions = tmp_path / "extensions.csv"
+    extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
+                          f"bob,{ASSIGNMENT},48,,\nfred,{ASSIGNMENT},24,,\n")
+    try:
+        assert extensions_applied(settings, store, str(extensions))[-1] == (
+            f"fred {ASSIGNMENT}: this extension was granted after their feedback went out "
+            f"({AFTER:%Y-%m-%d %H:%M} UTC): what they were shown stays shown; the "
+            "gradebook's grade is unchanged")
+        again = extensions_applied(settings, store, str(extensions))  # nothing new: no word
+        assert not any("after their feedback" in line for line in again)
+    finally:
+        extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
+                              f"bob,{ASSIGNMENT},48,,\n")
+        apply_extensions(settings, str(extensions))
+    assert fred.id in {r.job_id for r in store.releases()}

@@ -1,7 +1,10 @@
 """Hand-ins taken from the exchange's inbound folder: each complete folder once, and one
-the queue's database could not take (its server down) taken when it is back."""
+the queue's database could not take (its server down) taken when it is back; one in another
+student's name refused, its arrival the time it reached the exchange."""
 
 import os
+import pwd
+import time
 
 from grader.service import JobState, Store, take_inbound
 from grader.service.queue_database import QueueUnreachable
@@ -20,7 +23,7 @@ def test_a_folder_the_queue_could_not_take_is_taken_once_its_database_is_back(
     known: set[str] = set()
     postgres_server.halt()
     try:
-        assert take_inbound(store, inbound, known) == []
+        assert take_inbound(store, inbound, known, check_owner=False) == []
         assert known == set()  # not given up: looked at again
         try:
             store.jobs()
@@ -31,10 +34,34 @@ def test_a_folder_the_queue_could_not_take_is_taken_once_its_database_is_back(
             raise AssertionError("a stopped PostgreSQL server was read")
     finally:
         postgres_server.resume()
-    made = take_inbound(store, inbound, known)
-    assert len(made) == 1 and take_inbound(store, inbound, known) == []
+    made = take_inbound(store, inbound, known, check_owner=False)
+    assert len(made) == 1 and take_inbound(store, inbound, known, check_owner=False) == []
     job = store.job(made[0])
     assert (job.student, job.assignment, job.state, job.source) == (
         "ada", "tiny", JobState.WAITING, "exchange:" + os.path.basename(folder))
     assert store.files(job)["tiny.ipynb"] == NOTEBOOK
     assert sorted(store.files(job)) == ["submission_secret.txt", "timestamp.txt", "tiny.ipynb"]
+
+
+def test_a_folder_in_another_students_name_is_refused_and_its_arrival_cannot_be_set_back(
+        tmp_path, capsys):
+    store = Store(str(tmp_path / "service" / "queue.db"))
+    course = str(tmp_path / "course")
+    me = pwd.getpwuid(os.getuid()).pw_name
+    started = time.time()
+    theirs = exchange_submit(course, "tinycourse", "bob", "tiny", {"tiny.ipynb": NOTEBOOK},
+                             "2026-12-01 16:55:00.000000 UTC")
+    mine = exchange_submit(course, "tinycourse", me, "tiny", {"tiny.ipynb": NOTEBOOK},
+                           "2026-12-01 16:55:00.000000 UTC")
+    for folder in (theirs, mine):  # the student sets every time back by a day
+        for path in [folder] + [os.path.join(folder, n) for n in os.listdir(folder)]:
+            os.utime(path, (started - 86400, started - 86400))
+    made = take_inbound(store, os.path.dirname(theirs), set())
+    by_student = {store.job(i).student: store.job(i) for i in made}
+    assert by_student["bob"].state == JobState.REFUSED
+    assert by_student["bob"].reason == (f"refused: it claims to be handed in by bob but is "
+                                        f"owned by {me} (a hand-in in another student's "
+                                        "name?); not graded")
+    assert "claims to be handed in by bob" in capsys.readouterr().err
+    assert by_student[me].state == JobState.WAITING
+    assert by_student[me].arrived.timestamp() >= started - 1  # its ctime, not the mtime set

@@ -1,11 +1,12 @@
 """`python -m grader queue`: every hand-in the service knows, as a table or as JSON with
-exactly the keys student, assignment, state, attempts, arrived, graded, score."""
+exactly the keys QUEUE_FIELDS names (student, assignment, kind, state, attempts, arrived,
+graded, score, max_score, late_penalty, recorded, release, release_current)."""
 
 import datetime
 import json
 
 from grader.cli import main
-from grader.service import JobState, course_store, queue_table
+from grader.service import QUEUE_FIELDS, JobState, course_store, queue_table
 
 ARRIVED = datetime.datetime(2026, 12, 1, 16, 59, 30, tzinfo=datetime.timezone.utc)
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
@@ -29,24 +30,32 @@ def test_queue_json_lists_every_hand_in_with_exactly_its_keys_in_utc(tmp_path, c
     assert main(["queue", "--json", "--course", str(tmp_path)]) == 0
     listed = json.loads(capsys.readouterr().out)
     graded_at = store.jobs()[0].graded.isoformat().replace("+00:00", "Z")
+    # no gradebook in this course: each score is the queue's own, none recorded
+    unrecorded = {"kind": "submission", "late_penalty": None, "recorded": False,
+                  "release": None, "release_current": None}
     assert listed == [
         {"student": "ada", "assignment": "tiny", "state": "graded", "attempts": 1,
-         "arrived": "2026-12-01T16:59:30Z", "graded": graded_at, "score": 5.0},
+         "arrived": "2026-12-01T16:59:30Z", "graded": graded_at, "score": 5.0,
+         "max_score": 6.0, **unrecorded},
         {"student": "ada", "assignment": "tiny", "state": "duplicate", "attempts": 0,
-         "arrived": "2026-12-01T16:59:30Z", "graded": None, "score": None},
+         "arrived": "2026-12-01T16:59:30Z", "graded": None, "score": None, "max_score": None,
+         **unrecorded},
         {"student": "bob", "assignment": "tiny", "state": "waiting", "attempts": 0,
-         "arrived": "2026-12-01T16:59:30Z", "graded": None, "score": None}]
+         "arrived": "2026-12-01T16:59:30Z", "graded": None, "score": None, "max_score": None,
+         **unrecorded}]
+    assert all(list(record) == list(QUEUE_FIELDS) for record in listed)
 
 
 def test_queue_prints_a_table_with_a_header_and_a_line_per_hand_in(tmp_path, capsys):
     course_with_queue(tmp_path)
     assert main(["queue", "--course", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["student", "assignment", "state", "attempts", "arrived",
-                                "graded", "score"]
-    assert [line.split()[:4] for line in lines[1:]] == [
-        ["ada", "tiny", "graded", "1"], ["ada", "tiny", "duplicate", "0"],
-        ["bob", "tiny", "waiting", "0"]]
+    assert lines[0].split() == ["student", "assignment", "kind", "state", "attempts",
+                                "arrived", "graded", "score"]
+    assert [line.split()[:5] for line in lines[1:]] == [
+        ["ada", "tiny", "submission", "graded", "1"],
+        ["ada", "tiny", "submission", "duplicate", "0"],
+        ["bob", "tiny", "submission", "waiting", "0"]]
     assert lines[1].split()[-1] == "5/6"
 
 
@@ -74,3 +83,14 @@ def test_what_submitted_holds_is_queued_once_and_unchanged_folders_are_duplicate
                      f"tiny: dee queued as hand-in {queued[3].id} (duplicate)"]
     assert store.files(queued[0]) == {"tiny.ipynb": NOTEBOOK,
                                       "timestamp.txt": b"2026-12-01 16:00:00.000000 UTC"}
+
+
+def test_a_hand_in_graded_against_an_earlier_release_is_marked_so(tmp_path):
+    from grader.service.listing import queue_record
+
+    store = course_with_queue(tmp_path)
+    graded = store.jobs()[0]
+    earlier = queue_record(graded, release="ab" * 32, current="cd" * 32)
+    assert (earlier["release"], earlier["release_current"]) == ("ab" * 6, False)
+    assert queue_record(graded, release="cd" * 32, current="cd" * 32)["release_current"] is True
+    assert queue_record(graded)["release"] is None

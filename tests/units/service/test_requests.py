@@ -10,6 +10,7 @@ import pytest
 from grader.recording import set_due_date
 from grader.service.rate_limit import RateLimit
 from grader.service.requests import ask_for_check, student_hand_ins
+from grader.service.records import ReleaseOutcome
 from grader.service.store import CheckRecord, JobState, Store
 from grader.settings import load
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released
@@ -116,3 +117,60 @@ def test_a_hidden_checks_hint_does_not_carry_the_hidden_input_the_student_raised
     assert "21" not in hidden.message and "HIDDEN" not in hidden.message
     assert hidden.message == ("double raised ValueError on an input of the hidden tests; what "
                               "it said is shown after the due date")
+
+
+def test_a_notebook_with_a_syntax_error_is_refused_naming_it_and_costs_no_check(settings,
+                                                                                  store):
+    broken = notebook_bytes(settings, double_answer="def double(x):\n    return 2 *\n")
+    asked = ask(settings, store, {f"{NOTEBOOK}.ipynb": broken})
+    assert asked.job is None and store.jobs() == []
+    assert asked.refusal == (f"not checked: {NOTEBOOK}.ipynb has a syntax error: cell "
+                             "double_answer (code cell 2), line 2: invalid syntax; it costs "
+                             "no check")
+    magics = notebook_bytes(settings, answer_answer="%time answer = 42\n!true\n")
+    assert ask(settings, store, {f"{NOTEBOOK}.ipynb": magics}).allowance.remaining == 1
+
+
+def graded(store, job, points=(1.0, 2.0, 2.0, 1.0)):
+    store.claim("w", 60)
+    return store.finish(job.id, JobState.GRADED, sum(points), 6.0, [
+        CheckRecord(grade_id, True, got, got) for grade_id, got in zip(
+            ("double_visible", "double_hidden", "ones_values", "answer_value"), points)])
+
+
+def test_each_submit_whose_verdicts_show_before_the_due_date_costs_a_check(settings, store):
+    def submit(minutes, answer):
+        job = store.hand_in("dan", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(
+            settings, answer_answer=f"answer = {answer}\n")}, "exchange:dan+tiny+x",
+            NOW + timedelta(minutes=minutes))
+        return graded(store, job)
+
+    submit(0, 1), submit(1, 2)
+    # the two submits used the hour's checks: a check is refused, a third submit is graded
+    # but its verdicts wait for the due date
+    refused = ask(settings, store, {f"{NOTEBOOK}.ipynb": notebook_bytes(settings)},
+                  student="dan", now=NOW + timedelta(minutes=2))
+    assert refused.job is None and refused.refusal.startswith("not checked: no checks left")
+    third = submit(3, 3)
+    views, left = student_hand_ins(settings, store, "dan", ASSIGNMENT,
+                                   NOW + timedelta(minutes=4), TWO_PER_HOUR)
+    assert left.remaining == 0 and views[0].job.id == third.id
+    assert [c.passed for c in views[0].checks] == [None] * 4
+    assert views[0].note == ("handed in over the limit of checks: it is graded all the same, "
+                             "and its checks show after the due date")
+    assert [c.passed for c in views[1].checks] == [True] * 4
+    due = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    views, _ = student_hand_ins(settings, store, "dan", ASSIGNMENT, due, TWO_PER_HOUR)
+    assert [c.points for c in views[0].checks] == [1.0, 2.0, 2.0, 1.0]
+
+
+def test_once_the_feedback_went_out_the_points_stay_shown_whatever_the_due_date_says(
+        settings, store):
+    job = graded(store, store.hand_in("eve", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(
+        settings)}, "exchange:eve+tiny+x", NOW - timedelta(hours=1)))
+    views, _ = student_hand_ins(settings, store, "eve", ASSIGNMENT, NOW)
+    assert [c.points for c in views[0].checks] == [None] * 4  # before the due date
+    # an extension granted after her feedback went out puts her due date later again
+    store.record_release(job, ReleaseOutcome.THROUGH_EXCHANGE, NOW - timedelta(minutes=5))
+    views, _ = student_hand_ins(settings, store, "eve", ASSIGNMENT, NOW)
+    assert [c.points for c in views[0].checks] == [1.0, 2.0, 2.0, 1.0]

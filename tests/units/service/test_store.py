@@ -320,3 +320,49 @@ def test_a_feedback_release_is_recorded_once_per_hand_in_and_read_back_by_anothe
     assert (release.job_id, release.student, release.assignment, release.digest,
             release.released, release.outcome) == (job.id, "ada", "tiny", job.digest, first,
                                                    "exchange")
+
+
+def test_a_check_is_never_the_duplicate_of_a_submission_nor_a_submission_of_a_check(store):
+    checked = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "check")
+    submitted = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "exchange:ann+tiny+1")
+    assert (checked.state, submitted.state) == (JobState.WAITING, JobState.WAITING)
+    assert (checked.is_check, submitted.is_check) == (True, False)
+    again = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "check")
+    assert again.state == JobState.DUPLICATE and again.reason == f"the same files as hand-in {checked.id}"
+    resubmitted = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "exchange:ann+tiny+2")
+    assert resubmitted.reason == f"the same files as hand-in {submitted.id}"
+
+
+def test_a_stored_hand_in_damaged_on_disk_is_refused_on_read_and_may_be_handed_in_again(store):
+    job = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    digest = job.files["tiny.ipynb"]
+    blob = os.path.join(store.blobs, digest[:2], digest)
+    os.chmod(blob, 0o600)
+    with open(blob, "r+b") as handle:
+        handle.write(b"[")  # one byte changed by the disk
+    with pytest.raises(StoreError, match=r"the stored copy of tiny.ipynb of hand-in \d+ is "
+                       r"damaged on disk .*not graded: hand the same notebook in again"):
+        store.files(job)
+    store.claim("w", 60)
+    store.finish(job.id, JobState.REFUSED, reason="not graded: damaged")
+    again = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    assert again.state == JobState.WAITING  # not a duplicate of the damaged one
+    assert store.files(again) == {"tiny.ipynb": NOTEBOOK}  # its bytes written again, whole
+
+
+def test_a_job_refused_as_it_is_handed_in_is_final_at_once(store):
+    job = store.hand_in("bob", "tiny", {"tiny.ipynb": NOTEBOOK}, "exchange:bob+tiny+1",
+                        refused="refused: owned by ada")
+    assert (job.state, job.reason) == (JobState.REFUSED, "refused: owned by ada")
+    assert job.graded is not None and store.claim("w", 60) is None
+
+
+def test_the_score_sent_and_the_release_graded_against_are_remembered(store):
+    store.record_sent("ann", "tiny", "canvas", 5.0)
+    store.record_sent("ann", "tiny", "canvas", 6.0)
+    store.record_sent("ann", "tiny", "feedback", 5.0)
+    assert store.sent_scores("canvas") == {("ann", "tiny"): 6.0}
+    job = store.hand_in("ann", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    store.claim("w", 60)
+    store.finish(job.id, JobState.GRADED, 6.0, 6.0, [], release="ab" * 32)
+    assert store.releases_graded() == {job.id: "ab" * 32}

@@ -1,0 +1,154 @@
+"""One record of a grade: the gradebook, and every view of the service made from it.
+
+A student's grade of an assignment lives in one place: nbgrader's gradebook, which
+the single writer changes in the same step as the student's report part
+(reports/<assignment>/<student>.json, each check's message) and autograded notebook.
+`make autograde`, `make regrade APPLY=1`, formgrader's manual grades, extensions and
+late penalties all change that record, and nothing else. So the service keeps no grade
+of its own for a submission: what its queue holds of a graded hand-in (score, checks)
+is what the grader gave at the time; the hand-in the gradebook now holds
+(`current_submissions`: the student's latest submission that reached it) is shown
+as the gradebook and the report part say (`as_recorded`): by `grader queue`, the
+students' page, `student-view`. The feedback released and the grades pushed at the
+due date remember the score they sent (the store's ``sent_grades``), and the service
+sends either again, once, when the gradebook's score is no longer that one
+(`changed_since_sent`).
+
+A check ("Check my notebook") never reaches the gradebook: its job keeps its own
+result, which only its student sees.
+"""
+
+import dataclasses
+import os
+from collections.abc import Collection, Iterable, Mapping
+
+from ..recording import read_student_parts
+from ..reports import read_grades
+from ..results import CheckStatus, StudentResult
+from ..settings import CourseError, Settings
+from .records import CheckRecord, JobState, QueuedJob
+from .store import Store
+
+Pair = tuple[str, str]  # (student, assignment)
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedGrade:
+    """A student's grade of an assignment as the gradebook holds it now."""
+
+    score: float  # after the late penalty (their extension counted), as the pushes send it
+    max_score: float
+    penalty: float  # the late penalty taken off, 0: none
+    seconds_late: float  # after their own due date, 0: on time
+    points: Mapping[tuple[str, str], float]  # (notebook, grade_id) -> points, manual wins
+
+    def penalty_words(self) -> str:
+        """The late penalty in words, "" when none was taken."""
+        if self.penalty <= 0:
+            return ""
+        hours = self.seconds_late / 3600
+        return (f"handed in {hours:.1f} h after the due date: a late penalty of "
+                f"{self.penalty:g} point(s) applied")
+
+
+def recorded_grades(settings: Settings, assignments: Iterable[str]
+                    ) -> dict[Pair, RecordedGrade]:
+    """{(student, assignment): RecordedGrade} of every submission the gradebook holds of
+    `assignments`; an assignment not in the gradebook (not released) has none."""
+    grades: dict[Pair, RecordedGrade] = {}
+    if settings.db_url.startswith("sqlite:///") and not os.path.isfile(
+            settings.db_url[len("sqlite:///"):]):
+        return grades  # no gradebook yet: nothing recorded (and none made by looking)
+    for assignment in sorted(set(assignments)):
+        try:
+            _, [held] = read_grades(settings, [assignment])
+        except CourseError:
+            continue
+        for student, entry in held.submissions.items():
+            grades[(student, assignment)] = RecordedGrade(
+                entry.score, entry.max_score, min(entry.penalty, entry.raw_score),
+                entry.seconds_late, dict(entry.points))
+    return grades
+
+
+def reached_gradebook(job: QueuedJob) -> bool:
+    """Whether a job's result went into the gradebook: a graded submission, or one refused
+    by the grader with a score (0); never a check, never a refusal before grading."""
+    if job.is_check:
+        return False
+    return job.state == JobState.GRADED or (job.state == JobState.REFUSED
+                                            and job.score is not None)
+
+
+def current_submissions(jobs: Iterable[QueuedJob]) -> dict[Pair, QueuedJob]:
+    """{(student, assignment): the student's latest submission that reached the gradebook}:
+    the hand-in the gradebook's grade is of."""
+    current: dict[Pair, QueuedJob] = {}
+    for job in sorted(jobs, key=lambda job: job.id):
+        if reached_gradebook(job):
+            current[(job.student, job.assignment)] = job
+    return current
+
+
+def report_parts(settings: Settings, assignments: Iterable[str]
+                 ) -> dict[Pair, StudentResult]:
+    """{(student, assignment): the student's report part}, each check's message."""
+    return {(part.student, assignment): part for assignment in sorted(set(assignments))
+            for part in read_student_parts(settings.reports, assignment)}
+
+
+def as_recorded(job: QueuedJob, grade: RecordedGrade, part: StudentResult | None
+                ) -> QueuedJob:
+    """The hand-in the gradebook holds, as the gradebook and the report part say: its
+    score after the late penalty, each check's points (a manual grade wins) and its
+    message."""
+    checks = list(job.checks)  # no part (written by an older grader): the queue's own
+    if part is not None:
+        checks = []
+        for notebook in part.notebooks:
+            for test in notebook.tests:
+                points = grade.points.get((notebook.notebook, test.grade_id), test.points)
+                passed = (points >= test.max_points if test.max_points > 0
+                          else test.status == CheckStatus.PASSED)
+                checks.append(CheckRecord(test.grade_id, passed, points, test.max_points,
+                                          test.message))
+    return dataclasses.replace(job, score=grade.score, max_score=grade.max_score,
+                               checks=checks)
+
+
+def recorded_jobs(settings: Settings, jobs: list[QueuedJob]
+                  ) -> tuple[list[QueuedJob], dict[int, RecordedGrade]]:
+    """`jobs`, each hand-in the gradebook holds shown as it is recorded (`as_recorded`),
+    and {job id: its RecordedGrade} of those."""
+    current = current_submissions(jobs)
+    assignments = {assignment for _, assignment in current}
+    grades = recorded_grades(settings, assignments) if current else {}
+    parts = report_parts(settings, assignments) if current else {}
+    by_id: dict[int, RecordedGrade] = {}
+    shown = []
+    for job in jobs:
+        pair = (job.student, job.assignment)
+        if current.get(pair) is job and pair in grades:
+            by_id[job.id] = grades[pair]
+            job = as_recorded(job, grades[pair], parts.get(pair))
+        shown.append(job)
+    return shown, by_id
+
+
+def changed_since_sent(store: Store, target: str, grades: Mapping[Pair, RecordedGrade],
+                       pairs: Collection[Pair]) -> dict[Pair, tuple[float, float]]:
+    """{pair: (score sent, score now)} of `pairs` whose gradebook score is no longer the
+    one that last went out to `target`. One that went out before the scores sent were
+    remembered (an older service) is remembered now, as it is."""
+    sent = store.sent_scores(target)
+    changes = {}
+    for pair in sorted(pairs):
+        if pair not in grades:
+            continue
+        now = grades[pair].score
+        if sent.get(pair) is None:
+            store.record_sent(pair[0], pair[1], target, now)
+        elif abs(sent[pair] - now) > 1e-9:
+            changes[pair] = (sent[pair], now)
+    return changes
+
