@@ -122,9 +122,14 @@ grading-system:
 setup: $(STAMP) system
 	$(if $(wildcard src),$(BIN)/python -m compileall -q src $(wildcard testsupport) > /dev/null)
 
-# .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook
+# .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook.
+# The tests run on TEST_WORKERS workers side by side (pytest-xdist; tests/conftest.py
+# keeps each file on one worker); TEST_WORKERS=0 runs them in this one process. The
+# slowest tests are listed at the end, so a run records where its time went.
+TEST_WORKERS ?= 2
 test: setup
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup \
+	  --durations=30 $(PYTEST_ARGS)
 
 # --- set-up of the JupyterHub browser test (tests/hub/test_jupyterhub.py) ------
 # JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored).

@@ -15,6 +15,10 @@ The tests mirror what they test, one folder each:
     hub          a real JupyterHub in a browser
     service      the grading service (`python -m grader serve`) as a real process
 
+`make test` runs the tests on two workers side by side (pytest-xdist), each test file
+whole on one worker, the site's and the publishing tests together on one;
+`make test TEST_WORKERS=0` runs them one after another in one process.
+
 The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/, docs/ and units/,
 less the few tests there marked slow by hand (a fresh interpreter that builds the 124M
 model); every test in any other folder is marked slow. Helpers live in testsupport/.
@@ -29,15 +33,23 @@ from testsupport.postgres import PostgresError, TemporaryPostgres
 from testsupport.tiny_course import make_course
 
 QUICK_FOLDERS = {"package", "docs", "units"}
+# Folders whose tests must run on one worker when the tests run side by side
+# (pytest-xdist, `make test`): the site's tests and the publishing tests build the
+# site and the bundle in the course's own _build/ and _publish/.
+ONE_WORKER = {"book": "site", "publish": "site"}
 TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        folder = os.path.relpath(str(item.path), TESTS).split(os.sep)[0]
+        path = os.path.relpath(str(item.path), TESTS)
+        folder = path.split(os.sep)[0]
         if folder not in QUICK_FOLDERS:
             item.add_marker(pytest.mark.slow)
+        # run side by side (`pytest -n 2 --dist loadgroup`), a file's tests stay on one
+        # worker, so that its module-scoped fixtures are made once
+        item.add_marker(pytest.mark.xdist_group(ONE_WORKER.get(folder, path)))
 
 
 @pytest.fixture(scope="module")
