@@ -20,7 +20,7 @@ from testsupport.course import ROOT as COURSE_ROOT
 ROOT = Path(COURSE_ROOT).resolve()
 SITE = ROOT / "_build" / "html"
 BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without error
-BUILD_TIMEOUT_S = 1800  # a guard against a hung build, not a speed limit: the tests run side by side
+BUILD_TIMEOUT_S = 1800  # guards a hung build; the tests run side by side
 
 
 def _inputs():

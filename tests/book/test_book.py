@@ -24,7 +24,7 @@ from testsupport.course import ROOT as COURSE_ROOT
 ROOT = Path(COURSE_ROOT).resolve()
 SITE = ROOT / "_build" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
-BUILD_TIMEOUT_S = 1800  # a guard against a hung build, not a speed limit: the tests run side by side
+BUILD_TIMEOUT_S = 1800  # guards a hung build; the tests run side by side
 
 # Every page of the table of contents, in reading order.
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())

@@ -19,7 +19,7 @@ from nbclient import NotebookClient
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "_toc.yml").exists())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
-CELL_TIMEOUT_S = 600  # a guard against a hung cell, not a speed limit: the tests run side by side
+CELL_TIMEOUT_S = 600  # guards a hung cell; the tests run side by side
 
 # The first cell of every run: from here on `import myst_nb` fails as if it were not installed.
 WITHOUT_MYST_NB = '''\
