@@ -158,7 +158,8 @@ $(AXE): | system
 # builds the 124M model); every test of the other folders is marked slow, so
 # `pytest -m "not slow"` is the same.
 test-fast: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -m "not slow" tests/package tests/docs tests/units $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup \
+	  -m "not slow" tests/package tests/docs tests/units $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
 # BOOK_OUT=DIR builds into DIR/_build instead (the build benchmark uses it).
