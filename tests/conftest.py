@@ -35,8 +35,9 @@ from testsupport.tiny_course import make_course
 QUICK_FOLDERS = {"package", "docs", "units"}
 # Folders whose tests must run on one worker when the tests run side by side
 # (pytest-xdist, `make test`): the site's tests and the publishing tests build the
-# site and the bundle in the course's own _build/ and _publish/.
-ONE_WORKER = {"book": "site", "publish": "site"}
+# site and the bundle in the course's own _build/ and _publish/; the hub's tests make
+# the same system accounts and their homes.
+ONE_WORKER = {"book": "site", "publish": "site", "hub": "hub"}
 TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 
