@@ -123,10 +123,11 @@ setup: $(STAMP) system
 	$(if $(wildcard src),$(BIN)/python -m compileall -q src $(wildcard testsupport) > /dev/null)
 
 # .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook.
-# The tests run on TEST_WORKERS workers side by side (pytest-xdist; tests/conftest.py
-# keeps each file on one worker); TEST_WORKERS=0 runs them in this one process. The
-# slowest tests are listed at the end, so a run records where its time went.
-TEST_WORKERS ?= 2
+# TEST_WORKERS=2 runs the tests on two workers side by side (pytest-xdist;
+# tests/conftest.py keeps each file on one worker); `make test` runs them in one
+# process, `make test-fast` on two. The slowest tests are listed at the end, so a run
+# records where its time went.
+TEST_WORKERS ?= 0
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup \
 	  --durations=30 $(PYTEST_ARGS)
@@ -158,7 +159,7 @@ $(AXE): | system
 # builds the 124M model); every test of the other folders is marked slow, so
 # `pytest -m "not slow"` is the same.
 test-fast: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup \
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n 2 --dist loadgroup \
 	  -m "not slow" tests/package tests/docs tests/units $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.
