@@ -55,7 +55,7 @@ def test_two_builds_from_two_checkouts_give_the_same_bytes(tmp_path):
     leftovers: none of it reaches the wheel."""
     other = tmp_path / "checkout"
     other.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "LICENSE-content"):
         shutil.copy(os.path.join(ROOT, name), other / name)
     shutil.copytree(os.path.join(ROOT, "src"), other / "src",
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
