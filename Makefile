@@ -141,11 +141,12 @@ test-fast: $(STAMP)
 # MathJax comes from npm and is served by the site itself, so pages load nothing
 # from another host. .build-ok marks a build that finished without error.
 # Executed pages are cached, keyed on each page's code only; the pages also read
-# gptcourse, the student notebooks and nbgrader_config.py, so when any of those
-# change (BOOK_INPUTS_KEY differs) the cache is dropped and every page runs again.
+# gptcourse, the student notebooks, nbgrader_config.py and the small trained GPT
+# (book/_data), so when any of those change (BOOK_INPUTS_KEY differs) the cache is
+# dropped and every page runs again.
 BOOK_OUT ?= .
 BOOK_BUILD = $(BOOK_OUT)/_build
-BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py -type f \
+BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py book/_data -type f \
 	-not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 MATHJAX_VERSION := 3.2.2
 MATHJAX := .book-deps/static/mathjax/tex-chtml.js
@@ -167,7 +168,7 @@ book: $(STAMP) $(MATHJAX)
 	rm -f $(BOOK_BUILD)/html/.build-ok
 	@key=$(BOOK_INPUTS_KEY); \
 	if [ -d $(BOOK_BUILD)/.jupyter_cache ] && [ "$$(cat $(BOOK_BUILD)/.inputs-key 2>/dev/null)" != "$$key" ]; then \
-	  echo "gptcourse, exercises/ or nbgrader_config.py changed: running every page again"; \
+	  echo "gptcourse, exercises/, nbgrader_config.py or book/_data changed: running every page again"; \
 	  rm -rf $(BOOK_BUILD)/.jupyter_cache $(BOOK_BUILD)/.doctrees; \
 	fi
 	$(BIN)/python book/_ext/pair_notebooks.py
