@@ -162,9 +162,16 @@ $(MATHJAX):
 # Each page's paired notebook, book/<page>.ipynb, is rewritten first when its page changed
 # (book/_ext/pair_notebooks.py; the launch buttons open it: commit it with the page).
 # Pages that need running are executed BOOK_JOBS at a time first (book/_ext/execute_pages.py)
-# into the same cache, so the build itself only reads them.
+# into the same cache, so the build itself only reads them. After the build, Pagefind
+# indexes every word of the pages into _build/html/pagefind/ for the search page, and
+# Chromium prints the whole book into one PDF (book/_ext/book_pdf.py; skipped when no
+# page changed), which every page's download menu links.
 BOOK_JOBS ?= $(shell nproc)
-book: $(STAMP) $(MATHJAX)
+BOOK_PACKAGES := chromium:chromium npm:npm
+.PHONY: book-system
+book-system:
+	$(call install_missing,$(BOOK_PACKAGES))
+book: $(STAMP) $(MATHJAX) book-system
 	rm -f $(BOOK_BUILD)/html/.build-ok
 	@key=$(BOOK_INPUTS_KEY); \
 	if [ -d $(BOOK_BUILD)/.jupyter_cache ] && [ "$$(cat $(BOOK_BUILD)/.inputs-key 2>/dev/null)" != "$$key" ]; then \
@@ -174,6 +181,9 @@ book: $(STAMP) $(MATHJAX)
 	$(BIN)/python book/_ext/pair_notebooks.py
 	$(BIN)/python book/_ext/execute_pages.py $(BOOK_BUILD)/.jupyter_cache $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . --path-output $(BOOK_OUT) --warningiserror --nitpick --keep-going
+	$(BIN)/python -m pagefind --site $(BOOK_BUILD)/html --output-subdir pagefind \
+	  --exclude-selectors ".headerlink, details.hide > summary, .course-widget"
+	$(BIN)/python book/_ext/book_pdf.py $(BOOK_BUILD)/html
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key
 	touch $(BOOK_BUILD)/html/.build-ok
 

@@ -153,7 +153,7 @@
                                  "aria-atomic": "true", id: `${uid}-status`});
     root.append(status);
 
-    const table = element("table", {class: "table widget-table reflow"});
+    const table = element("table", {class: "table widget-table"});
     table.append(element("caption", {}, "Parameters of this configuration, by component"));
     const head = element("thead");
     const headRow = element("tr");
