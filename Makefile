@@ -167,10 +167,13 @@ $(MATHJAX):
 # Chromium prints the whole book into one PDF (book/_ext/book_pdf.py; skipped when no
 # page changed), which every page's download menu links.
 BOOK_JOBS ?= $(shell nproc)
-BOOK_PACKAGES := chromium:chromium npm:npm
+# The PDF needs a Chromium (chromium, chromium-browser or google-chrome, as
+# book/_ext/book_pdf.py looks for them): Debian's chromium is installed when none is there.
 .PHONY: book-system
 book-system:
-	$(call install_missing,$(BOOK_PACKAGES))
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  command -v google-chrome >/dev/null 2>&1 || { echo "installing Debian packages: chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 book: $(STAMP) $(MATHJAX) book-system
 	rm -f $(BOOK_BUILD)/html/.build-ok
 	@key=$(BOOK_INPUTS_KEY); \

@@ -8,7 +8,8 @@ through Playwright) with the site's print stylesheet, after the page's own
 (``book/_static/print.js``). The pages are merged with pypdf behind a cover that lists
 them with the page each starts on, one bookmark per chapter. Nothing is fetched from
 another host: a request that is not to the local server stops the run. When the PDF is
-newer than every page it prints, the site's static files and this script, nothing is done.
+newer than every page it prints, the course's own styles and scripts and this script,
+nothing is done.
 """
 
 import functools
@@ -47,11 +48,12 @@ def book_title():
 
 
 def up_to_date(site, target):
-    """True when the PDF is newer than every page, every static file and this script."""
+    """True when the PDF is newer than every page, the course's own styles and scripts
+    (book/_static: the print stylesheet among them) and this script."""
     if not target.exists():
         return False
     sources = [site / page for page in pages()] + [Path(__file__)]
-    sources += [p for p in (site / "_static").rglob("*") if p.is_file()]
+    sources += [p for p in (ROOT / "book" / "_static").rglob("*") if p.is_file()]
     built = target.stat().st_mtime
     return all(p.exists() and p.stat().st_mtime < built for p in sources)
 
