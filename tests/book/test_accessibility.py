@@ -23,7 +23,7 @@ DISABLED_RULES = {}
 
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
-# the search page with a query, so that its results (words highlighted) are checked too
+# the search page with a query, so that its results (Pagefind's, words marked) are checked too
 SEARCH = "search.html?q=weight+tying"
 URLS = [f"{page}.html" for page in PAGES] + ["genindex.html", SEARCH]
 THEMES = ["light", "dark"]
@@ -47,8 +47,8 @@ def _load(browser, server, url, theme, viewport=None):
         page.set_viewport_size(viewport)
     page.goto(f"{server}/{url}", wait_until="networkidle")
     if url.startswith("search.html"):
-        page.wait_for_selector("#search-results li a", timeout=15000)
-        assert page.locator("#search-results span.highlighted").count()
+        page.wait_for_selector("#full-text-results li a", timeout=15000)
+        assert page.locator("#full-text-results mark").count()
     if page.locator("article .math").count():  # (some formulas are inside closed answers)
         page.wait_for_selector("mjx-container", state="attached", timeout=15000)
     # every check answered once, wrongly, so that its feedback is checked too, and every

@@ -660,9 +660,9 @@ def test_search_finds_the_weight_tying_chapter(browser, server):
     """The site's own search, for "weight tying", lists the weight-tying chapter."""
     page, recorder = _open(browser, f"{server}/search.html?q=weight+tying")
     try:
-        page.wait_for_selector("#search-results li a", timeout=15000)
+        page.wait_for_selector("#full-text-results li a", timeout=15000)
         hits = page.eval_on_selector_all(
-            "#search-results li a", "els => els.map(e => e.getAttribute('href'))")
+            "#full-text-results li a", "els => els.map(e => e.getAttribute('href'))")
     finally:
         page.close()
     assert any("book/tying.html" in hit for hit in hits), hits
