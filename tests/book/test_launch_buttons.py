@@ -4,6 +4,7 @@ solutions/, the build stops saying what to set; a separate repository turns them
 
 import importlib.util
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,10 +13,16 @@ from sphinx.errors import ConfigError
 
 from testsupport.course import ROOT
 
+# the extension imports its siblings of book/_ext, on the path as Sphinx has it
+EXTENSIONS = str(Path(ROOT) / "book" / "_ext")
 SPEC = importlib.util.spec_from_file_location(
-    "launch_buttons", Path(ROOT) / "book" / "_ext" / "launch_buttons.py")
+    "launch_buttons", Path(EXTENSIONS) / "launch_buttons.py")
 launch_buttons = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(launch_buttons)
+sys.path.insert(0, EXTENSIONS)
+try:
+    SPEC.loader.exec_module(launch_buttons)
+finally:
+    sys.path.remove(EXTENSIONS)
 
 
 def built(folder, url):
