@@ -23,10 +23,12 @@ def _page(browser, server, name):
 
 
 def test_print_shows_every_answer_and_hidden_output_without_a_click(browser, server):
-    """With print media, a closed answer and a hidden output are visible; on screen not."""
+    """With print media, a check's worked answer (which waits for a first attempt on
+    screen) and a hidden output are visible; on screen not. Their prompts to click are not
+    printed."""
     page = _page(browser, server, "book/output")
     try:
-        answer = page.locator("details.sd-dropdown .sd-summary-content").first
+        answer = page.locator(".course-check-answer .course-check-body").first
         output = page.locator("details.hide .cell_output").first
         assert page.locator("details[open]").count() == 0
         assert not answer.is_visible() and not output.is_visible()
@@ -34,31 +36,49 @@ def test_print_shows_every_answer_and_hidden_output_without_a_click(browser, ser
         assert answer.is_visible() and output.is_visible()
         assert "[2, 4, 50257]" in answer.inner_text()
         assert "torch.Size([2, 4, 50257])" in output.inner_text()
-        # the "Show code cell output" prompt is not printed; the answer's heading is
+        # neither "Show code cell output" nor "Show the answer" is printed
         assert not page.locator("details.hide > summary").first.is_visible()
-        assert page.locator("details.sd-dropdown > summary").first.is_visible()
+        assert not page.locator(".course-check-answer > summary").first.is_visible()
         page.emulate_media(media="screen")
         assert not answer.is_visible()
     finally:
         page.close()
 
 
+def test_print_shows_a_dropdowns_content_under_its_heading(browser, server):
+    """A closed dropdown (a hint) prints open, its summary ("Hint") as its heading."""
+    page = _page(browser, server, "book/mistakes")
+    try:
+        hint = page.locator("details.sd-dropdown .sd-summary-content").first
+        assert not hint.is_visible()
+        page.emulate_media(media="print")
+        assert hint.is_visible() and hint.inner_text().strip()
+        assert page.locator("details.sd-dropdown > summary").first.is_visible()
+        page.emulate_media(media="screen")
+        assert not hint.is_visible()
+    finally:
+        page.close()
+
+
 def test_beforeprint_opens_everything_in_the_light_theme_and_afterprint_puts_it_back(
         browser, server):
-    """A reader in the dark theme prints: every <details> opens and the theme is light;
-    after printing, the same <details> are closed again and the theme is dark."""
+    """A reader in the dark theme prints: every <details> opens (the checks' worked
+    answers too) and the theme is light; after printing, exactly the <details> that were
+    open before are open again and the theme is dark."""
     page = _page(browser, server, "book/counting")
+    opened = "() => [...document.querySelectorAll('details')].map(d => d.open)"
     try:
         page.evaluate("document.documentElement.dataset.theme = 'dark'")
         page.locator("details").first.evaluate("d => d.open = true")  # one the reader opened
         total = page.locator("details").count()
-        assert total > 5
+        assert total > 5 and page.locator(".course-check-answer").count() > 0
+        before = page.evaluate(opened)
+        assert before.count(True) == 1 and before[0]
         page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
-        assert page.locator("details[open]").count() == total
+        assert page.evaluate(opened) == [True] * total
         assert page.evaluate("document.documentElement.dataset.theme") == "light"
         page.evaluate("window.dispatchEvent(new Event('afterprint'))")
-        assert page.locator("details[open]").count() == 1
-        assert page.locator("details").first.evaluate("d => d.open")
+        assert page.evaluate(opened) == before
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     finally:
         page.close()
