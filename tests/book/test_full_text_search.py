@@ -13,6 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import yaml
 
+from testsupport.accessibility import WAIT_MS
 from testsupport.course import ROOT as COURSE_ROOT
 
 TOC = yaml.safe_load((Path(COURSE_ROOT) / "_toc.yml").read_text())
@@ -38,7 +39,7 @@ def _foreign(requests):
 def _results(page):
     page.wait_for_function(
         "() => document.getElementById('full-text-status').textContent.match(/contain/)",
-        timeout=20000)
+        timeout=WAIT_MS)
     return page.eval_on_selector_all("#full-text-results > li > a",
                                      "els => els.map(e => new URL(e.href).pathname)")
 
@@ -79,7 +80,7 @@ def test_every_pages_search_dialog_leads_to_the_full_text_results(browser, serve
     try:
         tab.keyboard.press("Control+k")
         field = tab.locator("#pst-search-dialog input[name=q]")
-        field.wait_for(state="visible", timeout=5000)
+        field.wait_for(state="visible", timeout=WAIT_MS)
         assert field.evaluate("e => e === document.activeElement")
         field.fill("top-p")
         with tab.expect_navigation():
@@ -101,7 +102,7 @@ def test_words_no_page_holds_are_answered_and_a_new_search_needs_no_reload(brows
     try:
         tab.wait_for_function(
             "() => document.getElementById('full-text-status').textContent.includes('No page')",
-            timeout=20000)
+            timeout=WAIT_MS)
         status = tab.locator("#full-text-status")
         assert status.get_attribute("role") == "status"
         field = tab.locator("#full-text-query")

@@ -13,6 +13,7 @@ import pytest
 
 from gptcourse import (GPT2_CONFIGS, GPT_CONFIG_124M, build_on_meta, count_output_head,
                        count_parameters, model_size_mib, parameter_breakdown, tie_weights)
+from testsupport.accessibility import WAIT_MS
 
 SMALL = GPT_CONFIG_124M
 # (what the row is, configuration, tied)
@@ -69,7 +70,7 @@ def calculator(browser, server):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.goto(f"{server}/book/counting.html", wait_until="networkidle")
-    page.wait_for_selector("#parameter-calculator[data-ready=true]", timeout=15000)
+    page.wait_for_selector("#parameter-calculator[data-ready=true]", timeout=WAIT_MS)
     yield page
     page.close()
     assert errors == [], errors
@@ -86,7 +87,7 @@ def _read(page):
 def _wait_for_status(page, text):
     page.wait_for_function(
         "t => document.querySelector('#parameter-calculator [role=status]').textContent"
-        ".includes(t)", arg=text, timeout=5000)
+        ".includes(t)", arg=text, timeout=WAIT_MS)
 
 
 def _set(page, cfg, tied):
