@@ -15,6 +15,7 @@ import pytest
 import yaml
 from pypdf import PdfReader
 
+from testsupport.accessibility import WAIT_MS
 from testsupport.course import ROOT as COURSE_ROOT
 
 ROOT = Path(COURSE_ROOT).resolve()
@@ -36,6 +37,19 @@ def pdf(site):
 
 
 @pytest.fixture(scope="module")
+def page_texts(pdf):
+    """The text of each page of the PDF, read once for every test of this file (reading
+    it is slow), ligatures (the fi of "configuration") made letters again."""
+    return [unicodedata.normalize("NFKC", page.extract_text()) for page in pdf.pages]
+
+
+@pytest.fixture(scope="module")
+def book_text(page_texts):
+    """The text of the whole book."""
+    return "\n".join(page_texts)
+
+
+@pytest.fixture(scope="module")
 def chapter_titles(site):
     titles = []
     for page in PAGES:
@@ -46,12 +60,6 @@ def chapter_titles(site):
         heading = re.sub(r'<a class="headerlink".*?</a>', "", heading, flags=re.S)
         titles.append(html.unescape(re.sub(r"<[^>]+>", "", heading)).strip())
     return titles
-
-
-def _text(pdf, first=0, last=None):
-    """The text of the pages, ligatures (the fi of "configuration") made letters again."""
-    text = "\n".join(page.extract_text() for page in pdf.pages[first:last])
-    return unicodedata.normalize("NFKC", text)
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -70,7 +78,7 @@ def test_the_pdf_downloads_from_the_menu_of_a_page(browser, server):
         page.goto(f"{server}/book/counting.html", wait_until="networkidle")
         page.locator(".dropdown-download-buttons button").first.click()
         link = page.locator(f".dropdown-download-buttons a[href$='{BOOK_PDF}']")
-        link.wait_for(state="visible", timeout=5000)
+        link.wait_for(state="visible", timeout=WAIT_MS)
         assert "whole book .pdf" in link.inner_text()
         response = page.request.get(link.evaluate("a => a.href"))
     finally:
@@ -80,10 +88,11 @@ def test_the_pdf_downloads_from_the_menu_of_a_page(browser, server):
     assert response.body()[:5] == b"%PDF-"
 
 
-def test_a_cover_then_every_chapter_in_order_each_with_a_bookmark(pdf, chapter_titles):
+def test_a_cover_then_every_chapter_in_order_each_with_a_bookmark(pdf, page_texts,
+                                                                  chapter_titles):
     """The cover lists the chapters with the page each starts on; every bookmark is a
     chapter, in the order of _toc.yml, pointing at that page."""
-    cover = _text(pdf, 0, 1)
+    cover = page_texts[0]
     assert TITLE in cover
     outline = [(item.title, pdf.get_destination_page_number(item)) for item in pdf.outline]
     assert [title for title, _ in outline] == chapter_titles
@@ -91,28 +100,27 @@ def test_a_cover_then_every_chapter_in_order_each_with_a_bookmark(pdf, chapter_t
     assert starts[0] == 1 and starts == sorted(starts) and len(set(starts)) == len(starts)
     for title, number in outline:
         assert re.search(rf"{re.escape(title)}\s*{number + 1}\b", cover), (title, number)
-        assert title.split()[0] in _text(pdf, number, number + 1), title
+        assert title.split()[0] in page_texts[number], title
     assert len(pdf.pages) > starts[-1]
 
 
 @pytest.mark.parametrize("text", [
-    "402,056",                      # output: an answer to "Check your prediction"
+    "402,056",                      # output: a check's worked answer
     "torch.Size([2, 4, 50257])",    # output: a hidden code cell output
     "163,009,536",
     "124,412,160",                  # tying: the tied count, in an answer
     "Parameters of this configuration, by component",   # the calculator, as it stands
     "4-token runs",                 # the trained model's samples
 ])
-def test_the_pdf_prints_answers_outputs_and_widgets(pdf, text):
+def test_the_pdf_prints_answers_outputs_and_widgets(book_text, text):
     """What the site hides behind a click is printed."""
-    assert text in _text(pdf).replace("\n", " ")
+    assert text in book_text.replace("\n", " ")
 
 
-def test_the_pdf_prints_no_prompt_to_click(pdf):
+def test_the_pdf_prints_no_prompt_to_click(book_text):
     """No "Show code cell output" or "Hide code cell source" prompt is left on paper."""
-    text = _text(pdf)
     for prompt in ("Show code cell", "Hide code cell"):
-        assert prompt not in text, prompt
+        assert prompt not in book_text, prompt
 
 
 def test_the_pdf_is_newer_than_every_page_it_prints(site):
