@@ -1,6 +1,8 @@
 """Train the small GPT that the page "Converting outputs into text" samples from.
 
-Usage: ``python book/_data/train_small_gpt.py [OUT_DIR]`` (default: ``book/_data``).
+Usage: ``python book/_data/train_small_gpt.py [OUT_DIR] [--steps N]`` (default:
+``book/_data`` and ``STEPS``; fewer steps make the start of the same run, whose losses are
+the first of the full run's).
 
 The model is the course's own ``GPTModel``, small (``CONFIG``), trained from a fixed
 seed on Edith Wharton's short story *The Verdict* (``the-verdict.txt``, public domain;
@@ -17,12 +19,12 @@ It writes two files into OUT_DIR:
 
 Training is deterministic on a CPU: one thread, ``torch.use_deterministic_algorithms``,
 every random draw (initial weights, dropout, batches) from seeded generators. It takes
-well under a minute of one core; ``tests/book/test_small_gpt.py`` trains again and
-compares with the committed files.
+well under a minute of one core; ``tests/book/test_small_gpt.py`` trains the first steps
+again and compares their losses with the committed ones.
 """
 
+import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -91,7 +93,18 @@ def load_losses(folder=HERE):
     return json.loads((Path(folder) / LOSSES_NAME).read_text(encoding="utf-8"))
 
 
-def _windows(data, context_length):
+def split_story(tokenizer):
+    """The story's GPT-2 ids, the vocabulary, and the story as model ids cut into the part
+    trained on and the last VALIDATION_SHARE, never trained on."""
+    story = tokenizer.encode(TEXT.read_text(encoding="utf-8"))
+    gpt2_ids = vocabulary(story)
+    index = {gpt2_id: i for i, gpt2_id in enumerate(gpt2_ids)}
+    data = torch.tensor([index[i] for i in story])
+    split = int((1 - VALIDATION_SHARE) * len(data))
+    return story, gpt2_ids, data[:split], data[split:]
+
+
+def windows(data, context_length):
     """Consecutive, non-overlapping windows: inputs and targets, [n, context_length] each."""
     starts = range(0, len(data) - context_length - 1, context_length)
     inputs = torch.stack([data[s:s + context_length] for s in starts])
@@ -99,7 +112,8 @@ def _windows(data, context_length):
     return inputs, targets
 
 
-def _mean_loss(model, windows):
+def mean_loss(model, windows):
+    """The model's mean cross-entropy over windows (inputs, targets), in eval mode."""
     inputs, targets = windows
     model.eval()
     with torch.no_grad():
@@ -109,17 +123,12 @@ def _mean_loss(model, windows):
     return loss
 
 
-def train(out_dir=HERE):
-    """Train from scratch and write ``small_gpt.pt`` and ``small_gpt_losses.json`` to out_dir."""
+def train(out_dir=HERE, steps=STEPS):
+    """Train from scratch for ``steps`` steps and write ``small_gpt.pt`` and
+    ``small_gpt_losses.json`` to out_dir."""
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
-    tokenizer = get_tokenizer()
-    story = tokenizer.encode(TEXT.read_text(encoding="utf-8"))
-    gpt2_ids = vocabulary(story)
-    index = {gpt2_id: i for i, gpt2_id in enumerate(gpt2_ids)}
-    data = torch.tensor([index[i] for i in story])
-    split = int((1 - VALIDATION_SHARE) * len(data))
-    train_data, val_data = data[:split], data[split:]
+    story, gpt2_ids, train_data, val_data = split_story(get_tokenizer())
     cfg = {"vocab_size": len(gpt2_ids), **CONFIG}
     context = cfg["context_length"]
 
@@ -129,16 +138,16 @@ def train(out_dir=HERE):
     optimizer = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE,
                                   weight_decay=WEIGHT_DECAY)
     batches = torch.Generator().manual_seed(SEED)
-    train_windows, val_windows = _windows(train_data, context), _windows(val_data, context)
+    train_windows, val_windows = windows(train_data, context), windows(val_data, context)
     record = {"step": [], "tokens_seen": [], "train_loss": [], "val_loss": []}
     start = time.process_time()
-    for step in range(STEPS + 1):
+    for step in range(steps + 1):
         if step % EVAL_EVERY == 0:
             record["step"].append(step)
             record["tokens_seen"].append(step * BATCH_SIZE * context)
-            record["train_loss"].append(_mean_loss(model, train_windows))
-            record["val_loss"].append(_mean_loss(model, val_windows))
-        if step == STEPS:
+            record["train_loss"].append(mean_loss(model, train_windows))
+            record["val_loss"].append(mean_loss(model, val_windows))
+        if step == steps:
             break
         starts = torch.randint(0, len(train_data) - context, (BATCH_SIZE,), generator=batches)
         inputs = torch.stack([train_data[s:s + context] for s in starts])  # [batch, context]
@@ -156,7 +165,7 @@ def train(out_dir=HERE):
                out_dir / WEIGHTS_NAME)
     summary = {
         "text": TEXT.name, "text_tokens": len(story), "train_tokens": len(train_data),
-        "val_tokens": len(val_data), "config": cfg, "seed": SEED, "steps": STEPS,
+        "val_tokens": len(val_data), "config": cfg, "seed": SEED, "steps": steps,
         "batch_size": BATCH_SIZE, "learning_rate": LEARNING_RATE,
         "weight_decay": WEIGHT_DECAY, "eval_every": EVAL_EVERY, **record,
     }
@@ -164,8 +173,20 @@ def train(out_dir=HERE):
     return time.process_time() - start
 
 
+def _positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--steps must be 1 or more, not {value}")
+    return value
+
+
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
-    seconds = train(target)
-    print(f"trained in {seconds:.1f} s of CPU time; wrote {WEIGHTS_NAME} and {LOSSES_NAME} "
-          f"to {target}")
+    parser = argparse.ArgumentParser(description="Train the small GPT on The Verdict.")
+    parser.add_argument("out_dir", nargs="?", type=Path, default=HERE,
+                        help="where to write the two files (default: beside this script)")
+    parser.add_argument("--steps", type=_positive, default=STEPS,
+                        help=f"training steps (default: {STEPS})")
+    args = parser.parse_args()
+    seconds = train(args.out_dir, args.steps)
+    print(f"trained {args.steps} steps in {seconds:.1f} s of CPU time; wrote {WEIGHTS_NAME} "
+          f"and {LOSSES_NAME} to {args.out_dir}")
