@@ -339,8 +339,8 @@ def colab_changes(student):
 
 # The package's own sample_next_token handed in, wrapped: it earns nothing for its checks.
 WRAPPERS = {
-    "wrapper-import": ("sample_next_token_answer", "from gptcourse import sample_next_token\n"),
-    "wrapper-def": ("sample_next_token_answer",
+    "sampling-wrapper-import": ("sample_next_token_answer", "from gptcourse import sample_next_token\n"),
+    "sampling-wrapper-def": ("sample_next_token_answer",
                     "import gptcourse.generation\n\n"
                     "def sample_next_token(logits, temperature=1.0, top_k=None, top_p=None,"
                     " generator=None):\n"
