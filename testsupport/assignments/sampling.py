@@ -207,16 +207,17 @@ STUDENTS = {
         "sample_next_token_seeded_draws": "top-p was measured before the temperature",
         "sample_next_token_greedy_limit": "temperature 0 must raise ValueError",
     }),
-    # the values: the nucleus at temperature 1, and the favourite of the whole batch
+    # the values: the favourite of the last text, not the first, and the nucleus at
+    # temperature 1
     "own_values_untempered": Student(total=8, answers={
         "own_values_answer": source("""
-            my_favourite_probas = [softmax_with_temperature(my_logits, t).max().item()
+            my_favourite_probas = [softmax_with_temperature(my_logits, t)[-1].max().item()
                                    for t in (1.0, 0.5, 0.1, 0.01)]
             kept = top_p_filter(my_logits, 0.9)
             my_kept_ids = [torch.nonzero(row > float("-inf")).flatten().tolist() for row in kept]
             """),
     }, failures={
-        "my_favourite_probas_values": None,
+        "my_favourite_probas_values": "your second text's",
         "my_kept_ids_values": "nucleus at temperature 1",
     }),
     # my_logits divided in place, and the favourites taken after it: the nucleus at 0.5
