@@ -78,6 +78,8 @@ class AssignmentRow:
     # answers that change the model they are given: {name: (answer grade_id, source,
     # the check that loses its points, words of its message)}
     argument_changers: dict = field(default_factory=dict)
+    # the manually graded explain cell: {grade_id: points}, on top of the checks' points
+    explain: dict = field(default_factory=dict)
 
     @property
     def file_name(self) -> str:
@@ -85,7 +87,14 @@ class AssignmentRow:
 
     @property
     def max_score(self) -> float:
+        """What the checks are worth (what the grader gives a student before a person
+        grades the explain cell)."""
         return float(sum(self.points.values()))
+
+    @property
+    def worth(self) -> float:
+        """What the assignment is worth in the gradebook: the checks and the explain cell."""
+        return self.max_score + float(sum(self.explain.values()))
 
 
 def required_fields():

@@ -9,8 +9,9 @@ def sqlite_url(course):
 
 
 def gradebook_scores(gradebook, assignment, course_id=None):
-    """{student: {grade_id: auto_score}} of every submission of ``assignment``
-    (of the course ``course_id`` where the gradebook names one).
+    """{student: {grade_id: auto_score}} of the checks of every submission of ``assignment``
+    (of the course ``course_id`` where the gradebook names one). An explain cell, which a
+    person grades (its auto_score None until then), is left out: manual_grades reads it.
 
     ``gradebook``: a database URL, or a course folder, whose own SQLite gradebook is read.
     """
@@ -22,8 +23,27 @@ def gradebook_scores(gradebook, assignment, course_id=None):
         for submission in gb.assignment_submissions(assignment):
             for notebook in submission.notebooks:
                 for grade in notebook.grades:
+                    if grade.cell.cell_type == "markdown":  # an explain cell: a person grades it
+                        continue
                     scores.setdefault(submission.student.id, {})[grade.cell.name] = grade.auto_score
     return scores
+
+
+def manual_grades(gradebook, assignment):
+    """{student: {grade_id: (manual_score, comment)}} of the explain cells of ``assignment``."""
+    from nbgrader.api import Gradebook
+
+    db_url = gradebook if "://" in gradebook else sqlite_url(gradebook)
+    found = {}
+    with Gradebook(db_url) as gb:
+        for submission in gb.assignment_submissions(assignment):
+            for notebook in submission.notebooks:
+                comments = {c.cell.name: c.manual_comment for c in notebook.comments}
+                for grade in notebook.grades:
+                    if grade.cell.cell_type == "markdown":
+                        found.setdefault(submission.student.id, {})[grade.cell.name] = (
+                            grade.manual_score, comments.get(grade.cell.name))
+    return found
 
 
 def gradebook_rows(db_url, assignment):

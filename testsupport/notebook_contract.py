@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import nbformat
 
-TOTAL_POINTS = 10  # what every assignment is worth
+TOTAL_POINTS = 10  # what the checks of every assignment are worth
+EXPLAIN_ID = re.compile(r"explain(_[a-z0-9]+)+")  # the manually graded answer: explain_<what>
 PACKAGE = "gptcourse"  # the course package the notebooks import
 HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 SOLUTION = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -37,7 +38,8 @@ RULES = {
     "kernel": "the notebook runs in the python3 kernel",
     "cell ids": "every cell has a stored id, none twice",
     "nbgrader cells": "every cell is an nbgrader cell with a grade_id of its own",
-    "intro": "the first cell is markdown that says what the assignment is worth, what the "
+    "intro": "the first cell is markdown that says what the assignment is worth (the checks' "
+             "points, and the explanation's where it has one), what the "
              "first code cell does off the hub, and the grader's time limits",
     "install": "the first code cell is `install`, the course's cell that installs the "
                "package off the hub (one `COURSE_PACKAGE = ` line, which make release writes)",
@@ -63,7 +65,10 @@ RULES = {
     "messages fit": "each assertion message fits Validate's line width (67 characters on "
                     "its first line, 83 on the others)",
     "no assert in a block": "no assertion of a test cell sits inside a try or with block",
-    "points": f"the graded cells' points add up to {TOTAL_POINTS}, and a section heading's "
+    "explain cell": "at most one manually graded answer: an unlocked markdown cell "
+                    "`explain_<what>` with points, in a section of its own, graded by the "
+                    "rubric rubrics/<assignment>.yaml, which loads and is for that cell",
+    "points": f"the test cells' points add up to {TOTAL_POINTS}, and a section heading's "
               "(N points) are those of the graded cells in its section",
 }
 
@@ -224,9 +229,12 @@ def contract_problems(path, limits=None):
     # autograded answers and their tests (a manually graded answer is both, and neither here)
     tests = [(i, c) for i, c in code if _meta(c).get("grade") and not _meta(c).get("solution")]
     answers = [(i, c) for i, c in code if _meta(c).get("solution") and not _meta(c).get("grade")]
-    total = sum(float(_meta(c).get("points", 0)) for c in cells if _meta(c).get("grade"))
+    total = sum(float(_meta(c).get("points", 0)) for _, c in tests)
+    manual = [(i, c) for i, c in enumerate(cells) if _meta(c).get("grade") and _meta(c).get(
+        "solution")]
 
-    _check_intro(cells, limits, problem)
+    _check_intro(cells, limits, problem, sum(float(_meta(c).get("points", 0)) for _, c in manual))
+    _check_explain(path, cells, manual, problem)
     _check_install_and_setup(code, problem)
     _check_imports(code, answers, problem)
     _check_own_model(code, problem)
@@ -235,20 +243,28 @@ def contract_problems(path, limits=None):
     for index, cell in tests:
         _check_test_cell(index, cell, problem)
     if total != TOTAL_POINTS:
-        problem("-", "points", f"the graded cells' points add up to {total:g}")
+        problem("-", "points", f"the test cells' points add up to {total:g}")
     _check_section_points(cells, problem)
     return problems
 
 
-def _check_intro(cells, limits, problem):
+def worth_sentence(manual_points=0.0):
+    """What the introduction says the assignment is worth, with `manual_points` for the
+    explanation a person grades (0: none)."""
+    if not manual_points:
+        return f"The assignment is worth {TOTAL_POINTS} points."
+    return (f"The assignment is worth {TOTAL_POINTS + manual_points:g} points: {TOTAL_POINTS} "
+            f"for the checks and {manual_points:g} for your explanation")
+
+
+def _check_intro(cells, limits, problem, manual_points=0.0):
     first = cells[0] if cells else None
     if first is None or first.cell_type != "markdown":
         problem(_name(first, 0) if first else "-", "intro", "the first cell is not markdown")
         return
     text = " ".join(first.source.split())
-    if f"The assignment is worth {TOTAL_POINTS} points." not in text:
-        problem(_name(first, 0), "intro", f"it does not say 'The assignment is worth "
-                                          f"{TOTAL_POINTS} points.'")
+    if worth_sentence(manual_points) not in text:
+        problem(_name(first, 0), "intro", f"it does not say '{worth_sentence(manual_points)}'")
     if INSTALL_PROMISE not in text:
         problem(_name(first, 0), "intro", f"it does not say '{INSTALL_PROMISE}'")
     stated = _stated_limits(first.source)
@@ -416,6 +432,34 @@ def _check_test_cell(index, cell, problem):
             if inner:
                 problem(name, "no assert in a block", f"line {inner[0].lineno} asserts inside "
                                                       f"a block")
+
+
+def _check_explain(path, cells, manual, problem):
+    for index, cell in manual[1:]:
+        problem(_name(cell, index), "explain cell", "a second manually graded answer")
+    if not manual:
+        return
+    index, cell = manual[0]
+    meta, name = _meta(cell), _name(cell, index)
+    points = float(meta.get("points", 0) or 0)
+    if (cell.cell_type != "markdown" or meta.get("locked") or not points > 0
+            or not EXPLAIN_ID.fullmatch(meta.get("grade_id", ""))):
+        problem(name, "explain cell", "not an unlocked markdown cell explain_<what> with points")
+    heading = max((i for i, c in enumerate(cells[:index])
+                   if c.cell_type == "markdown" and c.source.startswith("## ")), default=None)
+    if heading is None or any(_meta(c).get("grade") for c in cells[heading:index]):
+        problem(name, "explain cell", "not in a section of its own")
+    from grader.rubric import RubricError, load_rubric, rubric_path  # the grader's own check
+
+    course = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path))))
+    assignment = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    try:
+        rubric = load_rubric(rubric_path(course, assignment), points, meta.get("grade_id"))
+    except RubricError as error:
+        problem(name, "explain cell", str(error))
+        return
+    if max(item.points for item in rubric.items) <= 0:
+        problem(name, "explain cell", f"{rubric.path}: no item earns points")
 
 
 def _check_section_points(cells, problem):

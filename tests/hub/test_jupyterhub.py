@@ -429,7 +429,7 @@ def test_each_student_fetches_only_their_own_feedback(class_on_hub):
         score = AFTER_PENALTY[student][assignment]
         assert f"<h1>Feedback on {NOTEBOOKS[assignment]}.ipynb</h1>" in texts[0]
         assert (f"Score: <strong>{score:g}</strong> of "
-                f"{ASSIGNMENTS[assignment].max_score:g} points") in texts[0]
+                f"{ASSIGNMENTS[assignment].worth:g} points") in texts[0]
         for other in STUDENTS:
             if other != student:
                 assert other not in texts[0]

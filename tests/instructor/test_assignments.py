@@ -120,6 +120,9 @@ def test_student_notebooks_hold_no_solution_code_and_no_hidden_tests(assignment)
         meta = nbgrader_meta(cell)
         if not (meta.get("solution") or meta.get("grade")):
             continue
+        if cell.cell_type == "markdown":  # the explain cell: its model answer is all secret
+            assert cell.source == "YOUR ANSWER HERE", cell.source
+            continue
         markers = SOLUTION if meta.get("solution") else HIDDEN
         outside, inside = split_regions(solutions[cell.id].source, markers)
         secret = set(inside) - set(outside)

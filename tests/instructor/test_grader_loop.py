@@ -173,6 +173,6 @@ def test_feedback_holds_no_hidden_test_code(loop):
 def test_summary_reports_status_and_pass_rates(loop):
     assert loop["summary"].returncode == 0, loop["summary"].stderr
     text = loop["summary"].stdout
-    assert "alice\tparameters\tgraded\t10/10" in text
-    assert "bob\tlogits_to_text\tgraded\t0/10" in text
+    assert "alice\tparameters\tgraded\t10/12" in text  # the explain cell waits for a person
+    assert "bob\tlogits_to_text\tgraded\t0/12" in text
     assert "parameters/output_shape\t0.5\t3/5 (60%)\t0.30" in text

@@ -19,7 +19,7 @@ FLOORS = {
     "plugins": 1, "lms": 1,
     "feedback": 2, "nbgrader_guard": 2, "late": 2,  # the plugins' old, deprecated paths
     "settings": 2,
-    "sandbox": 3, "dask_tls": 3,
+    "sandbox": 3, "dask_tls": 3, "rubric": 3,
     "plan": 4,
     "checks": 5,
     "worker": 6,

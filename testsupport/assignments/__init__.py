@@ -102,10 +102,14 @@ def row_problems(row, root=ROOT):
     cells = [cell["metadata"]["nbgrader"]
              for cell in read_notebook("solutions", name, root)["cells"]
              if cell.get("metadata", {}).get("nbgrader")]
-    points = {c["grade_id"]: c["points"] for c in cells if c.get("grade")}
+    points = {c["grade_id"]: c["points"] for c in cells if c.get("grade") and not c.get("solution")}
     if row.points != points or list(row.points) != list(points):
         problems.append(f"its points are {row.points}; the notebook's test cells give {points}")
-    answers = {c["grade_id"] for c in cells if c.get("solution")}
+    explain = {c["grade_id"]: c["points"] for c in cells if c.get("grade") and c.get("solution")}
+    if row.explain != explain:
+        problems.append(f"its explain is {row.explain}; the notebook's explain cell gives "
+                        f"{explain}")
+    answers = {c["grade_id"] for c in cells if c.get("solution") and not c.get("grade")}
     named = {"package_answers": set(row.package_answers), "partial": set(row.partial),
              "typed": set(row.typed), "oracle": set(row.oracle),
              "students' answers": {a for s in row.students.values() for a in s.answers},

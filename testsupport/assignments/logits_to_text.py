@@ -311,6 +311,7 @@ def colab_changes(student):
 ROW = AssignmentRow(
     name=NAME,
     notebook="logits_to_text",
+    explain={"explain_greedy": 2},
     points=POINTS,
     students=STUDENTS,
     hidden_values=HIDDEN_VALUES,

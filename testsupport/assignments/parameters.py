@@ -442,6 +442,7 @@ ARGUMENT_CHANGERS = {
 ROW = AssignmentRow(
     name=NAME,
     notebook="parameters",
+    explain={"explain_tying": 2},
     points=POINTS,
     students=STUDENTS,
     hidden_values=HIDDEN_VALUES,

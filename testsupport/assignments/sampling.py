@@ -355,6 +355,7 @@ WRAPPED_CHECKS = {"sample_next_token_answer": {"sample_next_token_seeded_draws",
 ROW = AssignmentRow(
     name=NAME,
     notebook="sampling",
+    explain={"explain_temperature": 2},
     points=POINTS,
     students=STUDENTS,
     hidden_values=HIDDEN_VALUES,

@@ -5,6 +5,7 @@ naming the cell and the rule."""
 import copy
 import json
 import re
+import shutil
 
 import nbformat
 import pytest
@@ -59,6 +60,14 @@ def _meta(cell, **values):
     return change
 
 
+def _cell_type(grade_id, kind):
+    def change(nb):
+        cell = _cell(nb, grade_id)
+        cell.cell_type = kind
+        cell.update(outputs=[], execution_count=None)
+    return change
+
+
 def _kernel(nb):
     nb.metadata["kernelspec"]["name"] = "ir"
 
@@ -75,9 +84,9 @@ def _no_grade_id(nb):
 BROKEN = [
     ("another kernel", "kernel", "-", _kernel),
     ("a cell id twice", "cell ids", "-", _same_id_twice),
-    ("a markdown cell without a grade_id", "nbgrader cells", "'number 36'", _no_grade_id),
+    ("a markdown cell without a grade_id", "nbgrader cells", "'number 38'", _no_grade_id),
     ("the worth of the assignment wrong", "intro", "'intro'",
-     _edit("intro", "The assignment\nis worth 10 points.", "The assignment\nis worth 12 points.")),
+     _edit("intro", "is worth 12 points: 10 for the checks", "is worth 10 points: 10 for the checks")),
     ("time limits the grader does not give", "intro", "'intro'",
      _edit("intro", "whole notebook\nthree minutes", "whole notebook\nfive minutes")),
     ("no install line", "install", "'install'",
@@ -116,6 +125,10 @@ BROKEN = [
      _edit("output_shape", "answer_shape = tuple(output_shape)\n",
            "with torch.no_grad():\n    answer_shape = tuple(output_shape)\n"
            "    assert answer_shape\n")),
+    ("an explain cell students cannot edit", "explain cell", "'explain_tying'",
+     _meta("explain_tying", locked=True)),
+    ("an explain cell that is code", "explain cell", "'explain_tying'",
+     _cell_type("explain_tying", "code")),
     ("points that add up to 10.5", "points", "'output-shape-intro'",
      _meta("output_shape", points=1)),
 ]
@@ -150,6 +163,7 @@ def test_a_broken_rule_is_named_with_its_cell(what, rule, cell, change, grader_l
     change(nb)
     path = tmp_path / "solutions" / "parameters" / "parameters.ipynb"
     path.parent.mkdir(parents=True)
+    shutil.copytree(f"{ROOT}/rubrics", tmp_path / "rubrics")
     path.write_text(json.dumps(nb), encoding="utf-8")  # as it is: nbformat would mend the ids
     problems = contract_problems(str(path), grader_limits)
     assert {p.rule for p in problems} == {rule}, "\n".join(map(str, problems))
