@@ -45,6 +45,8 @@ help:
 	@echo "  make lti-push            ASSIGNMENT=name [DRY_RUN=1]: scores into the LTI platform's gradebook (AGS)"
 	@echo "  make item-analysis       ASSIGNMENT=name: each check's difficulty and discrimination (also in make grades)"
 	@echo "  make regrade             ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]: who changes, then change them"
+	@echo "  make grade-explain       ASSIGNMENT=name [STUDENTS=a,b] [SEED=text]: the explain answers by their rubric, at the terminal"
+	@echo "  make defense-questions   ASSIGNMENT=name [STUDENTS=a,b]: one printable page of oral questions per student"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Terms (docs/terms.md)"
@@ -411,7 +413,7 @@ lti-push: $(STAMP)
 
 # Each check's difficulty and discrimination (docs/regrading.md):
 # course-data/reports/<assignment>-items.csv and .html. make grades writes them too.
-.PHONY: item-analysis regrade
+.PHONY: item-analysis regrade grade-explain defense-questions
 item-analysis: $(STAMP)
 	@test -n "$$ASSIGNMENT" || { echo "make item-analysis ASSIGNMENT=name"; exit 2; }
 	$(CHECK_CONFIG)
@@ -428,6 +430,20 @@ regrade: $(STAMP) grading-system
 	$(CHECK_CONFIG)
 	$(GRADER) regrade "$$ASSIGNMENT" --jobs $(JOBS) $${STUDENTS:+"--students=$$STUDENTS"} \
 	  --reason="$$REASON" $(if $(filter 1 yes true,$(APPLY)),--apply)
+
+# The explain answers graded by rubrics/ASSIGNMENT.yaml at the terminal, in an order kept
+# between sittings; it resumes where it stopped (docs/explain-questions.md).
+grade-explain: $(STAMP)
+	@test -n "$$ASSIGNMENT" || { echo "make grade-explain ASSIGNMENT=name [STUDENTS=a,b] [SEED=text]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) grade-explain "$$ASSIGNMENT" $${STUDENTS:+"--students=$$STUDENTS"} $${SEED:+"--seed=$$SEED"}
+
+# Per student, three questions about their own model and code with the expected answers,
+# one printable page each, in reports/defense-ASSIGNMENT/ (docs/explain-questions.md).
+defense-questions: $(STAMP)
+	@test -n "$$ASSIGNMENT" || { echo "make defense-questions ASSIGNMENT=name [STUDENTS=a,b]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) defense-questions "$$ASSIGNMENT" $${STUDENTS:+"--students=$$STUDENTS"}
 
 # Pairs of students whose answer cells look alike, for a person to read (docs/similarity.md):
 # course-data/reports/similarity-<assignment>.csv and .html. It changes no grade.

@@ -40,6 +40,10 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
+- ``explain/``: the written answer a person grades by its rubric (``grade-explain``: the
+  class in a seeded order kept between sittings, items applied by key, the score and the
+  composed comment written into nbgrader's gradebook, everyone regraded when an item's
+  points change) and the defend-your-answer sheets (``defense-questions``).
 - ``lti/``: the course as an LTI 1.3 tool of the LMS: the platform's registration, the
   tool's keys, the launch checked, the roster through NRPS (``lti-roster``) and the
   grades through AGS (``lti-push``), one line item per assignment.
@@ -67,6 +71,8 @@ The wings, from the top down:
 - ``reports/``: what the grades say. The roster, grades read from the gradebook,
   summary.txt, the report page, grades.csv and the LMS exports, and the item
   analysis (each check's difficulty and discrimination).
+- ``rubric/``: the rubric of an explain question kept as data, rubrics/<assignment>.yaml,
+  read and checked (a bad file refused with its line).
 - ``similarity/``: which students' answers look alike: code fingerprinted
   (winnowing over normalised tokens), shared code discounted, every pair
   compared, reports/similarity-<assignment>.csv and .html.

@@ -36,6 +36,7 @@
     python -m grader new-term TARGET --term NAME (--start DATE | --weeks N) [--zone ZONE]
     python -m grader archive-term [--purge [--archive PATH] [--confirm]]
     python -m grader restore-term ARCHIVE
+    python -m grader grade-explain|defense-questions ASSIGNMENT [--students a,b]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/ folder in
 sandboxed kernels, N students at a time on this machine or on the workers of a Dask cluster
@@ -69,7 +70,8 @@ of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-
 that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
 grader/service/student_commands.py); `page` serves the students' page of the service on the
 hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
-to its next term and keep a finished one (grader/terms/, docs/terms.md).
+to its next term and keep a finished one (grader/terms/, docs/terms.md); grade-explain and
+defense-questions: the explain answers and oral checks (docs/explain-questions.md).
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
@@ -90,6 +92,7 @@ from collections.abc import Callable, Iterable
 from .autograde import autograde
 from .dask_tls import TLS_FOLDER, make_certificates
 from .engines import CONNECT_SECONDS
+from .explain.commands import EXPLAIN_COMMANDS, add_explain_commands
 from .handback import release_feedback, write_feedback_zip
 from .intake import collect_zip
 from .lms import DEFAULT_PLATFORM, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, PLATFORMS, CanvasPush
@@ -97,8 +100,7 @@ from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
-from .recording import (EXTENSIONS_FILE, parse_due_date,
-                        rebuild_assignment_reports, set_due_date)
+from .recording import EXTENSIONS_FILE, parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
@@ -205,8 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("release-lines", help="write the salt and the install line into the "
                         "instructor's notebooks (the first step of make release)")
     rehearsal = commands.add_parser("rehearse", help="a whole fake class on this machine")
-    rehearsal.add_argument("--students", type=int, default=4,
-                           help="how many students (default 4)")
+    rehearsal.add_argument("--students", type=int, default=4, help="how many students (default 4)")
     rehearsal.add_argument("--folder", default=os.path.join("course-data", "rehearsal"),
                            help="where the rehearsal runs (replaced; default "
                                 "course-data/rehearsal)")
@@ -249,9 +250,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_lti_commands(commands)
     add_publish_commands(commands)
     add_term_commands(commands)
+    add_explain_commands(commands)
     for command in commands.choices.values():
-        command.add_argument("--course", default=".",
-                             help="course folder with nbgrader_config.py")
+        command.add_argument("--course", default=".", help="course folder with nbgrader_config.py")
     return parser
 
 
@@ -441,10 +442,9 @@ COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_s
             "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),
             "feedback-zip": lines_of_one_assignment(write_feedback_zip),
-            "item-analysis": lines_of_one_assignment(item_analysis_of),
-            "regrade": run_regrade,
+            "item-analysis": lines_of_one_assignment(item_analysis_of), "regrade": run_regrade,
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
             "rehearse-lti": run_lti_rehearsal, "dask-certs": run_dask_certs,
-            "similarity": run_similarity, "release-lines": run_release_lines,
-            **SERVICE_COMMANDS, **LTI_COMMANDS, **PUBLISH_COMMANDS, **TERM_COMMANDS,
+            "similarity": run_similarity, "release-lines": run_release_lines, **SERVICE_COMMANDS,
+            **LTI_COMMANDS, **PUBLISH_COMMANDS, **TERM_COMMANDS, **EXPLAIN_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}

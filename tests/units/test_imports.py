@@ -29,7 +29,7 @@ FLOORS = {
     "engines": 9, "intake": 9,
     "service": 10,
     "handback": 10,
-    "autograde": 10, "rehearsal": 10, "regrade": 10,
+    "autograde": 10, "rehearsal": 10, "regrade": 10, "explain": 10,
     "push": 9,
     "publish": 9,
     "terms": 9,

@@ -27,7 +27,8 @@ import yaml
 from ..settings import CourseError
 
 RUBRICS_FOLDER = "rubrics"  # beside solutions/, in the course folder
-TOP_KEYS = {"cell": True, "values": False, "items": True}  # key: required
+TOP_KEYS = {"cell": True, "values": False, "items": True, "defense": False}  # key: required
+DEFENSE_KEYS = {"question": True, "answer": True}  # a defend-your-answer question
 ITEM_KEYS = {"key": True, "points": True, "description": True, "explanation": True,
              "note": False}
 WORDED = ("description", "explanation", "note")  # the item's texts that take placeholders
@@ -57,6 +58,7 @@ class Rubric:
     cell: str
     values: str  # Python source binding the placeholders
     items: tuple[RubricItem, ...]
+    defense: tuple[tuple[str, str], ...] = ()  # (question, expected answer), placeholders in both
 
     def item(self, key: str) -> RubricItem | None:
         return next((item for item in self.items if item.key == key), None)
@@ -173,6 +175,7 @@ def load_rubric(path: str, max_points: float | None = None, cell: str | None = N
     items_node = top["items"][1]
     if not isinstance(items_node, yaml.SequenceNode) or not items_node.value:
         raise RubricError(f"{shown}, line {_line(items_node)}: items must be a list of items")
+    defense = tuple(_defense(top["defense"][1], shown, names)) if "defense" in top else ()
     items, lines = [], {}
     for node in items_node.value:
         fields = _mapping(node, shown, "an item", ITEM_KEYS)
@@ -184,22 +187,32 @@ def load_rubric(path: str, max_points: float | None = None, cell: str | None = N
             raise RubricError(f"{shown}, line {_line(fields['key'][1])}: item key {key!r} "
                               f"must be one word, the one a grader types")
         lines[key] = _line(fields["key"][1])
-        texts = {}
-        for name in WORDED:
-            if name not in fields:
-                continue
-            text_node = fields[name][1]
-            texts[name] = _scalar(text_node, shown, name)
-            try:
-                used = placeholders_of(texts[name])
-            except ValueError as error:
-                raise RubricError(f"{shown}, line {_line(text_node)}: {name} of {key!r}: "
-                                  f"{error}") from None
-            unknown = [p for p in used if p not in names]
-            if unknown:
-                raise RubricError(f"{shown}, line {_line(text_node)}: placeholder "
-                                  f"{{{unknown[0]}}} in {name} of {key!r} is not one of the "
-                                  f"values ({', '.join(sorted(names))})")
+        texts = {name: _worded(fields[name][1], shown, f"{name} of {key!r}", names)
+                 for name in WORDED if name in fields}
         items.append(RubricItem(key, _points(fields["points"][1], shown, key, max_points),
                                 texts["description"], texts["explanation"], texts.get("note", "")))
-    return Rubric(path, cell_name, values, tuple(items))
+    return Rubric(path, cell_name, values, tuple(items), defense)
+
+
+def _worded(node, path, what, names):
+    """The text of `node`, its placeholders all among `names`."""
+    text = _scalar(node, path, what)
+    try:
+        used = placeholders_of(text)
+    except ValueError as error:
+        raise RubricError(f"{path}, line {_line(node)}: {what}: {error}") from None
+    unknown = [p for p in used if p not in names]
+    if unknown:
+        raise RubricError(f"{path}, line {_line(node)}: placeholder {{{unknown[0]}}} in {what} "
+                          f"is not one of the values ({', '.join(sorted(names))})")
+    return text
+
+
+def _defense(node, path, names):
+    """[(question, answer)] of the rubric's defend-your-answer questions."""
+    if not isinstance(node, yaml.SequenceNode):
+        raise RubricError(f"{path}, line {_line(node)}: defense must be a list of questions")
+    for entry in node.value:
+        fields = _mapping(entry, path, "a defense question", DEFENSE_KEYS)
+        yield (_worded(fields["question"][1], path, "a defense question", names),
+               _worded(fields["answer"][1], path, "a defense answer", names))

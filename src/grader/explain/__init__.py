@@ -1,0 +1,18 @@
+"""The explain wing: the written answer a person grades, by its rubric (docs/explain-questions.md).
+
+- ``answers.py``: the assignment's explain cell, each student's answer to it and their own
+  values (the rubric's placeholders).
+- ``grading.py``: `grade_explain`, a sitting at the terminal: the class in a seeded order
+  that stays the same, items applied by key, the score and the composed comment written into
+  nbgrader's gradebook, resumed where it stopped, everyone regraded (and recorded) when an
+  item's points change.
+- ``defense.py``: `write_defense_sheets`, three questions per student about their own model
+  and code, one printable page each.
+"""
+
+from .answers import ExplainCell, explain_cell, student_answer, student_values
+from .defense import write_defense_sheets
+from .grading import grade_explain, grading_order, state_path
+
+__all__ = ["ExplainCell", "explain_cell", "grade_explain", "grading_order", "state_path",
+           "student_answer", "student_values", "write_defense_sheets"]
