@@ -36,7 +36,8 @@
     python -m grader new-term TARGET --term NAME (--start DATE | --weeks N) [--zone ZONE]
     python -m grader archive-term [--purge [--archive PATH] [--confirm]]
     python -m grader restore-term ARCHIVE
-    python -m grader grade-explain|defense-questions ASSIGNMENT [--students a,b]
+    python -m grader grade-explain ASSIGNMENT [--seed TEXT] [--students a,b]
+    python -m grader defense-questions ASSIGNMENT [--students a,b]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/ folder in
 sandboxed kernels, N students at a time on this machine or on the workers of a Dask cluster
@@ -70,8 +71,7 @@ of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-
 that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
 grader/service/student_commands.py); `page` serves the students' page of the service on the
 hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
-to its next term and keep a finished one (grader/terms/, docs/terms.md); grade-explain and
-defense-questions: the explain answers and oral checks (docs/explain-questions.md).
+to its next term and keep a finished one (grader/terms/, docs/terms.md); see grader/explain/.
 
 Exit status: 0 when every submission was processed, whatever the students
 handed in (a submission that cannot be graded is reported, not fatal); 1 if
