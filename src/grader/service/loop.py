@@ -14,6 +14,7 @@ out, or that the next service on this machine takes back at once.
 """
 
 import dataclasses
+import multiprocessing
 import os
 import queue
 import socket
@@ -22,7 +23,7 @@ import threading
 from collections.abc import Mapping
 
 from ..dask_tls import TLS_FOLDER
-from ..engines import HandInQueue, engine
+from ..engines import EngineBroken, HandInQueue, engine
 from ..plan import HandIn, refusal, refused_result
 from ..recording import Writer, check_released
 from ..results import CheckStatus, StudentResult, StudentStatus
@@ -39,7 +40,7 @@ from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
 
 LEASE_SECONDS = 60.0  # a claimed job's lease, renewed every LEASE_SECONDS / 4
-STOP_SECONDS = 25.0  # after SIGTERM: what is in flight may finish within this, else goes back
+STOP_SECONDS = 15.0  # after stop_seconds: the workers' own clean-up may take this, then it ends
 IDLE_SECONDS = 0.5  # the claimer's wait when the store has nothing to grade
 
 
@@ -108,6 +109,10 @@ class Service:
         self.looked_at: set[str] = set()  # the assignments of solutions/ when last prepared
         self.handed_in_for: set[str] = set()  # released since then, and handed in already
         self.ending = threading.Event()  # set: the releases graded now are left (a new one)
+        self.worker_lost = ""  # why the engine broke (a worker process died), until replaced
+        self.abandoned = threading.Event()  # set: stopping, what is in flight given back
+        # after a stop, how long what is in flight may take to finish
+        self.stop_seconds = GradingService(config=settings.config).stop_seconds
 
     def serve(self, stop: threading.Event, room: int | None = None) -> None:
         """Grade every hand-in the store has and gets, until `stop` is set; a release that
@@ -130,19 +135,29 @@ class Service:
                         if looking is not None:
                             looking.assignments = set(self.prepared)
                     self.grade_release(stop, watch, chosen.release_check_seconds, room)
-                    if not stop.is_set():
+                    if stop.is_set():
+                        break
+                    if self.worker_lost:
+                        print(f"serve: a grading worker process died ({self.worker_lost}): "
+                              "the workers and their templates are started again; the "
+                              "hand-ins it held are graded by them", file=sys.stderr,
+                              flush=True)
+                        self.worker_lost = ""
+                    else:
                         names = sorted(set(watch.changes) | self.handed_in_for)
                         print(f"serve: a new release of {', '.join(names)}: the gradings in "
                               "flight are recorded; preparing it, the hand-ins waiting are "
                               "graded against it", file=sys.stderr, flush=True)
-                        close_templates()  # rebuilt for the new release, before its workers
                         watch.taken()
                         self.handed_in_for = set()
+                    close_templates()  # started again for the new engine, before its workers
+                    remove_left_overs()  # what a worker that died left: cgroups, folders
                 for thread in threads:
                     thread.join(timeout=30)
             finally:
                 self.give_back_held("the service stopped before grading it")
                 close_templates()
+                remove_left_overs()  # what a worker stopped on the way out left
 
     def grade_release(self, stop: threading.Event, watch: ReleaseWatch, every: float,
                       room: int | None = None) -> None:
@@ -170,8 +185,13 @@ class Service:
                                             args=(watch, stop, ending, every))]
                 for thread in threads:
                     thread.start()
-                for claimed, result in grading.graded(hand_ins, self.read):
-                    self.record(claimed, result)
+                try:
+                    for claimed, result in grading.graded(hand_ins, self.read,
+                                                          stop_when_broken=True):
+                        self.record(claimed, result)
+                except EngineBroken as broken:
+                    ending.set()
+                    self.engine_broken(broken)
                 for thread in threads:
                     thread.join(timeout=30)
         finally:
@@ -180,6 +200,30 @@ class Service:
                 for writer in self.writers.values():
                     writer.finish()
                 self.writers = {}
+
+    def engine_broken(self, broken: EngineBroken) -> None:
+        """A worker process died (the OOM killer, a crash, a stop past its time): the
+        hand-ins being graded go back to the queue with that attempt counted (one of them
+        may be the cause: three and it ends failed), the others as if never claimed; the
+        serve loop then starts a new engine (unless the service is stopping)."""
+        self.worker_lost = str(broken)
+        reason = f"its grading worker process died ({broken})"
+        for claimed in broken.in_flight:
+            if self.abandoned.is_set():
+                self.give_back(claimed.job.id, "the service stopped before grading it")
+            else:
+                self.retry(claimed.job, reason)
+        for claimed in broken.not_started:
+            self.give_back(claimed.job.id, "its grading worker process died before grading it")
+
+    def abandon(self) -> None:
+        """A stop that waited too long: every job held goes back to the queue, and the
+        workers are stopped (SIGTERM: each stops its student's sandbox, removes its cgroups
+        and ends), so that the gradings in flight end now."""
+        self.abandoned.set()
+        self.give_back_held("the service stopped before grading it")
+        for worker in multiprocessing.active_children():
+            worker.terminate()
 
     def feedback_thread(self, stop: threading.Event, chosen: GradingService
                         ) -> list[threading.Thread]:
@@ -267,7 +311,10 @@ class Service:
                 and os.path.isdir(release_folder(self.settings, assignment)))
 
     def record(self, claimed: Claimed, result: StudentResult) -> None:
-        """A result into the gradebook through the assignment's writer, then the job finished."""
+        """A result into the gradebook through the assignment's writer, then the job finished;
+        none once the service abandoned what was in flight (given back, graded next time)."""
+        if self.abandoned.is_set():
+            return
         writer = self.writers[claimed.assignment]
         with self.lock:
             failed = writer.record(claimed.hand_in, result)
@@ -339,13 +386,19 @@ def run_service(settings: Settings, workers: int = 1, scheduler: str | None = No
 
 
 def stop_in_time(service: Service, stop: threading.Event, stopped: threading.Event) -> None:
-    """Once `stop` is set, give the service STOP_SECONDS to finish what is in flight; past
-    that, its jobs go back to the queue and the process ends (its workers and their
-    sandboxes die with it; the next start removes their folders)."""
+    """Once `stop` is set, give the service its stop_seconds to finish what is in flight;
+    past that, its jobs go back to the queue and its workers are stopped, each ending its
+    student's sandbox and removing its cgroups, and the service ends as usual. If even that
+    does not end it within STOP_SECONDS, the process ends outright (its workers and their
+    sandboxes die with it; the next start removes their folders and cgroups)."""
     stop.wait()
+    if stopped.wait(service.stop_seconds):
+        return
+    print(f"serve: the gradings in flight did not finish within {service.stop_seconds:g} s: "
+          "given back to the queue", file=sys.stderr, flush=True)
+    service.abandon()
     if stopped.wait(STOP_SECONDS):
         return
-    print(f"serve: the gradings in flight did not finish within {STOP_SECONDS:g} s: "
-          "given back to the queue", file=sys.stderr, flush=True)
-    service.give_back_held("the service stopped before grading it")
+    print(f"serve: still not stopped {STOP_SECONDS:g} s later: ending now", file=sys.stderr,
+          flush=True)
     os._exit(3)

@@ -1,0 +1,178 @@
+"""The grading service when something stops under it: a worker process killed mid-grading,
+SIGTERM during a long grading, kill -9 and a restart. Each time the hand-ins are graded (or
+given back to the queue) and nothing of the service is left: no bubblewrap sandbox, no
+cgroup, no work folder.
+
+What is counted is the service's own: the processes whose environment holds the test's
+TMPDIR (the service, its workers, their sandboxes), the cgroups named after a process of
+its tree (testsupport.left_behind), and the grader's folders in that TMPDIR. Each test has a
+copy of the tiny course of its own, whose checks may run for 60 s and whose service gives
+the gradings in flight 2 s after SIGTERM.
+"""
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from grader.service import JobState, course_store
+from testsupport.left_behind import ProcessTree, grader_cgroups, still_running, temporary_things
+from testsupport.service import start_service, stop_service, wait_until_final
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
+
+DEADLINE = 300  # seconds to wait for a service to grade what it was given
+DOUBLE = "def double(x):\n    return 2 * x\n"
+SLOW = "import time\ntime.sleep(2)\n" + DOUBLE  # a grading of a few seconds
+LONG = "import time\ntime.sleep(50)\n" + DOUBLE  # a grading longer than the stop allows
+
+
+@pytest.fixture
+def course(tmp_path):
+    root = str(tmp_path / "course")
+    make_course(root)
+    with open(os.path.join(root, "nbgrader_config.py"), "a", encoding="utf-8") as handle:
+        handle.write("c.Execute.timeout = 60\nc.GradingService.stop_seconds = 2\n")
+    return root
+
+
+@pytest.fixture
+def tmpdir_of_service(tmp_path):
+    folder = tmp_path / "service-tmp"
+    folder.mkdir()
+    return str(folder)
+
+
+def hand_in(store, course, student, double=DOUBLE):
+    notebook = json.dumps(correct(released(course), double_answer=double)).encode("utf-8")
+    return store.hand_in(student, ASSIGNMENT, {NOTEBOOK + ".ipynb": notebook}, "submit")
+
+
+def workers_of(service):
+    """The ids of the service's worker processes: its children forked from it (the same
+    command line), not its templates' bubblewrap."""
+    try:
+        with open(f"/proc/{service.pid}/cmdline", "rb") as handle:
+            command = handle.read()
+    except OSError:  # it ended (wait_for says so)
+        return []
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8") as handle:
+                parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                same = handle.read() == command
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == service.pid and same:
+            found.append(int(name))
+    return found
+
+
+def grading_started(service):
+    """Whether a worker of the service grades a student: its cgroups, made for its first
+    student's sandbox, are there (the service's own are its templates')."""
+    return bool(grader_cgroups(set(workers_of(service))))
+
+
+def wait_for(condition, service, what):
+    """Poll `condition` until it holds; the test fails if the service ends or DEADLINE
+    passes first."""
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        assert service.poll() is None, f"the service ended before {what}"
+        assert time.monotonic() < deadline, f"no {what} within {DEADLINE} s"
+        time.sleep(0.1)
+
+
+def nothing_left(trees, tmpdir, course):
+    """What the services followed by `trees` left: their cgroups, the grader's folders in
+    `tmpdir` and temporary files in `course`, and their processes still running."""
+    pids = set().union(*(tree.stop() for tree in trees))
+    running = still_running(f"TMPDIR={tmpdir}")
+    return grader_cgroups(pids) + temporary_things(tmpdir, course) + [
+        f"process {pid} ({name})" for pid, name in sorted(running.items())]
+
+
+def test_a_worker_killed_mid_grading_is_replaced_and_every_later_hand_in_is_graded(
+        course, tmpdir_of_service, tmp_path):
+    store = course_store(os.path.join(course, "course-data"))
+    with open(tmp_path / "service.log", "wb") as log:
+        service = start_service(course, "--workers", "1",
+                                env_overrides={"TMPDIR": tmpdir_of_service}, log=log)
+        tree = ProcessTree(service)
+        try:
+            slow = hand_in(store, course, "slowpoke", SLOW)
+            wait_for(lambda: grading_started(service), service, "student's sandbox")
+            for worker in workers_of(service):
+                os.kill(worker, signal.SIGKILL)  # as the OOM killer does
+            later = [hand_in(store, course, student) for student in ("ada", "bob", "cy")]
+            jobs = wait_until_final(store, 4, time.monotonic() + DEADLINE, service)
+        finally:
+            status = stop_service(service, timeout=60)
+    output = (tmp_path / "service.log").read_text(errors="replace")
+    assert status == 0, output
+    by_id = {job.id: job for job in jobs}
+    assert [by_id[job.id].state for job in later] == [JobState.GRADED] * 3, output
+    assert [by_id[job.id].score for job in later] == [6.0] * 3
+    assert "a grading worker process died" in output
+    # the hand-in whose worker was killed is graded again, that attempt counted
+    assert (by_id[slow.id].state, by_id[slow.id].score, by_id[slow.id].attempts) == (
+        JobState.GRADED, 6.0, 2), output
+    assert nothing_left([tree], tmpdir_of_service, course) == []
+    assert os.listdir(tmpdir_of_service) == []
+
+
+def test_sigterm_during_a_long_grading_gives_it_back_and_leaves_nothing(
+        course, tmpdir_of_service, tmp_path):
+    store = course_store(os.path.join(course, "course-data"))
+    with open(tmp_path / "service.log", "wb") as log:
+        service = start_service(course, "--workers", "2",
+                                env_overrides={"TMPDIR": tmpdir_of_service}, log=log)
+        tree = ProcessTree(service)
+        try:
+            long = hand_in(store, course, "longer", LONG)
+            wait_for(lambda: grading_started(service), service, "student's sandbox")
+        finally:
+            status = stop_service(service, timeout=120)
+    output = (tmp_path / "service.log").read_text(errors="replace")
+    assert status == 0, output
+    assert "did not finish within 2 s: given back to the queue" in output
+    job = store.job(long.id)
+    assert (job.state, job.attempts, job.reason) == (
+        JobState.WAITING, 0, "the service stopped before grading it")
+    assert nothing_left([tree], tmpdir_of_service, course) == []
+    assert os.listdir(tmpdir_of_service) == []
+
+
+def test_a_kill_9_then_a_restart_then_sigterm_leave_nothing_of_either_service(
+        course, tmpdir_of_service, tmp_path):
+    store = course_store(os.path.join(course, "course-data"))
+    students = ["kim", "lee", "max"]
+    with open(tmp_path / "service.log", "wb") as log:
+        first = start_service(course, "--workers", "2",
+                              env_overrides={"TMPDIR": tmpdir_of_service}, log=log)
+        trees = [ProcessTree(first)]
+        try:
+            made = [hand_in(store, course, student, SLOW) for student in students]
+            wait_for(lambda: grading_started(first), first, "student's sandbox")
+        finally:
+            first.kill()
+            first.wait()
+        second = start_service(course, "--workers", "2",
+                               env_overrides={"TMPDIR": tmpdir_of_service}, log=log)
+        trees.append(ProcessTree(second))
+        try:
+            jobs = wait_until_final(store, len(made), time.monotonic() + DEADLINE, second)
+        finally:
+            status = stop_service(second, timeout=60)
+    output = (tmp_path / "service.log").read_text(errors="replace")
+    assert status == 0, output
+    assert [job.state for job in jobs] == [JobState.GRADED] * 3, output
+    assert nothing_left(trees, tmpdir_of_service, course) == []
+    assert os.listdir(tmpdir_of_service) == []
+
