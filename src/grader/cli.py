@@ -100,6 +100,7 @@ from .recording import (EXTENSIONS_FILE, apply_extensions, parse_due_date,
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
+from .sandbox import require_sandbox
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
@@ -380,6 +381,7 @@ def lines_of_one_assignment(work: Callable[[Settings, str], Iterable[str]]) -> C
 
 
 def run_regrade(args: argparse.Namespace) -> int:
+    require_sandbox()
     settings = loaded_with_warnings(args)
     settings.check_assignments([args.assignment])
     for line in regrade(settings, args.assignment, settings.limits,

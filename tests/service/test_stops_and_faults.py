@@ -13,11 +13,14 @@ the gradings in flight 2 s after SIGTERM.
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
 from grader.service import JobState, course_store
+from testsupport.course import nbgrader_env
 from testsupport.left_behind import ProcessTree, grader_cgroups, still_running, temporary_things
 from testsupport.service import start_service, stop_service, wait_until_final
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
@@ -176,3 +179,16 @@ def test_a_kill_9_then_a_restart_then_sigterm_leave_nothing_of_either_service(
     assert nothing_left(trees, tmpdir_of_service, course) == []
     assert os.listdir(tmpdir_of_service) == []
 
+
+def test_serve_without_bubblewrap_stops_at_once_with_one_line_naming_the_package(
+        course, tmp_path):
+    empty = tmp_path / "bin-without-bwrap"
+    empty.mkdir()
+    serve = subprocess.run([sys.executable, "-m", "grader", "serve", "--course", course],
+                           env=nbgrader_env(PATH=str(empty)), capture_output=True, text=True,
+                           timeout=120)
+    assert serve.returncode == 2
+    assert serve.stderr.splitlines() == [
+        "error: bubblewrap (bwrap) is not installed: run `make grading-system` (the Debian "
+        "package bubblewrap); student code never runs unsandboxed"]
+    assert not os.path.exists(os.path.join(course, "course-data", "service"))

@@ -19,6 +19,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 
+from ..sandbox import require_sandbox
 from ..settings import GradingService, ServicePage, Settings, load
 from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
@@ -69,6 +70,8 @@ def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace]
             print("error: --workers takes a number from 1 up, --lease a positive number of "
                   "seconds", file=sys.stderr)
             return 2
+        if not args.scheduler:  # the sandbox is the Dask workers' there, checked as they grade
+            require_sandbox()
         settings = loaded(args)
         try:
             chosen_pusher(GradingService(config=settings.config).push_final_grades, pushers)
