@@ -20,6 +20,7 @@ class JobState(enum.StrEnum):
     FAILED = "failed"  # the grader failed on it, `max_attempts` times or for good
     REFUSED = "refused"  # not graded at all (its reason says why)
     DUPLICATE = "duplicate"  # the same bytes as the student's latest hand-in: not graded again
+    SUPERSEDED = "superseded"  # a later hand-in of the same came before it was graded: kept, not graded
 
 
 FINAL_STATES = (JobState.GRADED, JobState.FAILED, JobState.REFUSED)

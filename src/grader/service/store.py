@@ -9,7 +9,11 @@ A worker `claim`s a waiting job with a lease and keeps it with `heartbeat`;
 a job whose lease ran out (its worker died) is claimable again, and one
 claimed `max_attempts` times without finishing ends `failed` with its reason.
 A student's jobs of one assignment are handed out one at a time, in the order
-they arrived, so the one recorded last is the one handed in last. The same
+they arrived, so the one recorded last is the one handed in last; a new
+submission supersedes the student's submissions of the assignment still waiting
+(kept, marked `superseded`, never graded; checks, which the rate limit bounds, are
+neither superseded nor supersede), and students are served in turn: a claim takes the waiting job of
+the student with the fewest being graded, the earliest of those. The same
 bytes handed in again while they are still the student's latest hand-in are
 recorded as a `duplicate` and not graded again. The feedback given out at each
 student's due date is recorded in ``feedback_releases``, one row per job, and
@@ -28,7 +32,7 @@ from typing import Any
 
 from .queue_database import Statements, StoreError, is_postgres, queue_database, sqlite_path
 from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
-                      PushTarget, QueuedJob, ReleaseOutcome)
+                      PushTarget, QueuedJob, ReleaseOutcome, SourceKind)
 
 MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
 
@@ -128,8 +132,9 @@ class Store:
         with self.database.transaction() as db:
             latest = db.row(
                 "SELECT id, digest FROM jobs WHERE student = :student AND assignment = :assignment"
-                " AND state != :duplicate ORDER BY id DESC LIMIT 1",
-                student=student, assignment=assignment, duplicate=JobState.DUPLICATE)
+                " AND state NOT IN (:duplicate, :superseded) ORDER BY id DESC LIMIT 1",
+                student=student, assignment=assignment, duplicate=JobState.DUPLICATE,
+                superseded=JobState.SUPERSEDED)
             duplicate = latest is not None and latest["digest"] == digest
             state = JobState.DUPLICATE if duplicate else JobState.WAITING
             reason = f"the same files as hand-in {latest['id']}" if duplicate else ""
@@ -140,14 +145,34 @@ class Store:
                 student=student, assignment=assignment, digest=digest,
                 files=json.dumps(digests, sort_keys=True), source=str(source), state=str(state),
                 arrived=arrived.isoformat(), reason=reason)
+            if not duplicate:
+                self._supersede(db, added["id"], student, assignment, JobSource(source))
             return self._job(db, added["id"])
+
+    def _supersede(self, db: Statements, newer: int, student: str, assignment: str,
+                   source: JobSource) -> None:
+        """Mark `student`'s submissions of `assignment` still waiting before `newer`, a
+        submission, superseded. Checks are never superseded, nor supersede: each is one
+        the student asked for, within the rate limit, and sees the verdict of."""
+        if source.kind == SourceKind.CHECK:
+            return
+        for row in db.rows("SELECT id, source FROM jobs WHERE student = :student AND "
+                           "assignment = :assignment AND state = :waiting AND id < :newer",
+                           student=student, assignment=assignment, waiting=JobState.WAITING,
+                           newer=newer):
+            if JobSource(row["source"]).kind != SourceKind.CHECK:
+                db.change("UPDATE jobs SET state = :superseded, reason = :reason "
+                          "WHERE id = :id", superseded=JobState.SUPERSEDED, id=row["id"],
+                          reason=f"superseded by hand-in {newer}, handed in before it "
+                          "was graded")
 
     def claim(self, worker: str, lease_seconds: float) -> QueuedJob | None:
         """The next job to grade, leased to `worker` for `lease_seconds`; None when none waits.
 
         A job is claimable when it waits or its lease ran out, and no earlier hand-in
-        of the same student and assignment is still to be graded. A job whose lease
-        ran out after `max_attempts` claims ends `failed` instead.
+        of the same student and assignment is still to be graded; of those, the one of
+        the student with the fewest jobs being graded now, the earliest first. A job
+        whose lease ran out after `max_attempts` claims ends `failed` instead.
         """
         now = time.time()
         with self.database.transaction() as db:
@@ -155,14 +180,17 @@ class Store:
                 "SELECT id, student, assignment, state, attempts, lease_until FROM jobs "
                 "WHERE state IN (:waiting, :grading) ORDER BY id",
                 waiting=JobState.WAITING, grading=JobState.GRADING)
-            busy: set[tuple[str, str]] = set()
+            taken: set[tuple[str, str]] = set()  # a job of the pair is graded or first in line
+            grading: dict[str, int] = {}  # each student's jobs being graded now
+            first_in_line = []
             for row in rows:
                 pair = (row["student"], row["assignment"])
-                if pair in busy:
+                if pair in taken:
                     continue
                 leased = row["state"] == JobState.GRADING
                 if leased and row["lease_until"] is not None and row["lease_until"] > now:
-                    busy.add(pair)
+                    taken.add(pair)
+                    grading[row["student"]] = grading.get(row["student"], 0) + 1
                     continue
                 if leased and row["attempts"] >= self.max_attempts:
                     db.change(
@@ -172,12 +200,18 @@ class Store:
                         reason=f"its grading stopped {row['attempts']} times without finishing "
                         "(the worker died or hung); not graded", id=row["id"])
                     continue
-                db.change("UPDATE jobs SET state = :grading, attempts = attempts + 1, "
-                          "worker = :worker, lease_until = :until WHERE id = :id",
-                          grading=JobState.GRADING, worker=worker, until=now + lease_seconds,
-                          id=row["id"])
-                return self._job(db, row["id"])
-        return None
+                taken.add(pair)
+                first_in_line.append(row)
+            if not first_in_line:
+                return None
+            # students in turn: the one with the fewest jobs being graded, then the earliest
+            chosen = min(first_in_line, key=lambda row: (grading.get(row["student"], 0),
+                                                         row["id"]))
+            db.change("UPDATE jobs SET state = :grading, attempts = attempts + 1, "
+                      "worker = :worker, lease_until = :until WHERE id = :id",
+                      grading=JobState.GRADING, worker=worker, until=now + lease_seconds,
+                      id=chosen["id"])
+            return self._job(db, chosen["id"])
 
     def heartbeat(self, job_id: int, worker: str, lease_seconds: float = 60.0) -> bool:
         """Extend `worker`'s lease of a job it is grading; False when it no longer holds it."""
