@@ -104,7 +104,7 @@ from .sandbox import require_sandbox
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
-from .service import JobSource, SourceKind, course_store, queue_submitted
+from .service import JobSource, SourceKind, StoreError, course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (CourseError, RehearsalError) as error:
+    except (CourseError, RehearsalError, StoreError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 

@@ -192,3 +192,30 @@ def test_serve_without_bubblewrap_stops_at_once_with_one_line_naming_the_package
         "error: bubblewrap (bwrap) is not installed: run `make grading-system` (the Debian "
         "package bubblewrap); student code never runs unsandboxed"]
     assert not os.path.exists(os.path.join(course, "course-data", "service"))
+
+
+def test_a_queue_deleted_under_the_service_stops_it_at_once_naming_the_file(
+        course, tmpdir_of_service, tmp_path):
+    store = course_store(os.path.join(course, "course-data"))
+    queue = os.path.join(course, "course-data", "service", "queue.db")
+    with open(tmp_path / "service.log", "wb") as log:
+        service = start_service(course, "--workers", "1",
+                                env_overrides={"TMPDIR": tmpdir_of_service}, log=log)
+        tree = ProcessTree(service)
+        try:
+            hand_in(store, course, "ada")
+            assert wait_until_final(store, 1, time.monotonic() + DEADLINE, service)[0].state \
+                == JobState.GRADED
+            for path in (queue, queue + "-wal", queue + "-shm"):
+                if os.path.exists(path):
+                    os.remove(path)
+            status = service.wait(timeout=DEADLINE)
+        finally:
+            if service.poll() is None:
+                stop_service(service)
+    output = (tmp_path / "service.log").read_text(errors="replace")
+    assert status == 1, output
+    assert "Traceback" not in output and output.count("no such table") <= 1, output
+    assert f"serve: the service's queue {queue} is gone (deleted or emptied" in output
+    assert "a new release of" not in output
+    assert nothing_left([tree], tmpdir_of_service, course) == []

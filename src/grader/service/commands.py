@@ -81,8 +81,8 @@ def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace]
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        run_service(settings, args.workers, args.scheduler, stop, args.lease, pushers)
-        return 0
+        failure = run_service(settings, args.workers, args.scheduler, stop, args.lease, pushers)
+        return 1 if failure else 0
 
     return run_serve
 

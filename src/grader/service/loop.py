@@ -33,7 +33,8 @@ from ..worker import (Assignment, Job, close_templates, prepare_assignment, prep
                       private_work_root, read_job, remove_left_overs)
 from .due_feedback import DueFeedback, release_at_due
 from .final_push import FinalPush, Pusher, chosen_pusher
-from .inbound import inbound_folder, watch_inbound
+from .inbound import inbound_folder
+from .queue_health import QueueHealth, watch_inbound_while_answered
 from .release_watch import ReleaseWatch, release_folder, watch_releases
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
 from .store import Store, StoreError, course_store
@@ -113,12 +114,17 @@ class Service:
         self.abandoned = threading.Event()  # set: stopping, what is in flight given back
         # after a stop, how long what is in flight may take to finish
         self.stop_seconds = GradingService(config=settings.config).stop_seconds
+        # whether the queue answers (queue_health.py): a failure that lasts stops the service
+        self.health = QueueHealth(store, threading.Event(), settings.gradebook_retry_seconds)
 
     def serve(self, stop: threading.Event, room: int | None = None) -> None:
         """Grade every hand-in the store has and gets, until `stop` is set; a release that
         changes (or an assignment released since) is switched to between gradings."""
         remove_left_overs()
-        self.store.take_back(self.name.rpartition(":")[0] + ":")  # leases of dead services here
+        if self.health.stop is not stop:
+            self.health = QueueHealth(self.store, stop, self.settings.gradebook_retry_seconds)
+        host = self.name.rpartition(":")[0] + ":"
+        self.health.persist(lambda: self.store.take_back(host))  # leases of dead services here
         chosen = GradingService(config=self.settings.config)
         watch = ReleaseWatch(self.settings)
         threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
@@ -143,8 +149,7 @@ class Service:
                               "hand-ins it held are graded by them", file=sys.stderr,
                               flush=True)
                         self.worker_lost = ""
-                    else:
-                        names = sorted(set(watch.changes) | self.handed_in_for)
+                    elif names := sorted(set(watch.changes) | self.handed_in_for):
                         print(f"serve: a new release of {', '.join(names)}: the gradings in "
                               "flight are recorded; preparing it, the hand-ins waiting are "
                               "graded against it", file=sys.stderr, flush=True)
@@ -262,7 +267,8 @@ class Service:
             while not stop.is_set():
                 with self.lock:
                     full = len(self.held) >= room
-                job = None if full else self.store.claim(self.name, self.lease_seconds)
+                job = None if full else self.health.persist(
+                    lambda: self.store.claim(self.name, self.lease_seconds))
                 if job is None:
                     stop.wait(IDLE_SECONDS)
                     continue
@@ -331,17 +337,18 @@ class Service:
     def finish(self, job: QueuedJob, state: JobState, score: float | None = None,
                max_score: float | None = None, checks: list[CheckRecord] | None = None,
                reason: str = "") -> None:
-        self.store.finish(job.id, state, score, max_score, checks, reason)
+        self.health.persist(lambda: self.store.finish(job.id, state, score, max_score, checks,
+                                                      reason))
         with self.lock:
             self.held.pop(job.id, None)
 
     def retry(self, job: QueuedJob, reason: str) -> None:
-        self.store.retry(job.id, writable(reason))
+        self.health.persist(lambda: self.store.retry(job.id, writable(reason)))
         with self.lock:
             self.held.pop(job.id, None)
 
     def give_back(self, job_id: int, reason: str) -> None:
-        self.store.release(job_id, self.name, reason)
+        self.health.persist(lambda: self.store.release(job_id, self.name, reason))
         with self.lock:
             self.held.pop(job_id, None)
 
@@ -358,19 +365,22 @@ class Service:
             with self.lock:
                 held = list(self.held)
             for job_id in held:
-                self.store.heartbeat(job_id, self.name, self.lease_seconds)
+                self.health.persist(lambda: self.store.heartbeat(job_id, self.name,
+                                                                 self.lease_seconds))
 
 
 def run_service(settings: Settings, workers: int = 1, scheduler: str | None = None,
                 stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS,
-                pushers: Mapping[str, Pusher] | None = None) -> None:
+                pushers: Mapping[str, Pusher] | None = None) -> str:
     """What `python -m grader serve` runs: the exchange watched and the store's jobs graded
     until `stop` is set; `pushers` are the LMS pushes c.GradingService.push_final_grades
-    may name."""
+    may name. Returns why the service stopped on its own ('' when it was stopped)."""
     stop = stop or threading.Event()
     store = course_store(settings.data, settings.db_url)
     service = Service(settings, store, workers, scheduler, lease_seconds, pushers)
-    watcher = threading.Thread(target=watch_inbound, args=(store, inbound_folder(settings), stop),
+    service.health = QueueHealth(store, stop, settings.gradebook_retry_seconds)
+    watcher = threading.Thread(target=watch_inbound_while_answered,
+                               args=(service.health, inbound_folder(settings), stop),
                                name="exchange", daemon=True)
     stopped = threading.Event()
     guard = threading.Thread(target=stop_in_time, args=(service, stop, stopped),
@@ -383,6 +393,7 @@ def run_service(settings: Settings, workers: int = 1, scheduler: str | None = No
         stopped.set()
         stop.set()
         watcher.join(timeout=10)
+    return service.health.failure
 
 
 def stop_in_time(service: Service, stop: threading.Event, stopped: threading.Event) -> None:
