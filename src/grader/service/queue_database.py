@@ -138,7 +138,8 @@ class QueueDatabase:
                                    f"{reason(error)}") from None
         try:
             yield Statements(connection)
-        except sqlalchemy.exc.OperationalError as error:
+        except (sqlalchemy.exc.OperationalError, sqlalchemy.exc.InterfaceError) as error:
+            # the server went away mid-call (a restart): "connection already closed" too
             raise QueueUnreachable(f"the service's queue {self.shown} failed: "
                                    f"{reason(error)}") from None
         finally:
