@@ -24,7 +24,7 @@
     python -m grader lti-push ASSIGNMENT [--dry-run]
     python -m grader rehearse-lti [--folder DIR] [--assignment NAME ...]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
-    python -m grader queue [--json]
+    python -m grader queue [--json] [--status]
     python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]

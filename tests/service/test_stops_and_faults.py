@@ -1,7 +1,8 @@
 """The grading service when something stops under it: a worker process killed mid-grading,
 SIGTERM during a long grading, kill -9 and a restart. Each time the hand-ins are graded (or
 given back to the queue) and nothing of the service is left: no bubblewrap sandbox, no
-cgroup, no work folder.
+cgroup, no work folder. And what it says of itself: `queue --status` says starting until
+its templates are ready, then warm, then stopped.
 
 What is counted is the service's own: the processes whose environment holds the test's
 TMPDIR (the service, its workers, their sandboxes), the cgroups named after a process of
@@ -12,6 +13,7 @@ the gradings in flight 2 s after SIGTERM.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +31,15 @@ DEADLINE = 300  # seconds to wait for a service to grade what it was given
 DOUBLE = "def double(x):\n    return 2 * x\n"
 SLOW = "import time\ntime.sleep(2)\n" + DOUBLE  # a grading of a few seconds
 LONG = "import time\ntime.sleep(50)\n" + DOUBLE  # a grading longer than the stop allows
+# bubblewrap that starts no sandbox until the file GATE exists, except the trial one
+# (`true`) that serve runs first: the service's templates wait for the test
+GATED_BWRAP = """#!/bin/sh
+for last; do :; done
+if [ "$last" != true ]; then
+    while [ ! -e '{gate}' ]; do sleep 0.1; done
+fi
+exec '{bwrap}' "$@"
+"""
 
 
 @pytest.fixture
@@ -219,3 +230,54 @@ def test_a_queue_deleted_under_the_service_stops_it_at_once_naming_the_file(
     assert f"serve: the service's queue {queue} is gone (deleted or emptied" in output
     assert "a new release of" not in output
     assert nothing_left([tree], tmpdir_of_service, course) == []
+
+
+def service_status(course):
+    """`python -m grader queue --status --json`: its exit status and the services listed."""
+    done = subprocess.run([sys.executable, "-m", "grader", "queue", "--status", "--json",
+                           "--course", course], env=nbgrader_env(), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_queue_status_says_starting_until_the_templates_are_ready_then_warm_then_stopped(
+        course, tmpdir_of_service, tmp_path):
+    gate = tmp_path / "templates-may-start"
+    gated = tmp_path / "gated-bin"
+    gated.mkdir()
+    (gated / "bwrap").write_text(GATED_BWRAP.format(gate=gate, bwrap=shutil.which("bwrap")))
+    (gated / "bwrap").chmod(0o755)
+    store = course_store(os.path.join(course, "course-data"))
+    with open(tmp_path / "service.log", "wb") as log:
+        service = start_service(course, "--workers", "1", log=log, env_overrides={
+            "TMPDIR": tmpdir_of_service, "PATH": f"{gated}{os.pathsep}{os.environ['PATH']}"})
+        tree = ProcessTree(service)
+        try:
+            wait_for(lambda: service_status(course)[1], service, "row of the service")
+            status, [starting] = service_status(course)  # its templates wait for the gate
+            assert (status, starting["state"], starting["detail"]) == (
+                1, "starting", "preparing the templates and checks"), starting
+            assert starting["service"].endswith(f":{service.pid}")
+            gate.touch()
+            wait_for(lambda: service_status(course)[0] == 0, service, "warm service")
+            status, [warm] = service_status(course)
+            assert (warm["service"], warm["state"], warm["detail"]) == (
+                starting["service"], "warm", "tiny: 1 at a time"), warm
+            assert warm["started"] == starting["started"] <= starting["since"] < warm["since"]
+            graded = hand_in(store, course, "ada")
+            assert wait_until_final(store, 1, time.monotonic() + DEADLINE, service)[0].score \
+                == 6.0
+        finally:
+            exit_status = stop_service(service, timeout=60)
+    output = (tmp_path / "service.log").read_text(errors="replace")
+    assert exit_status == 0, output
+    assert store.job(graded.id).state == JobState.GRADED
+    status, [stopped] = service_status(course)
+    assert (status, stopped["state"], stopped["detail"]) == (1, "stopped", "stopped"), stopped
+    table = subprocess.run([sys.executable, "-m", "grader", "queue", "--course", course],
+                           env=nbgrader_env(), capture_output=True, text=True, timeout=120)
+    assert table.stdout.splitlines()[0] == (
+        f"service {stopped['service']}: stopped at {stopped['since']} (stopped)")
+    assert nothing_left([tree], tmpdir_of_service, course) == []
+

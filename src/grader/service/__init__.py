@@ -17,6 +17,8 @@
   `HandInQueue` of claimed jobs, each result recorded by the single writer as it
   comes back; a clean stop on SIGTERM.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``status.py``: whether each service is starting, warm (its templates ready), stopped
+  or gone, as it writes it into the queue (``queue --status``).
 - ``release_watch.py``: each assignment's release/ folder watched while the service
   runs, so that a changed release (or a new assignment) is switched to between gradings.
 - ``due_feedback.py``: each student's feedback page at their own due date (extensions

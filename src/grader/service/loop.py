@@ -17,7 +17,6 @@ import dataclasses
 import multiprocessing
 import os
 import queue
-import socket
 import sys
 import threading
 from collections.abc import Mapping
@@ -36,6 +35,7 @@ from .final_push import FinalPush, Pusher, chosen_pusher
 from .inbound import inbound_folder
 from .queue_health import QueueHealth, watch_inbound_while_answered
 from .release_watch import ReleaseWatch, release_folder, watch_releases
+from .status import ServiceState, announce, host_prefix, seen, stop_the_gone
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
 from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
@@ -63,7 +63,7 @@ class Claimed:
 
 def worker_name() -> str:
     """This service's name on its leases: host and process id."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{host_prefix()}{os.getpid()}"
 
 
 def check_records(result: StudentResult) -> list[CheckRecord]:
@@ -125,6 +125,8 @@ class Service:
             self.health = QueueHealth(self.store, stop, self.settings.gradebook_retry_seconds)
         host = self.name.rpartition(":")[0] + ":"
         self.health.persist(lambda: self.store.take_back(host))  # leases of dead services here
+        self.announce(ServiceState.STARTING, "preparing the templates and checks")
+        self.health.persist(lambda: stop_the_gone(self.store, host))  # killed ones, shown so
         chosen = GradingService(config=self.settings.config)
         watch = ReleaseWatch(self.settings)
         threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
@@ -149,12 +151,15 @@ class Service:
                               "hand-ins it held are graded by them", file=sys.stderr,
                               flush=True)
                         self.worker_lost = ""
+                        self.announce(ServiceState.STARTING, "starting its workers again")
                     elif names := sorted(set(watch.changes) | self.handed_in_for):
                         print(f"serve: a new release of {', '.join(names)}: the gradings in "
                               "flight are recorded; preparing it, the hand-ins waiting are "
                               "graded against it", file=sys.stderr, flush=True)
                         watch.taken()
                         self.handed_in_for = set()
+                        self.announce(ServiceState.STARTING,
+                                      f"preparing the new release of {', '.join(names)}")
                     close_templates()  # started again for the new engine, before its workers
                     remove_left_overs()  # what a worker that died left: cgroups, folders
                 for thread in threads:
@@ -181,8 +186,9 @@ class Service:
                 for name in self.prepared:
                     self.writers[name] = Writer(self.settings, name)
                     self.writers[name].start()
-                print(f"serving {', '.join(self.prepared) or 'no assignment'}: "
-                      f"{grading.where}", file=sys.stderr, flush=True)
+                serving = f"{', '.join(self.prepared) or 'no assignment'}: {grading.where}"
+                print(f"serving {serving}", file=sys.stderr, flush=True)
+                self.announce(ServiceState.WARM, serving)  # templates and checks ready
                 threads = [threading.Thread(target=self.claim_jobs, name="claimer", daemon=True,
                                             args=(ending, waiting, hand_ins,
                                                   room or grading.in_flight())),
@@ -359,9 +365,16 @@ class Service:
         for job_id in held:
             self.give_back(job_id, reason)
 
+    def announce(self, state: ServiceState, detail: str) -> None:
+        """Write the service's state into the queue (status.py: `grader queue` shows it)."""
+        self.health.persist(lambda: announce(self.store, self.name, state, detail,
+                                             self.lease_seconds))
+
     def keep_leases(self, stop: threading.Event) -> None:
-        """Renew the lease of every job held, every quarter lease, until `stop` is set."""
+        """Renew the lease of every job held, every quarter lease, and say the service is
+        alive, until `stop` is set."""
         while not stop.wait(self.lease_seconds / 4):
+            self.health.persist(lambda: seen(self.store, self.name))
             with self.lock:
                 held = list(self.held)
             for job_id in held:
@@ -387,12 +400,15 @@ def run_service(settings: Settings, workers: int = 1, scheduler: str | None = No
                              name="stop guard", daemon=True)
     watcher.start()
     guard.start()
+    why = "it failed"  # unless it returns
     try:
         service.serve(stop)
+        why = service.health.failure or "stopped"
     finally:
         stopped.set()
         stop.set()
         watcher.join(timeout=10)
+        service.announce(ServiceState.STOPPED, why)
     return service.health.failure
 
 

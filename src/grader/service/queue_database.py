@@ -73,6 +73,15 @@ CREATE TABLE IF NOT EXISTS grade_pushes (
     pushed TEXT NOT NULL,
     PRIMARY KEY (job_id, lms)
 );
+CREATE TABLE IF NOT EXISTS services (
+    name TEXT PRIMARY KEY,
+    state TEXT NOT NULL,
+    since TEXT NOT NULL,
+    started TEXT NOT NULL,
+    seen {real} NOT NULL,
+    lease_seconds {real} NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+);
 """
 POSTGRES_SCHEMA = "grader_service"  # the schema of the queue's tables in the gradebook's database
 CONNECT_SECONDS = 10  # how long a PostgreSQL server that does not answer is waited for

@@ -46,8 +46,9 @@ class QueueHealth:
 
     def persist(self, call: Callable[[], T]) -> T | None:
         """`call()`'s result, tried again while the queue does not answer; None when the
-        service stops first (stopping, or the queue gone or silent too long)."""
-        while True:
+        service stops first (stopping, or the queue gone or silent too long: then no call
+        is made, lest an SQLite file deleted be made again, empty)."""
+        while not self.failure:
             try:
                 result = call()
             except StoreError as error:
@@ -57,6 +58,7 @@ class QueueHealth:
                 continue
             self.answered()
             return result
+        return None
 
     def failed(self, error: StoreError) -> bool:
         """Report a call that failed; True when it may be tried again."""
