@@ -1,7 +1,8 @@
 """The grading service when something stops under it: a worker process killed mid-grading,
 SIGTERM during a long grading, kill -9 and a restart. Each time the hand-ins are graded (or
 given back to the queue) and nothing of the service is left: no bubblewrap sandbox, no
-cgroup, no work folder. And what it says of itself: `queue --status` says starting until
+cgroup, no work folder. The gradebook's PostgreSQL restarted under it: no thread of the
+service dies, and each hand-in is graded once. And what it says of itself: `queue --status` says starting until
 its templates are ready, then warm, then stopped.
 
 What is counted is the service's own: the processes whose environment holds the test's
@@ -20,9 +21,11 @@ import sys
 import time
 
 import pytest
+from nbgrader.api import Gradebook
 
 from grader.service import JobState, course_store
 from testsupport.course import nbgrader_env
+from testsupport.postgres import TemporaryPostgres
 from testsupport.left_behind import ProcessTree, grader_cgroups, still_running, temporary_things
 from testsupport.service import start_service, stop_service, wait_until_final
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
@@ -281,3 +284,53 @@ def test_queue_status_says_starting_until_the_templates_are_ready_then_warm_then
         f"service {stopped['service']}: stopped at {stopped['since']} (stopped)")
     assert nothing_left([tree], tmpdir_of_service, course) == []
 
+
+def test_the_gradebooks_postgresql_restarted_under_the_service_kills_no_thread_and_grades_once(
+        course, tmpdir_of_service, tmp_path):
+    lease = 4.0  # seconds: the server stays down longer, as a restart under load may
+    with TemporaryPostgres() as server:  # the test's own: it is stopped and started again
+        url = server.create_database("gradebook")
+        with open(os.path.join(course, "nbgrader_config.py"), "a", encoding="utf-8") as config:
+            config.write(f"c.CourseDirectory.db_url = {url!r}\n")
+        released_there = subprocess.run(
+            [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+            cwd=course, env=nbgrader_env(), capture_output=True, text=True, timeout=300)
+        assert released_there.returncode == 0, released_there.stderr[-3000:]
+        store = course_store(os.path.join(course, "course-data"), url)
+        log_path = tmp_path / "service.log"
+        with open(log_path, "wb") as log:
+            service = start_service(course, "--workers", "1", "--lease", f"{lease:g}", log=log,
+                                    env_overrides={"TMPDIR": tmpdir_of_service})
+            tree = ProcessTree(service)
+            try:
+                first = hand_in(store, course, "ada")
+                wait_until_final(store, 1, time.monotonic() + DEADLINE, service)
+                slow = hand_in(store, course, "slowpoke", SLOW)
+                wait_for(lambda: store.job(slow.id).state == JobState.GRADING, service,
+                         "claim of the slow hand-in")
+                server.halt()  # every connection cut, as a crash or an immediate restart
+                down_since = time.monotonic()
+                # down until the service met it in its queue (the claimer) and in the
+                # gradebook (the slow grading recorded), and its lease ran out
+                wait_for(lambda: all(said in log_path.read_text(errors="replace") for said in (
+                    "trying again for up to", "does not answer")), service, "restart met")
+                time.sleep(max(0.0, down_since + 2 * lease - time.monotonic()))
+                server.resume()  # the same data and port
+                later = hand_in(store, course, "later")
+                jobs = wait_until_final(store, 3, time.monotonic() + DEADLINE, service)
+            finally:
+                exit_status = stop_service(service, timeout=60)
+        output = log_path.read_text(errors="replace")
+        with Gradebook(url, "tinycourse") as gradebook:
+            recorded = {student: gradebook.find_submission(ASSIGNMENT, student).score
+                        for student in ("ada", "slowpoke", "later")}
+    assert exit_status == 0, output
+    assert "Traceback" not in output and "Exception in thread" not in output, output
+    by_id = {job.id: job for job in jobs}
+    assert [(by_id[job.id].state, by_id[job.id].score, by_id[job.id].attempts)
+            for job in (first, slow, later)] == [(JobState.GRADED, 6.0, 1)] * 3, output
+    assert [output.count(f"{student}: 6/6 ") for student in ("ada", "slowpoke", "later")] \
+        == [1, 1, 1], output  # each recorded once, by the one writer
+    assert recorded == {"ada": 6.0, "slowpoke": 6.0, "later": 6.0}
+    assert "answers again after" in output
+    assert nothing_left([tree], tmpdir_of_service, course) == []

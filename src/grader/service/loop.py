@@ -35,7 +35,7 @@ from .final_push import FinalPush, Pusher, chosen_pusher
 from .inbound import inbound_folder
 from .queue_health import QueueHealth, watch_inbound_while_answered
 from .release_watch import ReleaseWatch, release_folder, watch_releases
-from .status import ServiceState, announce, host_prefix, seen, stop_the_gone
+from .status import ServiceState, announce, begin, host_prefix, seen, stop_the_gone
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
 from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
@@ -102,7 +102,10 @@ class Service:
         self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
         self.name = worker_name()
         self.held: dict[int, QueuedJob] = {}  # claimed and not finished, by job id
-        self.lock = threading.Lock()  # held, and the writers (the claimer records refusals)
+        self.lock = threading.Lock()  # held
+        # the writers (the claimer records refusals): a gradebook waited for while it
+        # restarts holds only this, not the claimer's and the heartbeat's `lock`
+        self.writing = threading.Lock()
         self.writers: dict[str, Writer] = {}
         self.prepared: dict[str, Assignment] = {}
         self.due_feedback: DueFeedback | None = None
@@ -124,8 +127,10 @@ class Service:
         if self.health.stop is not stop:
             self.health = QueueHealth(self.store, stop, self.settings.gradebook_retry_seconds)
         host = self.name.rpartition(":")[0] + ":"
-        self.health.persist(lambda: self.store.take_back(host))  # leases of dead services here
-        self.announce(ServiceState.STARTING, "preparing the templates and checks")
+        # leases of dead services here, and of one that had this service's name
+        self.health.persist(lambda: self.store.take_back(host, self.name))
+        self.health.persist(lambda: begin(self.store, self.name, "preparing the templates and "
+                                          "checks", self.lease_seconds))
         self.health.persist(lambda: stop_the_gone(self.store, host))  # killed ones, shown so
         chosen = GradingService(config=self.settings.config)
         watch = ReleaseWatch(self.settings)
@@ -207,7 +212,7 @@ class Service:
                     thread.join(timeout=30)
         finally:
             ending.set()
-            with self.lock:
+            with self.writing:
                 for writer in self.writers.values():
                     writer.finish()
                 self.writers = {}
@@ -327,9 +332,8 @@ class Service:
         none once the service abandoned what was in flight (given back, graded next time)."""
         if self.abandoned.is_set():
             return
-        writer = self.writers[claimed.assignment]
-        with self.lock:
-            failed = writer.record(claimed.hand_in, result)
+        with self.writing:
+            failed = self.writers[claimed.assignment].record(claimed.hand_in, result)
         job = claimed.job
         if failed is not None:
             self.retry(job, result.error or "the grader failed while recording it")
@@ -367,8 +371,7 @@ class Service:
 
     def announce(self, state: ServiceState, detail: str) -> None:
         """Write the service's state into the queue (status.py: `grader queue` shows it)."""
-        self.health.persist(lambda: announce(self.store, self.name, state, detail,
-                                             self.lease_seconds))
+        self.health.persist(lambda: announce(self.store, self.name, state, detail))
 
     def keep_leases(self, stop: threading.Event) -> None:
         """Renew the lease of every job held, every quarter lease, and say the service is

@@ -58,24 +58,26 @@ class ServiceStatus:
         return f"service {self.name}: {what}" + (f" ({self.detail})" if self.detail else "")
 
 
-def announce(store: Store, name: str, state: ServiceState, detail: str = "",
-             lease_seconds: float = 60.0) -> None:
-    """Write that the service `name` is now in `state` (its row made when it starts)."""
-    now = utc_now()
+def begin(store: Store, name: str, detail: str = "", lease_seconds: float = 60.0) -> None:
+    """Write that the service `name` is starting, in a row of its own: the rows of
+    services that stopped, no longer of interest, are removed, and one of the same name
+    (a service before it with the same process id, killed) is replaced."""
+    now = utc_now().isoformat()
     with store.database.transaction() as db:
-        if state == ServiceState.STARTING and not db.row(
-                "SELECT name FROM services WHERE name = :name", name=name):
-            # a new service: the rows of services that stopped are no longer of interest
-            db.change("DELETE FROM services WHERE state = :stopped",
-                      stopped=ServiceState.STOPPED)
-            db.change("INSERT INTO services (name, state, since, started, seen, lease_seconds, "
-                      "detail) VALUES (:name, :state, :now, :now, :seen, :lease, :detail)",
-                      name=name, state=str(state), now=now.isoformat(), seen=time.time(),
-                      lease=lease_seconds, detail=detail)
-            return
+        db.change("DELETE FROM services WHERE state = :stopped OR name = :name",
+                  stopped=ServiceState.STOPPED, name=name)
+        db.change("INSERT INTO services (name, state, since, started, seen, lease_seconds, "
+                  "detail) VALUES (:name, :state, :now, :now, :seen, :lease, :detail)",
+                  name=name, state=ServiceState.STARTING, now=now, seen=time.time(),
+                  lease=lease_seconds, detail=detail)
+
+
+def announce(store: Store, name: str, state: ServiceState, detail: str = "") -> None:
+    """Write that the service `name`, begun, is now in `state`."""
+    with store.database.transaction() as db:
         db.change("UPDATE services SET state = :state, since = :now, seen = :seen, "
                   "detail = :detail WHERE name = :name", name=name, state=str(state),
-                  now=now.isoformat(), seen=time.time(), detail=detail)
+                  now=utc_now().isoformat(), seen=time.time(), detail=detail)
 
 
 def seen(store: Store, name: str) -> None:

@@ -171,13 +171,14 @@ class Store:
 
         A job is claimable when it waits or its lease ran out, and no earlier hand-in
         of the same student and assignment is still to be graded; of those, the one of
-        the student with the fewest jobs being graded now, the earliest first. A job
+        the student with the fewest jobs being graded now, the earliest first (a job
+        `worker` holds, its lease run out or not, is never handed out to it again). A job
         whose lease ran out after `max_attempts` claims ends `failed` instead.
         """
         now = time.time()
         with self.database.transaction() as db:
             rows = db.rows(
-                "SELECT id, student, assignment, state, attempts, lease_until FROM jobs "
+                "SELECT id, student, assignment, state, attempts, worker, lease_until FROM jobs "
                 "WHERE state IN (:waiting, :grading) ORDER BY id",
                 waiting=JobState.WAITING, grading=JobState.GRADING)
             taken: set[tuple[str, str]] = set()  # a job of the pair is graded or first in line
@@ -188,7 +189,10 @@ class Store:
                 if pair in taken:
                     continue
                 leased = row["state"] == JobState.GRADING
-                if leased and row["lease_until"] is not None and row["lease_until"] > now:
+                # a job `worker` holds stays its own, however late its heartbeat (a database
+                # that was down): a service never takes back what it is grading itself
+                if leased and (row["worker"] == worker or (
+                        row["lease_until"] is not None and row["lease_until"] > now)):
                     taken.add(pair)
                     grading[row["student"]] = grading.get(row["student"], 0) + 1
                     continue
@@ -234,18 +238,20 @@ class Store:
                 grading=JobState.GRADING)
         return changed == 1
 
-    def take_back(self, host_prefix: str) -> list[int]:
+    def take_back(self, host_prefix: str, itself: str = "") -> list[int]:
         """End at once the leases of workers named `host_prefix` + process id whose process
-        is gone (a service on this machine killed outright); returns the jobs' ids. Their
-        next claim counts as an attempt."""
+        is gone (a service on this machine killed outright), and those named `itself`, the
+        name of a service that holds nothing yet (one before it with the same process id
+        was killed); returns the jobs' ids. Their next claim counts as an attempt."""
         with self.database.transaction() as db:
             rows = db.rows("SELECT id, worker FROM jobs WHERE state = :grading "
                            "AND substr(worker, 1, :length) = :prefix", grading=JobState.GRADING,
                            length=len(host_prefix), prefix=host_prefix)
-            gone = [row["id"] for row in rows
-                    if not process_alive(row["worker"][len(host_prefix):])]
+            gone = [row["id"] for row in rows if row["worker"] == itself
+                    or not process_alive(row["worker"][len(host_prefix):])]
             for job_id in gone:
-                db.change("UPDATE jobs SET lease_until = 0 WHERE id = :id", id=job_id)
+                db.change("UPDATE jobs SET lease_until = 0, worker = NULL WHERE id = :id",
+                          id=job_id)
         return gone
 
     def retry(self, job_id: int, reason: str) -> QueuedJob:

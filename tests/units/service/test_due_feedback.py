@@ -320,3 +320,28 @@ def test_the_push_setting_names_one_of_the_services_pushes_or_none():
     with pytest.raises(PushSetupError, match=r"push_final_grades = 'moodle' is not a push this "
                        r"service knows \(canvas, lti, or '' for off\)"):
         chosen_pusher("moodle", {"canvas": push, "lti": push})
+
+
+def test_a_look_that_keeps_failing_is_said_once_and_its_return_once(capsys):
+    import threading
+
+    from grader.service.due_feedback import release_at_due
+
+    stop = threading.Event()
+    outcomes = iter([OSError("the database restarts\nSQL: SELECT ..."), OSError("refused"),
+                     OSError("refused"), ["ada's feedback released"], []])
+
+    def tick():
+        outcome = next(outcomes)
+        if isinstance(outcome, Exception):
+            raise outcome
+        if not outcome:
+            stop.set()
+        return outcome
+
+    release_at_due(tick, stop, 0.0, "feedback at the due date")
+    assert capsys.readouterr().err.splitlines() == [
+        "serve: feedback at the due date: OSError: the database restarts; tried again every "
+        "0 s",
+        "serve: feedback at the due date: working again",
+        "serve: ada's feedback released"]

@@ -12,7 +12,7 @@ import pytest
 
 from grader.cli import main
 from grader.service import MAX_ATTEMPTS, Store, course_store
-from grader.service.status import (ServiceState, announce, host_prefix, seen, services,
+from grader.service.status import (ServiceState, announce, begin, host_prefix, seen, services,
                                    stop_the_gone)
 
 HERE = host_prefix()
@@ -33,7 +33,7 @@ def states(store, now=None):
 
 
 def test_a_service_is_starting_then_warm_with_the_time_then_stopped(store):
-    announce(store, ALIVE, ServiceState.STARTING, "preparing the templates and checks")
+    begin(store, ALIVE, "preparing the templates and checks")
     assert states(store) == [(ALIVE, ServiceState.STARTING,
                               "preparing the templates and checks")]
     before = datetime.datetime.now(datetime.timezone.utc)
@@ -48,15 +48,15 @@ def test_a_service_is_starting_then_warm_with_the_time_then_stopped(store):
 
 
 def test_a_new_service_clears_the_stopped_ones_and_the_killed_ones_are_marked(store):
-    announce(store, f"{HERE}1", ServiceState.STARTING)  # process 1 is always alive
+    begin(store, f"{HERE}1")  # process 1 is always alive
     announce(store, f"{HERE}1", ServiceState.STOPPED, "stopped")
     assert states(store) == [(f"{HERE}1", ServiceState.STOPPED, "stopped")]
-    announce(store, DEAD, ServiceState.STARTING)  # a new service: the stopped one cleared
+    begin(store, DEAD)  # a new service: the stopped one cleared
     announce(store, DEAD, ServiceState.WARM, "tiny")
     [gone] = services(store, HERE)
     assert (gone.name, gone.state, gone.state_before) == (DEAD, ServiceState.GONE, "warm")
     assert "gone (last seen " in gone.line()
-    announce(store, ALIVE, ServiceState.STARTING)  # as serve does: then the killed marked
+    begin(store, ALIVE)  # as serve does: then the killed ones marked
     stop_the_gone(store, HERE)
     assert states(store) == [
         (DEAD, ServiceState.STOPPED,
@@ -64,12 +64,23 @@ def test_a_new_service_clears_the_stopped_ones_and_the_killed_ones_are_marked(st
         (ALIVE, ServiceState.STARTING, "")]
 
 
+def test_a_service_with_the_process_id_of_a_killed_one_replaces_its_row(store):
+    begin(store, ALIVE)
+    announce(store, ALIVE, ServiceState.WARM, "tiny")
+    [killed] = services(store, HERE)
+    begin(store, ALIVE, "preparing")  # the same host and process id, after a restart
+    [new] = services(store, HERE)
+    assert (new.state, new.detail) == (ServiceState.STARTING, "preparing")
+    assert new.started >= killed.since
+
+
 def test_a_service_not_seen_for_longer_than_its_lease_is_gone_and_its_heartbeat_keeps_it(
         store):
     other_host = "another-host:123"  # its process cannot be looked at from here
-    announce(store, other_host, ServiceState.WARM, lease_seconds=60.0)  # no row: made warm
-    announce(store, other_host, ServiceState.STARTING, lease_seconds=60.0)
-    announce(store, other_host, ServiceState.WARM, "tiny", lease_seconds=60.0)
+    announce(store, other_host, ServiceState.WARM)  # not begun: no row, nothing written
+    assert services(store, HERE) == []
+    begin(store, other_host, lease_seconds=60.0)
+    announce(store, other_host, ServiceState.WARM, "tiny")
     [status] = services(store, HERE)
     last = status.seen.timestamp()
     assert [s.state for s in services(store, HERE, now=last + 59)] == [ServiceState.WARM]
@@ -89,7 +100,7 @@ def test_queue_status_exits_0_only_when_a_service_is_warm(tmp_path, capsys):
     store = course_with_service(tmp_path)
     assert main(["queue", "--status", "--course", str(tmp_path)]) == 1
     assert capsys.readouterr().out == "service: never started on this queue\n"
-    announce(store, ALIVE, ServiceState.STARTING, "preparing the templates and checks")
+    begin(store, ALIVE, "preparing the templates and checks")
     assert main(["queue", "--status", "--json", "--course", str(tmp_path)]) == 1
     [starting] = json.loads(capsys.readouterr().out)
     assert (starting["service"], starting["state"], starting["detail"]) == (
