@@ -2,7 +2,9 @@
 SIGTERM during a long grading, kill -9 and a restart. Each time the hand-ins are graded (or
 given back to the queue) and nothing of the service is left: no bubblewrap sandbox, no
 cgroup, no work folder. The gradebook's PostgreSQL restarted under it: no thread of the
-service dies, and each hand-in is graded once. And what it says of itself: `queue --status` says starting until
+service dies, and each hand-in is graded once. Its SQLite queue locked by another program:
+said once, waited for, and the service stopped naming it when the lock stays. And what it
+says of itself: `queue --status` says starting until
 its templates are ready, then warm, then stopped.
 
 What is counted is the service's own: the processes whose environment holds the test's
@@ -16,6 +18,7 @@ import json
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -24,16 +27,18 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.service import JobState, course_store
+from grader.service.inbound import POLL_SECONDS
 from testsupport.course import nbgrader_env
 from testsupport.postgres import TemporaryPostgres
 from testsupport.left_behind import ProcessTree, grader_cgroups, still_running, temporary_things
-from testsupport.service import start_service, stop_service, wait_until_final
+from testsupport.service import exchange_submit, start_service, stop_service, wait_until_final
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
 
 DEADLINE = 300  # seconds to wait for a service to grade what it was given
 DOUBLE = "def double(x):\n    return 2 * x\n"
 SLOW = "import time\ntime.sleep(2)\n" + DOUBLE  # a grading of a few seconds
 LONG = "import time\ntime.sleep(50)\n" + DOUBLE  # a grading longer than the stop allows
+PATIENCE = 20  # c.GradebookWriter.retry_seconds of the lock test: a lock held longer stops it
 # bubblewrap that starts no sandbox until the file GATE exists, except the trial one
 # (`true`) that serve runs first: the service's templates wait for the test
 GATED_BWRAP = """#!/bin/sh
@@ -333,4 +338,49 @@ def test_the_gradebooks_postgresql_restarted_under_the_service_kills_no_thread_a
         == [1, 1, 1], output  # each recorded once, by the one writer
     assert recorded == {"ada": 6.0, "slowpoke": 6.0, "later": 6.0}
     assert "answers again after" in output
+    assert nothing_left([tree], tmpdir_of_service, course) == []
+
+
+def test_a_queue_locked_by_another_program_is_waited_for_then_the_service_stops_naming_it(
+        course, tmpdir_of_service, tmp_path):
+    with open(os.path.join(course, "nbgrader_config.py"), "a", encoding="utf-8") as config:
+        config.write("c.GradingService.queue_busy_seconds = 0.5\n"
+                     f"c.GradebookWriter.retry_seconds = {PATIENCE}\n")
+    store = course_store(os.path.join(course, "course-data"))
+    queue = os.path.join(course, "course-data", "service", "queue.db")
+    locked = f"serve: the service's queue {queue} failed: database is locked"
+    log_path = tmp_path / "service.log"
+    locker = sqlite3.connect(queue, isolation_level=None, timeout=60)  # another program
+    with open(log_path, "wb") as log:
+        service = start_service(course, "--workers", "1", log=log,
+                                env_overrides={"TMPDIR": tmpdir_of_service})
+        tree = ProcessTree(service)
+        try:
+            wait_for(lambda: service_status(course)[0] == 0, service, "warm service")
+            locker.execute("BEGIN EXCLUSIVE")
+            wait_for(lambda: locked in log_path.read_text(errors="replace"), service,
+                     "lock said")
+            notebook = json.dumps(correct(released(course))).encode("utf-8")
+            exchange_submit(course, "tinycourse", "bea", ASSIGNMENT,
+                            {NOTEBOOK + ".ipynb": notebook}, "2026-12-01 16:00:00.000000 UTC")
+            time.sleep(3 * POLL_SECONDS)  # the exchange looked at, locked, a few times
+            locker.execute("COMMIT")
+            graded = hand_in(store, course, "ada")
+            jobs = wait_until_final(store, 2, time.monotonic() + DEADLINE, service)
+            assert sorted((job.student, job.score) for job in jobs) == [
+                ("ada", 6.0), ("bea", 6.0)], log_path.read_text(errors="replace")
+            locker.execute("BEGIN EXCLUSIVE")  # and kept: past retry_seconds the service stops
+            exit_status = service.wait(timeout=DEADLINE)
+        finally:
+            locker.close()
+            if service.poll() is None:
+                stop_service(service)
+    output = log_path.read_text(errors="replace")
+    assert exit_status == 1, output
+    assert "Traceback" not in output and "a new release of" not in output, output
+    assert "not taken yet" not in output  # the exchange waits for the queue, silently
+    assert output.count(f"{locked}; trying again for up to {PATIENCE} s") == 2, output  # once each
+    assert f"serve: the service's queue {queue} answers again after" in output
+    assert f"{locked}, for {PATIENCE} s: the service stops" in output
+    assert store.job(graded.id).state == JobState.GRADED
     assert nothing_left([tree], tmpdir_of_service, course) == []

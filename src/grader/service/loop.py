@@ -392,7 +392,8 @@ def run_service(settings: Settings, workers: int = 1, scheduler: str | None = No
     until `stop` is set; `pushers` are the LMS pushes c.GradingService.push_final_grades
     may name. Returns why the service stopped on its own ('' when it was stopped)."""
     stop = stop or threading.Event()
-    store = course_store(settings.data, settings.db_url)
+    store = course_store(settings.data, settings.db_url,
+                         GradingService(config=settings.config).queue_busy_seconds)
     service = Service(settings, store, workers, scheduler, lease_seconds, pushers)
     service.health = QueueHealth(store, stop, settings.gradebook_retry_seconds)
     watcher = threading.Thread(target=watch_inbound_while_answered,

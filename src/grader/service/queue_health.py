@@ -44,10 +44,12 @@ class QueueHealth:
         return isinstance(database, SqliteQueue) and (
             not os.path.exists(database.path) or "no such table" in str(error))
 
-    def persist(self, call: Callable[[], T]) -> T | None:
+    def persist(self, call: Callable[[], T], reads: bool = False) -> T | None:
         """`call()`'s result, tried again while the queue does not answer; None when the
         service stops first (stopping, or the queue gone or silent too long: then no call
-        is made, lest an SQLite file deleted be made again, empty)."""
+        is made, lest an SQLite file deleted be made again, empty). A call that only
+        `reads` and works does not end the trouble: an SQLite queue locked by another
+        program is read still, and written to by no one."""
         while not self.failure:
             try:
                 result = call()
@@ -56,7 +58,8 @@ class QueueHealth:
                     return None
                 self.stop.wait(PAUSE_SECONDS)
                 continue
-            self.answered()
+            if not reads:
+                self.answered()
             return result
         return None
 
@@ -106,9 +109,10 @@ def watch_inbound_while_answered(health: QueueHealth, inbound: str, stop: thread
     known: set[JobSource] = set()
     while not stop.is_set():
         queued = health.persist(
-            lambda: store.known_sources(JobSource.prefix(SourceKind.EXCHANGE)))
+            lambda: store.known_sources(JobSource.prefix(SourceKind.EXCHANGE)), reads=True)
         if queued is None:
             return
         known |= queued
-        take_inbound(store, inbound, known)
+        if health.trouble_since is None:  # a queue read but not written (locked) waits
+            take_inbound(store, inbound, known)
         stop.wait(poll)

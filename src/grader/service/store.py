@@ -30,7 +30,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .queue_database import Statements, StoreError, is_postgres, queue_database, sqlite_path
+from .queue_database import (BUSY_SECONDS, Statements, StoreError, is_postgres, queue_database,
+                             sqlite_path)
 from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
                       PushTarget, QueuedJob, ReleaseOutcome, SourceKind)
 
@@ -54,11 +55,12 @@ class Store:
     in ``blobs/`` beside it, or a PostgreSQL URL, whose bytes are in the folder
     `blobs` (the service reads them and hands them on: no worker needs the disk).
     Each method opens its own connection, so a Store may be used from any thread
-    or process; every change of state is one transaction.
+    or process; every change of state is one transaction. A call waits `busy_seconds`
+    for the database while another program holds it locked, then fails (StoreError).
     """
 
     def __init__(self, path_or_url: str, max_attempts: int = MAX_ATTEMPTS,
-                 blobs: str | None = None):
+                 blobs: str | None = None, busy_seconds: float = BUSY_SECONDS):
         path = sqlite_path(path_or_url)
         if path is None and blobs is None:
             raise StoreError("a queue in PostgreSQL keeps the hand-ins' bytes on disk: "
@@ -75,7 +77,7 @@ class Store:
             os.makedirs(folder, mode=0o700, exist_ok=True)
             os.chmod(folder, 0o700)
             self._owned(folder)
-        self.database = queue_database(path_or_url)
+        self.database = queue_database(path_or_url, busy_seconds)
         self.path = path or path_or_url  # the SQLite file, or the PostgreSQL URL
         self.where = self.database.shown  # the queue as it may be shown (no password)
         if path is not None:
@@ -387,11 +389,12 @@ def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
                      reason=row["reason"], files=json.loads(row["files"]))
 
 
-def course_store(data_folder: str, db_url: str = "") -> Store:
+def course_store(data_folder: str, db_url: str = "", busy_seconds: float = BUSY_SECONDS
+                 ) -> Store:
     """The course's queue, its bytes in service/blobs/ of its data folder (course-data/):
     in the gradebook's database when `db_url`, the gradebook's, is PostgreSQL; otherwise
     service/queue.db in the data folder, beside the gradebook."""
     folder = os.path.join(data_folder, "service")
     if is_postgres(db_url):
-        return Store(db_url, blobs=os.path.join(folder, "blobs"))
-    return Store(os.path.join(folder, "queue.db"))
+        return Store(db_url, blobs=os.path.join(folder, "blobs"), busy_seconds=busy_seconds)
+    return Store(os.path.join(folder, "queue.db"), busy_seconds=busy_seconds)

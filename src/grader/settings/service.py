@@ -9,7 +9,8 @@
   page released at their due date (``c.GradingService.release_feedback_at_due``),
   looked for every ``feedback_check_seconds``; a new release looked for every
   ``release_check_seconds``; how long a stop waits for the gradings in flight
-  (``stop_seconds``); each grade pushed to the LMS once final
+  (``stop_seconds``); how long a call waits for its queue locked by another program
+  (``queue_busy_seconds``); each grade pushed to the LMS once final
   (``push_final_grades``, off unless set).
 - `ServicePage`: who sees every student on the students' page
   (``c.ServicePage.instructors_group``).
@@ -59,6 +60,11 @@ class GradingService(Configurable):
                          "in flight may take to finish and be recorded; past that they go "
                          "back to the queue and the workers stop their sandboxes (a "
                          "supervisor's stop timeout should leave 15 s more)").tag(config=True)
+    queue_busy_seconds = Float(60.0, min=0.1, help="how long one call of the service waits "
+                               "for its queue's database while another program holds it "
+                               "locked (SQLite's busy timeout, PostgreSQL's lock_timeout) "
+                               "before it fails, is said, and is tried again for up to "
+                               "c.GradebookWriter.retry_seconds").tag(config=True)
 
 
 class ServicePage(Configurable):
