@@ -8,9 +8,9 @@
 
 `serve` grades each hand-in as it arrives (loop.py); `queue` lists every hand-in
 the service knows (listing.py), below whether the service is warm (status.py),
-and with --status only that, exiting 0 only when a service is warm; `page` is the students' page on the hub (page.py);
-`check` and `student-view` are the page's two actions at the command line
-(student_commands.py).
+and with --status only that, exiting 0 only when a service is warm; `page` is the
+students' page on the hub (page.py); `check` and `student-view` are the page's two
+actions at the command line (student_commands.py).
 """
 
 import argparse

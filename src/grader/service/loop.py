@@ -35,8 +35,8 @@ from .final_push import FinalPush, Pusher, chosen_pusher
 from .inbound import inbound_folder
 from .queue_health import QueueHealth, watch_inbound_while_answered
 from .release_watch import ReleaseWatch, release_folder, watch_releases
-from .status import ServiceState, announce, begin, host_prefix, seen, stop_the_gone
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
+from .status import ServiceState, announce, begin, host_prefix, seen, stop_the_gone
 from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
 
