@@ -31,7 +31,7 @@ help:
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
 	@echo "  make serve               [WORKERS=N] [SCHEDULER=tls://HOST:8786] grade each hand-in as it arrives"
-	@echo "  make queue               every hand-in the grading service knows, with its state"
+	@echo "  make queue               every hand-in the grading service knows, and whether it is warm"
 	@echo "  make autograde           grade in the sandbox [JOBS=N | SCHEDULER=tls://host:8786] [STUDENTS=a,b] [SHARD=K/N]"
 	@echo "  make dask-certs          the certificates of a Dask cluster's TLS into dask-certs/ (docs/scaling.md)"
 	@echo "  make feedback            feedback pages into course-data/feedback/"

@@ -22,6 +22,8 @@
 - ``after_feedback.py``: `make extensions`, naming an extension granted after a
   student's feedback went out.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``status.py``: whether each service is starting, warm (its templates ready), stopped
+  or gone, as it writes it into the queue (``queue --status``).
 - ``release_watch.py``: each assignment's release/ folder watched while the service
   runs, so that a changed release (or a new assignment) is switched to between gradings.
 - ``due_feedback.py``: each student's feedback page at their own due date (extensions

@@ -249,13 +249,21 @@ class DueFeedback:
 def release_at_due(tick: Callable[[], list[str]], stop: threading.Event, every: float,
                    what: str = "feedback at the due date") -> None:
     """`tick()` (DueFeedback.tick, or another look of the same kind) every `every` seconds
-    until `stop` is set, its lines printed; a tick that fails is reported as `what` and the
+    until `stop` is set, its lines printed; a tick that fails is reported as `what` (once,
+    until one works again: a database restarting is not said every few seconds) and the
     next one tries again (the service goes on grading)."""
+    failing = False
     while not stop.is_set():
         try:
             lines = tick()
         except Exception as error:  # noqa: BLE001 (reported; grading is not stopped by it)
-            lines = [f"{what}: {type(error).__name__}: {error}"]
+            said = (str(error).strip().splitlines() or [""])[0]  # not the SQL below it
+            lines = [] if failing else [f"{what}: {type(error).__name__}: {said}; tried "
+                                        f"again every {every:g} s"]
+            failing = True
+        else:
+            lines = [f"{what}: working again", *lines] if failing else lines
+            failing = False
         for line in lines:
             print(f"serve: {writable(line)}", file=sys.stderr, flush=True)
         stop.wait(every)

@@ -10,7 +10,9 @@ rows into these records and back.
 import dataclasses
 import datetime
 import enum
-from typing import NewType
+import json
+from collections.abc import Mapping
+from typing import Any, NewType
 
 
 class JobState(enum.StrEnum):
@@ -20,6 +22,7 @@ class JobState(enum.StrEnum):
     FAILED = "failed"  # the grader failed on it, `max_attempts` times or for good
     REFUSED = "refused"  # not graded at all (its reason says why)
     DUPLICATE = "duplicate"  # the same bytes as the student's latest hand-in: not graded again
+    SUPERSEDED = "superseded"  # a later hand-in of the same came before it was graded: kept, not graded
 
 
 FINAL_STATES = (JobState.GRADED, JobState.FAILED, JobState.REFUSED)
@@ -119,3 +122,17 @@ class FeedbackRelease:
 # the LMS gradebook a final grade went to, by the name of its push
 # (c.GradingService.push_final_grades: an LMS's name, as make NAME-push, or "lti")
 PushTarget = NewType("PushTarget", str)
+
+
+def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
+    """The QueuedJob of one database row."""
+    def moment(text: str | None) -> datetime.datetime | None:
+        return datetime.datetime.fromisoformat(text) if text else None
+
+    return QueuedJob(id=row["id"], student=row["student"], assignment=row["assignment"],
+                     digest=row["digest"], source=JobSource(row["source"]),
+                     state=JobState(row["state"]), attempts=row["attempts"],
+                     arrived=moment(row["arrived"]), graded=moment(row["graded"]),
+                     score=row["score"], max_score=row["max_score"],
+                     checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
+                     reason=row["reason"], files=json.loads(row["files"]))

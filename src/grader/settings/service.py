@@ -8,7 +8,9 @@
 - `GradingService`: the service's own work besides grading: each student's feedback
   page released at their due date (``c.GradingService.release_feedback_at_due``),
   looked for every ``feedback_check_seconds``; a new release looked for every
-  ``release_check_seconds``; each grade pushed to the LMS once final
+  ``release_check_seconds``; how long a stop waits for the gradings in flight
+  (``stop_seconds``); how long a call waits for its queue locked by another program
+  (``queue_busy_seconds``); each grade pushed to the LMS once final
   (``push_final_grades``, off unless set).
 - `ServicePage`: who sees every student on the students' page
   (``c.ServicePage.instructors_group``).
@@ -54,6 +56,15 @@ class GradingService(Configurable):
                                   "changed or new release/<assignment>/ (make release), in "
                                   "seconds; one that stays the same for two looks is switched "
                                   "to between gradings").tag(config=True)
+    stop_seconds = Float(25.0, min=0.0, help="after SIGTERM or Ctrl-C, how long the gradings "
+                         "in flight may take to finish and be recorded; past that they go "
+                         "back to the queue and the workers stop their sandboxes (a "
+                         "supervisor's stop timeout should leave 15 s more)").tag(config=True)
+    queue_busy_seconds = Float(60.0, min=0.1, help="how long one call of the service waits "
+                               "for its queue's database while another program holds it "
+                               "locked (SQLite's busy timeout, PostgreSQL's lock_timeout) "
+                               "before it fails, is said, and is tried again for up to "
+                               "c.GradebookWriter.retry_seconds").tag(config=True)
 
 
 class ServicePage(Configurable):

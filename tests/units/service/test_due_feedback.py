@@ -397,3 +397,28 @@ def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_ou
                               f"bob,{ASSIGNMENT},48,,\n")
         apply_extensions(settings, str(extensions))
     assert fred.id in {r.job_id for r in store.releases()}
+
+
+def test_a_look_that_keeps_failing_is_said_once_and_its_return_once(capsys):
+    import threading
+
+    from grader.service.due_feedback import release_at_due
+
+    stop = threading.Event()
+    outcomes = iter([OSError("the database restarts\nSQL: SELECT ..."), OSError("refused"),
+                     OSError("refused"), ["ada's feedback released"], []])
+
+    def tick():
+        outcome = next(outcomes)
+        if isinstance(outcome, Exception):
+            raise outcome
+        if not outcome:
+            stop.set()
+        return outcome
+
+    release_at_due(tick, stop, 0.0, "feedback at the due date")
+    assert capsys.readouterr().err.splitlines() == [
+        "serve: feedback at the due date: OSError: the database restarts; tried again every "
+        "0 s",
+        "serve: feedback at the due date: working again",
+        "serve: ada's feedback released"]
