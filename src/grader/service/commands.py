@@ -9,8 +9,9 @@
 `serve` grades each hand-in as it arrives (loop.py); `queue` lists every hand-in
 the service knows (listing.py), below whether the service is warm (status.py),
 and with --status only that, exiting 0 only when a service is warm; `page` is the
-students' page on the hub (page.py); `check` and `student-view` are the page's two
-actions at the command line (student_commands.py).
+students' page on the hub (page.py; page_http.py with c.HubTransport.transport =
+"http"); `check` and `student-view` are the page's two actions at the command line
+(student_commands.py).
 """
 
 import argparse
@@ -21,7 +22,7 @@ import threading
 from collections.abc import Callable, Mapping
 
 from ..sandbox import require_sandbox
-from ..settings import GradingService, ServicePage, Settings, load
+from ..settings import GradingService, HubTransport, ServicePage, Settings, load
 from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
@@ -116,11 +117,15 @@ def run_queue(args: argparse.Namespace) -> int:
 
 
 def run_page(args: argparse.Namespace) -> int:
-    from .page import serve_page  # tornado and the hub's client: only for the page
+    # tornado and the hub's client: only for the page
+    from .page import serve_page
+    from .page_http import serve_http_page
 
     settings = loaded(args)
     instructors = args.instructors or ServicePage(config=settings.config).instructors_group
-    serve_page(settings, course_store(settings.data, settings.db_url), args.port, instructors)
+    over_http = HubTransport(config=settings.config).transport == "http"
+    (serve_http_page if over_http else serve_page)(
+        settings, course_store(settings.data, settings.db_url), args.port, instructors)
     return 0
 
 

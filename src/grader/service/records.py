@@ -34,6 +34,7 @@ class SourceKind(enum.StrEnum):
     EXCHANGE = "exchange"  # nbgrader's exchange (inbound.py): the inbound folder's name follows
     ZIP = "zip"  # an LMS's zip (collect-zip --queue): the zip's file name follows
     CHECK = "check"  # "Check my notebook" (requests.py: the page, `python -m grader check`)
+    HUB = "hub"  # "Hand in" on the course page over HTTP (over_http.py): student+assignment+time
     OTHER = "other"  # a program's own word (a test's "submit", a benchmark's): the whole source
 
 
@@ -105,6 +106,7 @@ class ReleaseOutcome(enum.StrEnum):
 
     THROUGH_EXCHANGE = "exchange"  # filed in the exchange's feedback folder
     NOT_THROUGH_EXCHANGE = "listed"  # handed in another way: the page listed, in feedback/
+    ON_THE_PAGE = "page"  # the course page over HTTP shows it (c.HubTransport.transport)
 
 
 @dataclasses.dataclass(frozen=True)
