@@ -6,8 +6,8 @@ page's own token (the hub gives the grading service ``access:servers`` on the co
 students' servers); it never opens a path of a home folder. Every request has a
 deadline (``c.HubTransport.timeout_seconds``: each wait for the server at most that long,
 the whole request less than twice it), reads at most a
-notebook's size, and follows no redirect; what goes wrong is a `ServerRefusal` whose
-message says what to do, in the student's words:
+notebook's size, and follows a redirect only to a user's URL on the same hub; what
+goes wrong is a `ServerRefusal` whose message says what to do, in the student's words:
 
 - the server is not running (the hub answers 424 or 503 for a stopped server);
 - the page's token may not reach it (401, 403: the hub's role lacks the scope);
@@ -81,8 +81,19 @@ class StudentServer:
 
     def _request(self, method: str, path: str, query: str = "", body: dict | None = None,
                  limit: int = 1 << 20) -> tuple[int, bytes]:
-        """(status, body) of one request, the whole of it within `self.timeout` seconds."""
+        """(status, body) of one request; a redirect followed only within the hub."""
         url = self.root + urllib.parse.quote(path) + (f"?{query}" if query else "")
+        for _ in range(3):  # the hub sends a stopped server's requests to /hub/user/NAME/
+            status, content, moved = self._once(method, url, body, limit, path)
+            if moved is None:
+                return status, content
+            url = moved
+        raise ServerRefusal(f"your server sent the page elsewhere ({status}) instead of "
+                            f"answering for {path}; nothing was taken or spent")
+
+    def _once(self, method: str, url: str, body: dict | None, limit: int, path: str
+              ) -> tuple[int, bytes, str | None]:
+        """(status, body, where a redirect on the same hub leads, or None) of one request."""
         data = None if body is None else json.dumps(body).encode("utf-8")
         request = urllib.request.Request(url, data=data, method=method, headers={
             "Authorization": f"token {self.token}", "Accept": "application/json",
@@ -105,7 +116,15 @@ class StudentServer:
                 if len(content) > limit:
                     raise ServerRefusal(f"{path} on your server is more than a notebook may "
                                         f"be ({self.max_bytes >> 20} MiB); nothing was taken")
-                return response.status, bytes(content)
+                moved = None
+                if 300 <= response.status < 400 and response.headers.get("Location"):
+                    target = urllib.parse.urljoin(url, response.headers["Location"])
+                    here, there = urllib.parse.urlsplit(url), urllib.parse.urlsplit(target)
+                    # the token goes only to the same hub, to a user's URL on it
+                    if (there.scheme, there.netloc) == (here.scheme, here.netloc) \
+                            and "/user/" in there.path:
+                        moved = target
+                return response.status, bytes(content), moved
         except (TimeoutError, socket.timeout):
             raise ServerRefusal(f"your server did not answer within {self.timeout:g} s; "
                                 "nothing was taken or spent, try again in a moment") from None
