@@ -32,7 +32,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..safe_text import shown_id, writable
 from ..settings import HubTransport, Settings
-from .recorded import changed_since_sent, current_submissions, recorded_grades
+from .recorded import changed_since_sent, recorded_grades, settled_submissions
 from .records import JobState, QueuedJob, ReleaseOutcome
 from .store import FEEDBACK_SENT, Store, utc_now
 
@@ -169,7 +169,7 @@ class DueFeedback:
         """{pair: the hand-in the gradebook holds} of each student whose feedback went out
         and whose gradebook score is no longer the one it showed (`last_changes` says from
         what to what)."""
-        current = {pair: job for pair, job in current_submissions(jobs).items()
+        current = {pair: job for pair, job in settled_submissions(jobs).items()
                    if job.id in released and pair not in ready
                    and self.retry_after.get(job.id, now) <= now}
         if not current:

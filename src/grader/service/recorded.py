@@ -93,6 +93,21 @@ def current_submissions(jobs: Iterable[QueuedJob]) -> dict[Pair, QueuedJob]:
     return current
 
 
+def settled_submissions(jobs: Iterable[QueuedJob]) -> dict[Pair, QueuedJob]:
+    """`current_submissions`, less each pair with a newer submission waiting or being
+    graded: the writer records a grade in the gradebook before the queue marks its job
+    graded, so the gradebook's score may already be the newer one's; its feedback and
+    push follow once it is graded, and an earlier hand-in's never go out again for it."""
+    jobs = list(jobs)
+    current = current_submissions(jobs)
+    for job in jobs:
+        pair = (job.student, job.assignment)
+        if (not job.is_check and job.state in (JobState.WAITING, JobState.GRADING)
+                and pair in current and job.id > current[pair].id):
+            del current[pair]
+    return current
+
+
 def report_parts(settings: Settings, assignments: Iterable[str]
                  ) -> dict[Pair, StudentResult]:
     """{(student, assignment): the student's report part}, each check's message."""

@@ -32,7 +32,7 @@ def course_settings(tiny_course, tmp_path_factory):
     settings = load(tiny_course)
     set_due_date(settings, ASSIGNMENT, "2026-12-01 17:00:00 UTC")
     with Gradebook(settings.db_url, settings.course_id) as gb:
-        for student in ("alice", "bob", "carol", "dora", "erin", "fred"):
+        for student in ("alice", "bob", "carol", "dora", "erin", "fred", "gail"):
             gb.update_or_create_student(student)
     extensions = tmp_path_factory.mktemp("extensions") / "extensions.csv"
     extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
@@ -375,6 +375,29 @@ def test_feedback_the_gradebook_changes_after_it_went_out_is_given_out_again_onc
         f"{ASSIGNMENT}: feedback of erin's hand-in {erin.id} released through the exchange"]
     assert service.tick(AFTER + timedelta(minutes=2)) == []
     assert len(nbgrader.runs("release_feedback")) == 2
+
+
+def test_a_grade_recorded_while_its_hand_in_is_still_grading_sends_nothing_again(
+        settings, store):
+    """The writer records a grade in the gradebook before the queue marks its hand-in
+    graded: in between, the earlier hand-in's feedback and push do not go out again."""
+    record_grades(settings.root, "gail", POINTS)
+    gail = graded_in_autograded(settings, store, "gail", BEFORE)
+    nbgrader, push = FakeNbgrader(settings), RecordingPush()
+    feedback = DueFeedback(settings, store, [ASSIGNMENT], nbgrader)
+    final = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert len(feedback.tick(AFTER)) == 1 and len(final.tick(AFTER)) == 2
+    late = hand_in(store, "gail", "a late try", AFTER, JobState.GRADING)
+    manual_grade(settings, "gail", "ones_values", 1.0)  # the late one's grade: 6 -> 5
+    later = AFTER + timedelta(minutes=1)
+    assert feedback.tick(later) == [] and final.tick(later) == []
+    assert len(nbgrader.runs("release_feedback")) == 1 and push.calls == [(ASSIGNMENT, ["gail"])]
+    store.finish(late.id, JobState.GRADED, 5.0, 6.0, [])
+    assert feedback.tick(later) == [
+        f"{ASSIGNMENT}: feedback of gail's hand-in {late.id} released through the exchange"]
+    assert final.tick(later)[0] == f"{ASSIGNMENT}: final grade(s) of gail to canvas: pushed"
+    assert [r.job_id for r in store.releases()] == [gail.id, late.id]
+    assert store.pushed("canvas") == {gail.id, late.id}
 
 
 def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_out(
