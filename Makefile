@@ -167,11 +167,12 @@ test-fast: $(STAMP)
 # MathJax comes from npm and is served by the site itself, so pages load nothing
 # from another host. .build-ok marks a build that finished without error.
 # Executed pages are cached, keyed on each page's code only; the pages also read
-# gptcourse, the student notebooks and nbgrader_config.py, so when any of those
-# change (BOOK_INPUTS_KEY differs) the cache is dropped and every page runs again.
+# gptcourse, the student notebooks, nbgrader_config.py and the small trained GPT
+# (book/_data), so when any of those change (BOOK_INPUTS_KEY differs) the cache is
+# dropped and every page runs again.
 BOOK_OUT ?= .
 BOOK_BUILD = $(BOOK_OUT)/_build
-BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py -type f \
+BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py book/_data -type f \
 	-not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 MATHJAX_VERSION := 3.2.2
 MATHJAX := .book-deps/static/mathjax/tex-chtml.js
@@ -187,18 +188,31 @@ $(MATHJAX):
 # Each page's paired notebook, book/<page>.ipynb, is rewritten first when its page changed
 # (book/_ext/pair_notebooks.py; the launch buttons open it: commit it with the page).
 # Pages that need running are executed BOOK_JOBS at a time first (book/_ext/execute_pages.py)
-# into the same cache, so the build itself only reads them.
+# into the same cache, so the build itself only reads them. After the build, Pagefind
+# indexes every word of the pages into _build/html/pagefind/ for the search page, and
+# Chromium prints the whole book into one PDF (book/_ext/book_pdf.py; skipped when no
+# page changed), which every page's download menu links.
 BOOK_JOBS ?= $(shell nproc)
-book: $(STAMP) $(MATHJAX)
+# The PDF needs a Chromium (chromium, chromium-browser or google-chrome, as
+# book/_ext/book_pdf.py looks for them): Debian's chromium is installed when none is there.
+.PHONY: book-system
+book-system:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  command -v google-chrome >/dev/null 2>&1 || { echo "installing Debian packages: chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+book: $(STAMP) $(MATHJAX) book-system
 	rm -f $(BOOK_BUILD)/html/.build-ok
 	@key=$(BOOK_INPUTS_KEY); \
 	if [ -d $(BOOK_BUILD)/.jupyter_cache ] && [ "$$(cat $(BOOK_BUILD)/.inputs-key 2>/dev/null)" != "$$key" ]; then \
-	  echo "gptcourse, exercises/ or nbgrader_config.py changed: running every page again"; \
+	  echo "gptcourse, exercises/, nbgrader_config.py or book/_data changed: running every page again"; \
 	  rm -rf $(BOOK_BUILD)/.jupyter_cache $(BOOK_BUILD)/.doctrees; \
 	fi
 	$(BIN)/python book/_ext/pair_notebooks.py
 	$(BIN)/python book/_ext/execute_pages.py $(BOOK_BUILD)/.jupyter_cache $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . --path-output $(BOOK_OUT) --warningiserror --nitpick --keep-going
+	$(BIN)/python -m pagefind --site $(BOOK_BUILD)/html --output-subdir pagefind \
+	  --exclude-selectors ".headerlink, details.hide > summary, .course-widget"
+	$(BIN)/python book/_ext/book_pdf.py $(BOOK_BUILD)/html
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key
 	touch $(BOOK_BUILD)/html/.build-ok
 
