@@ -122,6 +122,26 @@ def grader_course(home, entry, environment):
     return course
 
 
+def link_tree(source, target):
+    """`source` hard-linked into `target` (a new folder), as `cp -al` does, except that a
+    file that vanishes on the way is passed over: another test process may be writing
+    a module's cached bytecode into the same environment (a temporary file, then renamed)."""
+    for folder, names, files in os.walk(source):
+        here = os.path.join(target, os.path.relpath(folder, source))
+        os.makedirs(here, exist_ok=True)
+        shutil.copystat(folder, here, follow_symlinks=False)
+        for name in names + files:
+            path = os.path.join(folder, name)
+            try:
+                if os.path.islink(path):
+                    os.symlink(os.readlink(path), os.path.join(here, name))
+                elif name in files:
+                    os.link(path, os.path.join(here, name))
+            except FileNotFoundError:
+                continue
+        names[:] = [name for name in names if not os.path.islink(os.path.join(folder, name))]
+
+
 def readable_by_all(path):
     path = os.path.abspath(path)
     while path != "/":
@@ -148,7 +168,7 @@ def readable_environment(folder):
     interpreter = os.path.join(base, "bin", f"python{version}")
     if not readable_by_all(interpreter):
         copy = os.path.join(folder, "base")
-        _run("cp", "-al", base, copy)
+        link_tree(base, copy)
         interpreter = os.path.join(copy, "bin", f"python{version}")
         os.remove(interpreter)  # a file of its own, not a link to the original, to patch
         shutil.copy2(os.path.join(base, "bin", f"python{version}"), interpreter)
@@ -158,9 +178,9 @@ def readable_environment(folder):
     _run(interpreter, "-m", "venv", "--without-pip", environment)
     site_packages = os.path.join(environment, "lib", f"python{version}", "site-packages")
     shutil.rmtree(site_packages)
-    _run("cp", "-al", SITE_PACKAGES, site_packages)
+    link_tree(SITE_PACKAGES, site_packages)
     for name in ("etc", "share"):  # the servers' and lab's settings, extensions, kernels
-        _run("cp", "-al", os.path.join(venv, name), os.path.join(environment, name))
+        link_tree(os.path.join(venv, name), os.path.join(environment, name))
     # the editable course package (gptcourse, grader): a copy, found through its own .pth
     source = os.path.join(ROOT, "src")
     shutil.copytree(source, os.path.join(folder, "src"),

@@ -77,3 +77,50 @@ def temporary_things(tmpdir, course):
 def left_behind(tree, tmpdir, course):
     """Everything a finished grader run (followed by `tree`) left: [] when nothing."""
     return grader_cgroups(tree.stop()) + temporary_things(tmpdir, course)
+
+
+def processes_with_environment(entry):
+    """The ids of the running processes (other than this one) whose environment holds
+    `entry` ('NAME=value'): a grader started with a TMPDIR of its own, its workers and
+    their bubblewrap sandboxes (bwrap keeps the environment it was started with; what
+    runs inside it dies with it). Reading another process's environment takes root, as
+    the sandbox's cgroups do."""
+    wanted = entry.encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                environment = handle.read().split(b"\0")
+            with open(f"/proc/{name}/stat", encoding="utf-8") as handle:
+                state = handle.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if wanted in environment and state != "Z":
+            found.append(int(name))
+    return sorted(found)
+
+
+def command_names(pids):
+    """{pid: command name} of the processes `pids` that still run."""
+    names = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/comm", encoding="utf-8") as handle:
+                names[pid] = handle.read().strip()
+        except OSError:
+            continue
+    return names
+
+
+def still_running(entry, patience=30.0):
+    """{pid: command name} of the processes with `entry` in their environment, once none
+    is left or `patience` seconds have passed (a killed process's children get their
+    SIGKILL from the kernel a moment later: they are waited for, never counted early)."""
+    deadline = time.monotonic() + patience
+    while True:
+        left = command_names(processes_with_environment(entry))
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.2)

@@ -10,7 +10,7 @@ import time
 
 from testsupport.course import nbgrader_env
 
-FINAL = ("graded", "failed", "refused", "duplicate")
+FINAL = ("graded", "failed", "refused", "duplicate", "superseded")
 
 
 def start_service(course, *args, env_overrides=None, log=None):

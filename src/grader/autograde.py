@@ -14,7 +14,7 @@ from .dask_tls import TLS_FOLDER, refuse_plaintext
 from .engines import EXIT_ON_SIGTERM, engine, sigterm_as_exit
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
-from .sandbox import SandboxCgroups, bwrap_available
+from .sandbox import SandboxCgroups, require_sandbox
 from .settings import CourseError, Limits, Settings
 from .worker import (Job, close_templates, prepare_assignment, prepare_machine,
                      private_work_root, read_job, remove_left_overs)
@@ -36,9 +36,8 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
     if scheduler:
         refuse_plaintext(scheduler, allow_plaintext)
         tls_folder = tls_folder or os.path.join(settings.root, TLS_FOLDER)
-    if not scheduler and not bwrap_available():
-        raise CourseError("bubblewrap (bwrap) is not installed: run `make system` "
-                          "(Debian package bubblewrap); student code never runs unsandboxed")
+    if not scheduler:
+        require_sandbox()
     notebooks = settings.instructor_notebooks(assignment)
     check_released(settings, assignment, notebooks)
     chosen = chosen_students(settings, assignment, students, shard)

@@ -24,7 +24,7 @@
     python -m grader lti-push ASSIGNMENT [--dry-run]
     python -m grader rehearse-lti [--folder DIR] [--assignment NAME ...]
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
-    python -m grader queue [--json]
+    python -m grader queue [--json] [--status]
     python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
@@ -71,15 +71,14 @@ of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-
 that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
 grader/service/student_commands.py); `page` serves the students' page of the service on the
 hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
-to its next term and keep a finished one (grader/terms/, docs/terms.md); see grader/explain/.
+to its next term and keep a finished one (grader/terms/, docs/terms.md).
 
-Exit status: 0 when every submission was processed, whatever the students
-handed in (a submission that cannot be graded is reported, not fatal); 1 if
-the grader itself failed on a submission (reported for that student, the
-others are still graded), if canvas-push could not write a student's grade (the
-others are pushed; run it again), or if collect-zip refused a student's files that
-two of the LMS's people match (the others are collected); 2 for the instructor's
-own errors (bad configuration, unknown assignment, unreadable course files, no
+Exit status: 0 when every submission was processed, whatever the students handed in (a
+submission that cannot be graded is reported, not fatal); 1 if the grader itself failed on a
+submission (reported for that student, the others are still graded), if canvas-push could
+not write a student's grade (the others are pushed; run it again), or if collect-zip refused
+a student's files that two of the LMS's people match (the others are collected); 2 for the
+instructor's own errors (bad configuration, unknown assignment, unreadable course files, no
 sandbox), with a message saying what to fix.
 """
 
@@ -104,10 +103,12 @@ from .recording import EXTENSIONS_FILE, parse_due_date, rebuild_assignment_repor
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
+from .sandbox import require_sandbox
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
-from .service import JobSource, SourceKind, course_store, extensions_applied, queue_submitted
+from .service import (JobSource, SourceKind, StoreError, course_store, extensions_applied,
+                      queue_submitted)
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 from .terms.commands import TERM_COMMANDS, add_term_commands
@@ -131,9 +132,6 @@ def settings_help(configurables: tuple[type, ...] = CONFIGURABLES,
         for name, trait in sorted(configurable.class_traits(config=True).items()):
             lines.append(f"  c.{configurable.__name__}.{name} = {trait.default()!r}: {trait.help}")
     return "\n".join(lines)
-
-
-PUSH_COMMAND = f"{GRADE_PUSH_PLATFORM.name}-push"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -189,8 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--queue", action="store_true",
                          help="also hand what submitted/ holds to the grading service's queue "
                               "(make serve grades it; unchanged notebooks are not graded again)")
-    extensions = commands.add_parser("extensions", help="apply the students' extensions file "
-                                                        "to the gradebook")
+    extensions = commands.add_parser("extensions", help="the extensions file, into the gradebook")
     extensions.add_argument("csv", nargs="?", default="",
                             help=f"student_id,assignment,extra_hours|new_due,note rows "
                                  f"(default: {EXTENSIONS_FILE} in the course folder)")
@@ -225,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     similar.add_argument("--threshold", type=float, default=None, metavar="SIMILARITY",
                          help="list pairs at or above this similarity, 0 to 1 (default: "
                               "c.SimilarityReport.threshold)")
-    push = commands.add_parser(PUSH_COMMAND, help=f"grades and feedback summaries into "
+    push = commands.add_parser(f"{GRADE_PUSH_PLATFORM.name}-push",
+                               help=f"grades and feedback summaries into "
                                f"{GRADE_PUSH_PLATFORM.title}'s gradebook ({GRADE_PUSH_DOCS})",
                                epilog=settings_help((CanvasPush,), "(or the environment)"),
                                formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -260,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (CourseError, RehearsalError) as error:
+    except (CourseError, RehearsalError, StoreError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
 
@@ -386,6 +384,7 @@ def lines_of_one_assignment(work: Callable[[Settings, str], Iterable[str]]) -> C
 
 
 def run_regrade(args: argparse.Namespace) -> int:
+    require_sandbox()
     settings = loaded_with_warnings(args)
     settings.check_assignments([args.assignment])
     for line in regrade(settings, args.assignment, settings.limits,
@@ -437,14 +436,15 @@ def run_push(args: argparse.Namespace) -> int:
     return status
 
 
-COMMANDS = {PUSH_COMMAND: run_push, "autograde": run_autograde, "summary": run_summary,
-            "check-config": run_check_config, "due": run_due, "roster": run_roster,
-            "extensions": run_extensions, "grades": run_grades, "collect-zip": run_collect_zip,
+COMMANDS = {f"{GRADE_PUSH_PLATFORM.name}-push": run_push, "autograde": run_autograde,
+            "summary": run_summary, "check-config": run_check_config, "due": run_due,
+            "roster": run_roster, "extensions": run_extensions, "grades": run_grades,
+            "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),
             "feedback-zip": lines_of_one_assignment(write_feedback_zip),
             "item-analysis": lines_of_one_assignment(item_analysis_of), "regrade": run_regrade,
-            "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal,
-            "rehearse-lti": run_lti_rehearsal, "dask-certs": run_dask_certs,
-            "similarity": run_similarity, "release-lines": run_release_lines, **SERVICE_COMMANDS,
-            **LTI_COMMANDS, **PUBLISH_COMMANDS, **TERM_COMMANDS, **EXPLAIN_COMMANDS,
+            "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal, "rehearse-lti":
+            run_lti_rehearsal, "dask-certs": run_dask_certs, "similarity": run_similarity,
+            "release-lines": run_release_lines, **SERVICE_COMMANDS, **LTI_COMMANDS,
+            **PUBLISH_COMMANDS, **TERM_COMMANDS, **EXPLAIN_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}

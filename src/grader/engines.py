@@ -17,6 +17,12 @@ next hand-in. `engine` says where a run grades, as an `Engine`.
   --nthreads 1`). They get each job as data and need no course folder. A worker
   lost mid-run is replaced by Dask, which runs its tasks again elsewhere; each
   hand-in's result is yielded once.
+
+A local worker process killed mid-run (the OOM killer, a crash) breaks its whole
+pool: every later job would fail at once. A batch reports the students in flight
+and those after them as failed (the same command grades them again); a run that
+goes on (the grading service) asks `graded` to raise `EngineBroken` instead, with
+the hand-ins it held, and starts a new engine.
 """
 
 import concurrent.futures
@@ -49,6 +55,16 @@ QUEUE_POLL_SECONDS = 0.2  # while a queue may bring a hand-in: wait this long fo
 STOP_SECONDS = 30.0  # a run that stops early: how long its workers get to clean up
 EXIT_ON_SIGTERM = 128 + signal.SIGTERM  # the exit status of a run ended by SIGTERM
 _TERMINATED: list[int] = []  # the signal that is ending this process, once it came
+
+
+class EngineBroken(Exception):
+    """The engine's worker processes are gone (one was killed: the OOM killer, a crash),
+    so it grades nothing more. `in_flight` were being graded when it broke (one of them
+    perhaps the cause); `not_started` were taken and never handed to a worker."""
+
+    def __init__(self, reason: str, in_flight: list, not_started: list):
+        super().__init__(reason)
+        self.in_flight, self.not_started = in_flight, not_started
 
 
 class HandedIn(Protocol):
@@ -153,10 +169,11 @@ class Engine:
     where: str
     grade: Callable[[Job], StudentResult]
 
-    def graded(self, hand_ins: Iterable[H] | HandInSource[H],
-               prepare: Callable[[H], Job]) -> Iterator[tuple[H, StudentResult]]:
+    def graded(self, hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
+               stop_when_broken: bool = False) -> Iterator[tuple[H, StudentResult]]:
         """`graded` on this engine."""
-        return graded(hand_ins, prepare, self.executor, self.in_flight, self.grade)
+        return graded(hand_ins, prepare, self.executor, self.in_flight, self.grade,
+                      stop_when_broken)
 
 
 @contextlib.contextmanager
@@ -214,10 +231,19 @@ def exit_on_sigterm(number: int, frame: types.FrameType | None) -> None:
 
 
 def grade_in_pool(job: Job) -> StudentResult:
-    """The task of a local worker: grade_safely, unless the worker is stopping."""
+    """The task of a local worker: grade_safely, unless the worker is stopping. SIGTERM
+    while it grades (the grader stopping it, or its pool broken) unwinds the grading, which
+    stops the student's sandbox; then the worker removes its cgroups and ends, rather than
+    wait for a next job that will not come."""
     if _TERMINATED:
         raise SystemExit(EXIT_ON_SIGTERM)
-    return grade_safely(job)
+    try:
+        return grade_safely(job)
+    except SystemExit:
+        if not _TERMINATED:
+            raise
+    close_templates()
+    os._exit(EXIT_ON_SIGTERM)
 
 
 def stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
@@ -246,6 +272,9 @@ def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[i
     ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL)
     if os.getppid() != grader_pid:  # the grader died before the line above took effect
         os._exit(1)
+    # SIGTERM (stop_workers, a pool that broke) ends the worker cleanly, whatever handler
+    # the grader's own process has (the service's only asks it to stop)
+    signal.signal(signal.SIGTERM, exit_on_sigterm)
     adopt_templates(channels.get())
     # a pool's worker ends through multiprocessing, which skips atexit: its students'
     # cgroups are removed as it ends (normally, or on SIGTERM from stop_workers)
@@ -255,7 +284,7 @@ def start_worker(grader_pid: int, channels: multiprocessing.queues.SimpleQueue[i
 def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
            executor: concurrent.futures.Executor, in_flight: Callable[[], int],
            grade: Callable[[Job], StudentResult] = grade_safely,
-           ) -> Iterator[tuple[H, StudentResult]]:
+           stop_when_broken: bool = False) -> Iterator[tuple[H, StudentResult]]:
     """Yields (hand-in, result) for every hand-in, as each result comes back.
 
     `hand_ins` is a list (a batch: each student once, see HandInList) or a
@@ -265,7 +294,9 @@ def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
     `prepare(hand_in)` reads one hand-in into a Job, here; `in_flight()` is how
     many jobs to hand out at once now (it may change on a cluster), so that only
     those are held in memory. A hand-in that cannot be read, or whose worker
-    failed, gets an error result for that student only.
+    failed, gets an error result for that student only; with `stop_when_broken`,
+    an executor whose workers are gone raises EngineBroken instead, with every
+    hand-in it holds, once the results that came back before are yielded.
     """
     source = hand_ins if isinstance(hand_ins, HandInSource) else HandInList(hand_ins)
     pending: dict[concurrent.futures.Future[StudentResult], H] = {}
@@ -279,6 +310,11 @@ def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
                 break
             try:
                 pending[executor.submit(grade, prepare(hand_in))] = hand_in
+            except concurrent.futures.BrokenExecutor as error:
+                if stop_when_broken:
+                    raise EngineBroken(repr(error), list(pending.values()),
+                                       [hand_in, *held]) from None
+                yield hand_in, grader_failed(hand_in.student, hand_in.assignment, repr(error))
             except Exception as error:  # noqa: BLE001 (this student only; the run goes on)
                 yield hand_in, grader_failed(hand_in.student, hand_in.assignment, repr(error))
         if not pending:
@@ -289,14 +325,25 @@ def graded(hand_ins: Iterable[H] | HandInSource[H], prepare: Callable[[H], Job],
         done, _ = concurrent.futures.wait(
             pending, timeout=QUEUE_POLL_SECONDS if more_may_come else RECHECK_SECONDS,
             return_when=concurrent.futures.FIRST_COMPLETED)
+        broken: list[H] = []  # in flight when the executor broke (stop_when_broken)
+        cause = ""
         for future in done:
             hand_in = pending.pop(future)
             try:
                 result = future.result()
+            except concurrent.futures.BrokenExecutor as error:
+                if stop_when_broken:
+                    broken.append(hand_in)
+                    cause = repr(error)
+                    continue
+                result = grader_failed(hand_in.student, hand_in.assignment,
+                                       f"the grading worker process failed ({error!r})")
             except Exception as error:  # noqa: BLE001 (a worker died: this student only)
                 result = grader_failed(hand_in.student, hand_in.assignment,
                                        f"the grading worker process failed ({error!r})")
             yield hand_in, result
+        if broken:
+            raise EngineBroken(cause, broken + list(pending.values()), list(held))
 
 
 def next_hand_in(source: HandInSource[H], held: list[H], busy: set[str],

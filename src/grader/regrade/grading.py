@@ -16,7 +16,7 @@ from ..engines import engine
 from ..plan import HandIn, refusal, refused_result
 from ..recording import check_released
 from ..results import StudentResult
-from ..sandbox import bwrap_available
+from ..sandbox import require_sandbox
 from ..settings import CourseError, Limits, Settings
 from ..worker import (Job, close_templates, prepare_assignment, prepare_machine,
                       private_work_root, read_job, remove_left_overs)
@@ -41,9 +41,7 @@ def grade_again(settings: Settings, assignment: str, limits: Limits, hand_ins: l
                 jobs: int = 1) -> dict[str, StudentResult]:
     """{student: StudentResult} of `hand_ins` graded against the current release; writes
     nothing of the course's."""
-    if not bwrap_available():
-        raise CourseError("bubblewrap (bwrap) is not installed: run `make system` "
-                          "(Debian package bubblewrap); student code never runs unsandboxed")
+    require_sandbox()
     check_released(settings, assignment, settings.instructor_notebooks(assignment))
     prepared = prepare_assignment(settings, assignment, limits)
 

@@ -15,7 +15,8 @@
 from ..settings import SandboxError
 from .cgroups import SandboxCgroups
 from .channel import OUTPUT_CAP, CellOutcome, CellStatus, GraderFault, death_reason
-from .command import bwrap_available, sandbox_command, sandbox_uid
+from .command import (bwrap_available, require_sandbox, sandbox_command, sandbox_problem,
+                      sandbox_uid)
 from .inside.shared import MESSAGE_CAP, SANDBOX_HOME, SANDBOX_WORK
 from .kernel import Kernel
 from .package_copy import sandboxed_package
@@ -23,5 +24,6 @@ from .template import ForkedKernel, Template
 
 __all__ = ["MESSAGE_CAP", "OUTPUT_CAP", "SANDBOX_HOME", "SANDBOX_WORK", "CellOutcome",
            "CellStatus", "ForkedKernel", "GraderFault", "Kernel", "SandboxCgroups", "SandboxError", "Template",
-           "bwrap_available", "death_reason", "sandbox_command", "sandbox_uid",
+           "bwrap_available", "death_reason", "require_sandbox", "sandbox_command",
+           "sandbox_problem", "sandbox_uid",
            "sandboxed_package"]

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ..settings import SandboxError
+from ..settings import CourseError, SandboxError
 from .inside.shared import SANDBOX_HOME, SANDBOX_WORK  # one definition each, inside and out
 
 INSIDE = Path(__file__).with_name("inside")  # what runs inside the sandbox, a package
@@ -26,8 +26,49 @@ START_INSIDE = (f"import sys; sys.path.insert(0, {os.path.dirname(SANDBOX_INSIDE
 NOBODY = 65534  # the uid student code sees inside a user namespace
 
 
+SANDBOX_PACKAGE = "bubblewrap"  # the Debian package of bwrap, which `make grading-system` installs
+NEVER_UNSANDBOXED = (f"run `make grading-system` (the Debian package {SANDBOX_PACKAGE}); "
+                     "student code never runs unsandboxed")
+TRY_SECONDS = 30  # how long a trial sandbox may take to start and end
+
+
 def bwrap_available() -> bool:
     return shutil.which("bwrap") is not None
+
+
+def sandbox_problem() -> str:
+    """'' when bubblewrap is installed and can make here the namespaces a sandbox needs
+    (a trial sandbox that runs `true`); otherwise one line saying what is wrong and what
+    to run."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return f"bubblewrap (bwrap) is not installed: {NEVER_UNSANDBOXED}"
+    trial = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+             "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+    if privilege_mode() == "userns":
+        trial += ["--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    try:
+        done = subprocess.run(trial + ["true"], stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, errors="replace", timeout=TRY_SECONDS)
+    except subprocess.TimeoutExpired:
+        said = f"a trial sandbox did not end within {TRY_SECONDS} s"
+    except OSError as error:
+        said = error.strerror or str(error)
+    else:
+        if done.returncode == 0:
+            return ""
+        lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+        said = lines[-1] if lines else f"exit status {done.returncode}"
+    return (f"bubblewrap ({bwrap}) cannot make a sandbox on this machine ({said[:300]}): "
+            f"{NEVER_UNSANDBOXED}, on a machine that allows its namespaces")
+
+
+def require_sandbox() -> None:
+    """CourseError, in one line, unless bubblewrap can sandbox student code here: what
+    every command that grades on this machine checks before it starts anything."""
+    problem = sandbox_problem()
+    if problem:
+        raise CourseError(problem)
 
 
 def _readonly_system_binds():

@@ -22,6 +22,8 @@
 - ``after_feedback.py``: `make extensions`, naming an extension granted after a
   student's feedback went out.
 - ``listing.py``: the queue as `python -m grader queue` prints it.
+- ``status.py``: whether each service is starting, warm (its templates ready), stopped
+  or gone, as it writes it into the queue (``queue --status``).
 - ``release_watch.py``: each assignment's release/ folder watched while the service
   runs, so that a changed release (or a new assignment) is switched to between gradings.
 - ``due_feedback.py``: each student's feedback page at their own due date (extensions
@@ -35,6 +37,10 @@
   stored when it cannot be graded, has a syntax error or the limit is reached; a check
   is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
 - ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
+- ``contents.py``, ``over_http.py``, ``page_http.py``: the course page over HTTP
+  (``c.HubTransport.transport = "http"``): Get, Check my notebook, Hand in and Feedback
+  through each student's own server's contents API, behind the hub's proxy, no shared
+  disk.
 - ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
   page, check, student-view), which cli.py adds.
 

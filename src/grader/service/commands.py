@@ -1,14 +1,16 @@
 """The grading service's commands, added to ``python -m grader`` by cli.py:
 
     python -m grader serve [--workers N | --scheduler ADDRESS] [--lease SECONDS]
-    python -m grader queue [--json]
+    python -m grader queue [--json] [--status]
     python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
 
 `serve` grades each hand-in as it arrives (loop.py); `queue` lists every hand-in
-the service knows (listing.py); `page` is the students' page on the hub (page.py);
-`check` and `student-view` are the page's two actions at the command line
+the service knows (listing.py), below whether the service is warm (status.py),
+and with --status only that, exiting 0 only when a service is warm; `page` is the
+students' page on the hub (page.py; page_http.py with c.HubTransport.transport =
+"http"); `check` and `student-view` are the page's two actions at the command line
 (student_commands.py).
 """
 
@@ -19,12 +21,14 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 
-from ..settings import GradingService, ServicePage, Settings, load
+from ..sandbox import require_sandbox
+from ..settings import GradingService, HubTransport, ServicePage, Settings, load
 from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
 from .recorded import recorded_jobs
 from .release_watch import current_release
+from .status import any_warm, host_prefix, services, status_lines
 from .store import course_store
 from .student_commands import STUDENT_COMMANDS, add_student_commands
 
@@ -52,7 +56,12 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
     listing = commands.add_parser("queue", help="every hand-in the grading service knows")
     listing.add_argument("--json", action="store_true",
                          help="a JSON list of {student, assignment, state, attempts, arrived, "
-                              "graded, score}")
+                              "graded, score} (with --status: of {service, state, since, "
+                              "started, seen, detail})")
+    listing.add_argument("--status", action="store_true",
+                         help="only whether the grading service is starting, warm (its "
+                              "templates ready), stopped or gone; exit status 0 only when "
+                              "one is warm")
     page = commands.add_parser("page", help="the students' page of the grading service, "
                                "as a JupyterHub-managed service")
     page.add_argument("--port", type=int, default=PAGE_PORT,
@@ -71,6 +80,8 @@ def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace]
             print("error: --workers takes a number from 1 up, --lease a positive number of "
                   "seconds", file=sys.stderr)
             return 2
+        if not args.scheduler:  # the sandbox is the Dask workers' there, checked as they grade
+            require_sandbox()
         settings = loaded(args)
         try:
             chosen_pusher(GradingService(config=settings.config).push_final_grades, pushers)
@@ -80,8 +91,8 @@ def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace]
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        run_service(settings, args.workers, args.scheduler, stop, args.lease, pushers)
-        return 0
+        failure = run_service(settings, args.workers, args.scheduler, stop, args.lease, pushers)
+        return 1 if failure else 0
 
     return run_serve
 
@@ -89,6 +100,11 @@ def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace]
 def run_queue(args: argparse.Namespace) -> int:
     settings = load(args.course)
     store = course_store(settings.data, settings.db_url)
+    shown = services(store, host_prefix())
+    if args.status:
+        print(json.dumps([status.record() for status in shown], indent=1) if args.json
+              else "\n".join(status_lines(shown)))
+        return 0 if any_warm(shown) else 1
     jobs, grades = recorded_jobs(settings, store.jobs())
     if args.json:
         graded = store.releases_graded()
@@ -96,16 +112,19 @@ def run_queue(args: argparse.Namespace) -> int:
         print(json.dumps([queue_record(job, grades.get(job.id), graded.get(job.id, ""),
                                        now[job.assignment]) for job in jobs], indent=1))
     else:
-        print("\n".join(queue_table(jobs, grades)))
+        print("\n".join([*status_lines(shown), "", *queue_table(jobs, grades)]))
     return 0
 
 
 def run_page(args: argparse.Namespace) -> int:
     from .page import serve_page  # tornado and the hub's client: only for the page
+    from .page_http import serve_http_page  # the same, over HTTP
 
     settings = loaded(args)
     instructors = args.instructors or ServicePage(config=settings.config).instructors_group
-    serve_page(settings, course_store(settings.data, settings.db_url), args.port, instructors)
+    over_http = HubTransport(config=settings.config).transport == "http"
+    (serve_http_page if over_http else serve_page)(
+        settings, course_store(settings.data, settings.db_url), args.port, instructors)
     return 0
 
 

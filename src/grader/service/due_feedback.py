@@ -13,8 +13,9 @@ course's own feedback page from the gradebook and autograded/ (make feedback),
 then `nbgrader release_feedback` files it in the exchange (make release-feedback),
 where `nbgrader fetch_feedback` gets it. A student who did not hand in through the
 exchange (an LMS zip: no submission_secret.txt) is listed, not failed: their page
-is in feedback/ for `make feedback-zip`. Only then is the release recorded in the
-store (`Store.record_release`), so a service killed in between releases the same
+is in feedback/ for `make feedback-zip`. Over HTTP (``c.HubTransport.transport =
+"http"``) the page is filed nowhere: the course page shows it. Only then is the release
+recorded in the store (`Store.record_release`), so a service killed in between releases the same
 page again at its next start (nbgrader overwrites it) and none is lost; one
 recorded is never released again.
 """
@@ -30,8 +31,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from nbgrader.api import Gradebook, MissingEntry
 
 from ..safe_text import shown_id, writable
-from ..settings import Settings
-from .recorded import changed_since_sent, current_submissions, recorded_grades
+from ..settings import HubTransport, Settings
+from .recorded import changed_since_sent, recorded_grades, settled_submissions
 from .records import JobState, QueuedJob, ReleaseOutcome
 from .store import FEEDBACK_SENT, Store, utc_now
 
@@ -135,6 +136,8 @@ class DueFeedback:
                  run: RunCommand = run_nbgrader):
         self.settings, self.store, self.run = settings, store, run
         self.assignments = set(assignments)
+        # over HTTP the course page shows each page given out: no exchange to file it in
+        self.on_the_page = HubTransport(config=settings.config).transport == "http"
         self.retry_after: dict[int, datetime.datetime] = {}  # job id -> when to try again
         # {pair: (score shown, score now)} of the last look's changed grades
         self.last_changes: dict[Pair, tuple[float, float]] = {}
@@ -166,7 +169,7 @@ class DueFeedback:
         """{pair: the hand-in the gradebook holds} of each student whose feedback went out
         and whose gradebook score is no longer the one it showed (`last_changes` says from
         what to what)."""
-        current = {pair: job for pair, job in current_submissions(jobs).items()
+        current = {pair: job for pair, job in settled_submissions(jobs).items()
                    if job.id in released and pair not in ready
                    and self.retry_after.get(job.id, now) <= now}
         if not current:
@@ -194,15 +197,22 @@ class DueFeedback:
                              + (problem or f"nothing in {os.path.relpath(folders[job.student])}/")
                              + ")")
                  for job in jobs if job.student not in made]
-        through = [s for s, folder in made.items()
-                   if all(os.path.isfile(os.path.join(folder, f)) for f in EXCHANGE_FILES)]
+        through = [] if self.on_the_page else [
+            s for s, folder in made.items()
+            if all(os.path.isfile(os.path.join(folder, f)) for f in EXCHANGE_FILES)]
         problem = self.run_all(for_students(
             nbgrader + ["release_feedback", assignment], through,
             students_with(settings.feedback, assignment))) if through else ""
         for job in jobs:
             if job.student not in made:
                 continue
-            if job.student not in through:
+            if self.on_the_page:
+                self.store.record_release(job, ReleaseOutcome.ON_THE_PAGE, now)
+                self.sent(job, scores, now)
+                self.retry_after.pop(job.id, None)
+                lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
+                             f"{job.id} shown on the course page")
+            elif job.student not in through:
                 self.sent(job, scores, now)
                 self.store.record_release(job, ReleaseOutcome.NOT_THROUGH_EXCHANGE, now)
                 lines.append(f"{assignment}: {shown_id(job.student)} did not hand in through "
@@ -249,13 +259,21 @@ class DueFeedback:
 def release_at_due(tick: Callable[[], list[str]], stop: threading.Event, every: float,
                    what: str = "feedback at the due date") -> None:
     """`tick()` (DueFeedback.tick, or another look of the same kind) every `every` seconds
-    until `stop` is set, its lines printed; a tick that fails is reported as `what` and the
+    until `stop` is set, its lines printed; a tick that fails is reported as `what` (once,
+    until one works again: a database restarting is not said every few seconds) and the
     next one tries again (the service goes on grading)."""
+    failing = False
     while not stop.is_set():
         try:
             lines = tick()
         except Exception as error:  # noqa: BLE001 (reported; grading is not stopped by it)
-            lines = [f"{what}: {type(error).__name__}: {error}"]
+            said = (str(error).strip().splitlines() or [""])[0]  # not the SQL below it
+            lines = [] if failing else [f"{what}: {type(error).__name__}: {said}; tried "
+                                        f"again every {every:g} s"]
+            failing = True
+        else:
+            lines = [f"{what}: working again", *lines] if failing else lines
+            failing = False
         for line in lines:
             print(f"serve: {writable(line)}", file=sys.stderr, flush=True)
         stop.wait(every)

@@ -27,7 +27,7 @@ from typing import Protocol
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from .due_feedback import due_dates, feedback_due, ready_hand_ins
-from .recorded import changed_since_sent, current_submissions, recorded_grades
+from .recorded import changed_since_sent, recorded_grades, settled_submissions
 from .records import PushTarget, QueuedJob
 from .store import Store, utc_now
 
@@ -91,7 +91,7 @@ class FinalPush:
                 ) -> dict[tuple[str, str], tuple[float, float]]:
         """{pair: (score pushed, score now)} of the grades pushed whose gradebook score is
         no longer the one pushed, nothing of theirs waiting to be pushed."""
-        current = {pair: job for pair, job in current_submissions(jobs).items()
+        current = {pair: job for pair, job in settled_submissions(jobs).items()
                    if job.id in pushed and pair not in ready}
         if not current:
             return {}

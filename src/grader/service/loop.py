@@ -14,34 +14,37 @@ out, or that the next service on this machine takes back at once.
 """
 
 import dataclasses
+import multiprocessing
 import os
 import queue
 import shutil
-import socket
 import sys
 import threading
 from collections.abc import Mapping
 
 from ..dask_tls import TLS_FOLDER
-from ..engines import HandInQueue, engine
+from ..engines import EngineBroken, HandInQueue, engine
 from ..plan import HandIn, refusal, refused_result
-from ..recording import Writer, check_released
+from ..recording import Writer
 from ..results import CheckStatus, StudentResult, StudentStatus
-from ..safe_text import shown_id, writable
-from ..settings import CourseError, GradingService, Settings
-from ..worker import (Assignment, Job, close_templates, prepare_assignment, prepare_machine,
-                      private_work_root, read_job, remove_left_overs)
+from ..safe_text import writable
+from ..settings import GradingService, Settings
+from ..worker import (Assignment, Job, close_templates, prepare_machine, private_work_root,
+                      read_job, remove_left_overs)
 from .due_feedback import DueFeedback, release_at_due
 from .final_push import FinalPush, Pusher, chosen_pusher
-from .inbound import POLL_SECONDS, checks_owner, inbound_folder, watch_inbound
-from .recorded import current_submissions
-from .release_watch import ReleaseWatch, release_digest, release_folder, watch_releases
+from .inbound import POLL_SECONDS, checks_owner, inbound_folder
+from .queue_health import QueueHealth, watch_inbound_while_answered
+from .recorded import graded_against_earlier
+from .release_watch import (ReleaseWatch, release_digest, release_folder, released_assignments,
+                            watch_releases)
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
+from .status import ServiceState, announce, begin, host_prefix, seen, stop_the_gone
 from .store import Store, StoreError, course_store
 from .submitted import place_in_submitted
 
 LEASE_SECONDS = 60.0  # a claimed job's lease, renewed every LEASE_SECONDS / 4
-STOP_SECONDS = 25.0  # after SIGTERM: what is in flight may finish within this, else goes back
+STOP_SECONDS = 15.0  # after stop_seconds: the workers' own clean-up may take this, then it ends
 IDLE_SECONDS = 0.5  # the claimer's wait when the store has nothing to grade
 
 
@@ -63,32 +66,13 @@ class Claimed:
 
 def worker_name() -> str:
     """This service's name on its leases: host and process id."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    return f"{host_prefix()}{os.getpid()}"
 
 
 def check_records(result: StudentResult) -> list[CheckRecord]:
     """Each check's result, as the store keeps it."""
     return [CheckRecord(t.grade_id, t.status == CheckStatus.PASSED, t.points, t.max_points,
                         t.message) for nb in result.notebooks for t in nb.tests]
-
-
-def released_assignments(settings: Settings, before: dict[str, Assignment] | None = None
-                         ) -> dict[str, Assignment]:
-    """Every assignment as released now, prepared; one not released is reported and left out
-    (its hand-ins are refused with the reason), or, if it was prepared `before`, graded as
-    it was released then."""
-    prepared = {}
-    for name in settings.assignments:
-        try:
-            check_released(settings, name, settings.instructor_notebooks(name))
-            prepared[name] = prepare_assignment(settings, name, settings.limits)
-        except CourseError as error:
-            kept = name in (before or {})
-            print(f"serve: {name} is not graded"
-                  f"{' against its new release' if kept else ''}: {error}", file=sys.stderr)
-            if kept:
-                prepared[name] = before[name]
-    return prepared
 
 
 class Service:
@@ -102,7 +86,10 @@ class Service:
         self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
         self.name = worker_name()
         self.held: dict[int, QueuedJob] = {}  # claimed and not finished, by job id
-        self.lock = threading.Lock()  # held, and the writers (the claimer records refusals)
+        self.lock = threading.Lock()  # held
+        # the writers (the claimer records refusals): a gradebook waited for while it
+        # restarts holds only this, not the claimer's and the heartbeat's `lock`
+        self.writing = threading.Lock()
         self.writers: dict[str, Writer] = {}
         self.prepared: dict[str, Assignment] = {}
         self.due_feedback: DueFeedback | None = None
@@ -110,12 +97,25 @@ class Service:
         self.looked_at: set[str] = set()  # the assignments of solutions/ when last prepared
         self.handed_in_for: set[str] = set()  # released since then, and handed in already
         self.ending = threading.Event()  # set: the releases graded now are left (a new one)
+        self.worker_lost = ""  # why the engine broke (a worker process died), until replaced
+        self.abandoned = threading.Event()  # set: stopping, what is in flight given back
+        # after a stop, how long what is in flight may take to finish
+        self.stop_seconds = GradingService(config=settings.config).stop_seconds
+        # whether the queue answers (queue_health.py): a failure that lasts stops the service
+        self.health = QueueHealth(store, threading.Event(), settings.gradebook_retry_seconds)
 
     def serve(self, stop: threading.Event, room: int | None = None) -> None:
         """Grade every hand-in the store has and gets, until `stop` is set; a release that
         changes (or an assignment released since) is switched to between gradings."""
         remove_left_overs()
-        self.store.take_back(self.name.rpartition(":")[0] + ":")  # leases of dead services here
+        if self.health.stop is not stop:
+            self.health = QueueHealth(self.store, stop, self.settings.gradebook_retry_seconds)
+        host = self.name.rpartition(":")[0] + ":"
+        # leases of dead services here, and of one that had this service's name
+        self.health.persist(lambda: self.store.take_back(host, self.name))
+        self.health.persist(lambda: begin(self.store, self.name, "preparing the templates and "
+                                          "checks", self.lease_seconds))
+        self.health.persist(lambda: stop_the_gone(self.store, host))  # killed ones, shown so
         chosen = GradingService(config=self.settings.config)
         watch = ReleaseWatch(self.settings)
         threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
@@ -137,19 +137,32 @@ class Service:
                             print(f"serve: {line}", file=sys.stderr, flush=True)
                     self.grade_release(stop, watch, chosen.release_check_seconds, room)
                     changed = []
-                    if not stop.is_set():
-                        changed = names = sorted(set(watch.changes) | self.handed_in_for)
+                    if stop.is_set():
+                        break
+                    if self.worker_lost:
+                        print(f"serve: a grading worker process died ({self.worker_lost}): "
+                              "the workers and their templates are started again; the "
+                              "hand-ins it held are graded by them", file=sys.stderr,
+                              flush=True)
+                        self.worker_lost = ""
+                        self.announce(ServiceState.STARTING, "starting its workers again")
+                    elif names := sorted(set(watch.changes) | self.handed_in_for):
+                        changed = names
                         print(f"serve: a new release of {', '.join(names)}: the gradings in "
                               "flight are recorded; preparing it, the hand-ins waiting are "
                               "graded against it", file=sys.stderr, flush=True)
-                        close_templates()  # rebuilt for the new release, before its workers
                         watch.taken()
                         self.handed_in_for = set()
+                        self.announce(ServiceState.STARTING,
+                                      f"preparing the new release of {', '.join(names)}")
+                    close_templates()  # started again for the new engine, before its workers
+                    remove_left_overs()  # what a worker that died left: cgroups, folders
                 for thread in threads:
                     thread.join(timeout=30)
             finally:
                 self.give_back_held("the service stopped before grading it")
                 close_templates()
+                remove_left_overs()  # what a worker stopped on the way out left
 
     def grade_release(self, stop: threading.Event, watch: ReleaseWatch, every: float,
                       room: int | None = None) -> None:
@@ -168,8 +181,9 @@ class Service:
                 for name in self.prepared:
                     self.writers[name] = Writer(self.settings, name)
                     self.writers[name].start()
-                print(f"serving {', '.join(self.prepared) or 'no assignment'}: "
-                      f"{grading.where}", file=sys.stderr, flush=True)
+                serving = f"{', '.join(self.prepared) or 'no assignment'}: {grading.where}"
+                print(f"serving {serving}", file=sys.stderr, flush=True)
+                self.announce(ServiceState.WARM, serving)  # templates and checks ready
                 threads = [threading.Thread(target=self.claim_jobs, name="claimer", daemon=True,
                                             args=(ending, waiting, hand_ins,
                                                   room or grading.in_flight())),
@@ -177,16 +191,45 @@ class Service:
                                             args=(watch, stop, ending, every))]
                 for thread in threads:
                     thread.start()
-                for claimed, result in grading.graded(hand_ins, self.read):
-                    self.record(claimed, result)
+                try:
+                    for claimed, result in grading.graded(hand_ins, self.read,
+                                                          stop_when_broken=True):
+                        self.record(claimed, result)
+                except EngineBroken as broken:
+                    ending.set()
+                    self.engine_broken(broken)
                 for thread in threads:
                     thread.join(timeout=30)
         finally:
             ending.set()
-            with self.lock:
+            with self.writing:
                 for writer in self.writers.values():
                     writer.finish()
                 self.writers = {}
+
+    def engine_broken(self, broken: EngineBroken) -> None:
+        """A worker process died (the OOM killer, a crash, a stop past its time): the
+        hand-ins being graded go back to the queue with that attempt counted (one of them
+        may be the cause: three and it ends failed), the others as if never claimed; the
+        serve loop then starts a new engine (unless the service is stopping)."""
+        self.worker_lost = str(broken)
+        reason = f"its grading worker process died ({broken})"
+        for claimed in broken.in_flight:
+            if self.abandoned.is_set():
+                self.give_back(claimed.job.id, "the service stopped before grading it")
+            else:
+                self.retry(claimed.job, reason)
+        for claimed in broken.not_started:
+            self.give_back(claimed.job.id, "its grading worker process died before grading it")
+
+    def abandon(self) -> None:
+        """A stop that waited too long: every job held goes back to the queue, and the
+        workers are stopped (SIGTERM: each stops its student's sandbox, removes its cgroups
+        and ends), so that the gradings in flight end now."""
+        self.abandoned.set()
+        self.give_back_held("the service stopped before grading it")
+        for worker in multiprocessing.active_children():
+            worker.terminate()
 
     def feedback_thread(self, stop: threading.Event, chosen: GradingService
                         ) -> list[threading.Thread]:
@@ -225,7 +268,8 @@ class Service:
             while not stop.is_set():
                 with self.lock:
                     full = len(self.held) >= room
-                job = None if full else self.store.claim(self.name, self.lease_seconds)
+                job = None if full else self.health.persist(
+                    lambda: self.store.claim(self.name, self.lease_seconds))
                 if job is None:
                     stop.wait(IDLE_SECONDS)
                     continue
@@ -275,13 +319,15 @@ class Service:
 
     def record(self, claimed: Claimed, result: StudentResult) -> None:
         """A result into the gradebook through the assignment's writer, then the job finished;
-        a check's only into its job (never the gradebook), its folder removed."""
+        a check's only into its job (never the gradebook), its folder removed; none once the
+        service abandoned what was in flight (given back, graded next time)."""
+        if self.abandoned.is_set():
+            return
         if claimed.job.is_check:
             self.finish_check(claimed, result)
             return
-        writer = self.writers[claimed.assignment]
-        with self.lock:
-            failed = writer.record(claimed.hand_in, result)
+        with self.writing:
+            failed = self.writers[claimed.assignment].record(claimed.hand_in, result)
         job = claimed.job
         if failed is not None:
             self.retry(job, result.error or "the grader failed while recording it")
@@ -311,17 +357,18 @@ class Service:
     def finish(self, job: QueuedJob, state: JobState, score: float | None = None,
                max_score: float | None = None, checks: list[CheckRecord] | None = None,
                reason: str = "", release: str = "") -> None:
-        self.store.finish(job.id, state, score, max_score, checks, reason, release)
+        self.health.persist(lambda: self.store.finish(job.id, state, score, max_score, checks,
+                                                      reason, release))
         with self.lock:
             self.held.pop(job.id, None)
 
     def retry(self, job: QueuedJob, reason: str) -> None:
-        self.store.retry(job.id, writable(reason))
+        self.health.persist(lambda: self.store.retry(job.id, writable(reason)))
         with self.lock:
             self.held.pop(job.id, None)
 
     def give_back(self, job_id: int, reason: str) -> None:
-        self.store.release(job_id, self.name, reason)
+        self.health.persist(lambda: self.store.release(job_id, self.name, reason))
         with self.lock:
             self.held.pop(job_id, None)
 
@@ -332,69 +379,68 @@ class Service:
         for job_id in held:
             self.give_back(job_id, reason)
 
+    def announce(self, state: ServiceState, detail: str) -> None:
+        """Write the service's state into the queue (status.py: `grader queue` shows it)."""
+        self.health.persist(lambda: announce(self.store, self.name, state, detail))
+
     def keep_leases(self, stop: threading.Event) -> None:
-        """Renew the lease of every job held, every quarter lease, until `stop` is set."""
+        """Renew the lease of every job held, every quarter lease, and say the service is
+        alive, until `stop` is set."""
         while not stop.wait(self.lease_seconds / 4):
+            self.health.persist(lambda: seen(self.store, self.name))
             with self.lock:
                 held = list(self.held)
             for job_id in held:
-                self.store.heartbeat(job_id, self.name, self.lease_seconds)
-
-
-def graded_against_earlier(store: Store, prepared: Mapping[str, Assignment],
-                           assignments: list[str]) -> list[str]:
-    """A line per assignment of `assignments` naming the students whose recorded grade is
-    of a hand-in graded against an earlier release than the one `prepared` now: the
-    instructor's to regrade (make regrade shows who would change)."""
-    graded = store.releases_graded()
-    current = current_submissions(store.jobs())
-    lines = []
-    for assignment in assignments:
-        if assignment not in prepared:
-            continue
-        now = release_digest(prepared[assignment].instructor_texts)
-        earlier = sorted(shown_id(student) for (student, named), job in current.items()
-                         if named == assignment and graded.get(job.id, now) != now)
-        if earlier:
-            lines.append(f"{assignment}: {len(earlier)} student(s) hold a grade of a hand-in "
-                         f"graded against an earlier release: {', '.join(earlier)}; `make "
-                         f"regrade ASSIGNMENT={assignment}` shows who would change")
-    return lines
+                self.health.persist(lambda: self.store.heartbeat(job_id, self.name,
+                                                                 self.lease_seconds))
 
 
 def run_service(settings: Settings, workers: int = 1, scheduler: str | None = None,
                 stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS,
-                pushers: Mapping[str, Pusher] | None = None) -> None:
+                pushers: Mapping[str, Pusher] | None = None) -> str:
     """What `python -m grader serve` runs: the exchange watched and the store's jobs graded
     until `stop` is set; `pushers` are the LMS pushes c.GradingService.push_final_grades
-    may name."""
+    may name. Returns why the service stopped on its own ('' when it was stopped)."""
     stop = stop or threading.Event()
-    store = course_store(settings.data, settings.db_url)
+    store = course_store(settings.data, settings.db_url,
+                         GradingService(config=settings.config).queue_busy_seconds)
     service = Service(settings, store, workers, scheduler, lease_seconds, pushers)
-    watcher = threading.Thread(target=watch_inbound, name="exchange", daemon=True,
-                               args=(store, inbound_folder(settings), stop, POLL_SECONDS,
-                                     checks_owner(settings.config)))
+    service.health = QueueHealth(store, stop, settings.gradebook_retry_seconds)
+    watcher = threading.Thread(target=watch_inbound_while_answered,
+                               args=(service.health, inbound_folder(settings), stop,
+                                     POLL_SECONDS, checks_owner(settings.config)),
+                               name="exchange", daemon=True)
     stopped = threading.Event()
     guard = threading.Thread(target=stop_in_time, args=(service, stop, stopped),
                              name="stop guard", daemon=True)
     watcher.start()
     guard.start()
+    why = "it failed"  # unless it returns
     try:
         service.serve(stop)
+        why = service.health.failure or "stopped"
     finally:
         stopped.set()
         stop.set()
         watcher.join(timeout=10)
+        service.announce(ServiceState.STOPPED, why)
+    return service.health.failure
 
 
 def stop_in_time(service: Service, stop: threading.Event, stopped: threading.Event) -> None:
-    """Once `stop` is set, give the service STOP_SECONDS to finish what is in flight; past
-    that, its jobs go back to the queue and the process ends (its workers and their
-    sandboxes die with it; the next start removes their folders)."""
+    """Once `stop` is set, give the service its stop_seconds to finish what is in flight;
+    past that, its jobs go back to the queue and its workers are stopped, each ending its
+    student's sandbox and removing its cgroups, and the service ends as usual. If even that
+    does not end it within STOP_SECONDS, the process ends outright (its workers and their
+    sandboxes die with it; the next start removes their folders and cgroups)."""
     stop.wait()
+    if stopped.wait(service.stop_seconds):
+        return
+    print(f"serve: the gradings in flight did not finish within {service.stop_seconds:g} s: "
+          "given back to the queue", file=sys.stderr, flush=True)
+    service.abandon()
     if stopped.wait(STOP_SECONDS):
         return
-    print(f"serve: the gradings in flight did not finish within {STOP_SECONDS:g} s: "
-          "given back to the queue", file=sys.stderr, flush=True)
-    service.give_back_held("the service stopped before grading it")
+    print(f"serve: still not stopped {STOP_SECONDS:g} s later: ending now", file=sys.stderr,
+          flush=True)
     os._exit(3)

@@ -12,6 +12,11 @@ checks the notebook as the student last saved it in their home folder
 `requests.ask_for_check`. Members of the instructors' Unix group see every
 student's hand-ins (?student=ID). The page only reads and writes the service's
 queue; `python -m grader serve` grades what it queues.
+
+With ``c.HubTransport.transport = "http"`` (page_http.py) the page reads no home
+folder: each assignment has Get, Check my notebook and Hand in, done through the
+student's own server, and the feedback once given out; the instructors are a hub
+group then, and only the course's students' hub group may act.
 """
 
 import grp
@@ -123,19 +128,40 @@ def hand_in_rows(view: HandInView) -> str:
             f"{html.escape(kind_words(view))}: {state}</h3>{note}{table}")
 
 
+def action_form(action: str, label: str, assignment: str, xsrf: str) -> str:
+    name = html.escape(assignment)
+    return (f'<form method="post" action="{action}">{xsrf}<input type="hidden" '
+            f'name="assignment" value="{name}"><button type="submit">{label} ({name})'
+            "</button></form>")
+
+
 def page_html(user: str, student: str, sections: list[tuple[str, list[HandInView], str]],
-              message: str, xsrf: str) -> str:
-    """The whole page: per assignment, the button, the checks left, the hand-ins."""
+              message: str, xsrf: str, over_http: dict[str, list[str]] | None = None,
+              extra: str = "") -> str:
+    """The whole page: per assignment, the buttons, the checks left, the hand-ins; over
+    HTTP (`over_http`: {assignment: the student's feedback pages given out}) Get, Hand in
+    and the feedback too; `extra`: HTML after the message (a link to start the server)."""
     parts = [f"<h1>Checks of {html.escape(student)}'s notebooks</h1>"]
     if message:
-        parts.append(f'<p class="note" role="status">{html.escape(message)}</p>')
+        parts.append(f'<p class="note" role="status">{html.escape(message)}</p>{extra}')
     for assignment, views, left in sections:
         name = html.escape(assignment)
         parts.append(f"<h2>{name}</h2><p>{html.escape(left)}</p>")
-        if user == student:
-            parts.append(f'<form method="post" action="check">{xsrf}<input type="hidden" '
-                         f'name="assignment" value="{name}"><button type="submit">Check my '
-                         f"notebook ({name})</button></form>")
+        if user == student and over_http is not None:
+            parts += [action_form("get", "Get", assignment, xsrf),
+                      action_form("check", "Check my notebook", assignment, xsrf),
+                      action_form("hand-in", "Hand in", assignment, xsrf)]
+        elif user == student:
+            parts.append(action_form("check", "Check my notebook", assignment, xsrf))
+        pages = (over_http or {}).get(assignment)
+        if pages:
+            links = ", ".join(f'<a href="feedback/{name}/{html.escape(page)}.html?student='
+                              f'{html.escape(student)}">{html.escape(page)}</a>'
+                              for page in pages)
+            parts.append(f"<p>Feedback: {links}</p>")
+            if user == student:
+                parts.append(action_form("feedback", "Put the feedback in my server",
+                                         assignment, xsrf))
         parts.extend(hand_in_rows(view) for view in views)
         if not views:
             parts.append("<p>No hand-ins yet.</p>")
@@ -167,7 +193,11 @@ class PageHandler(HubOAuthenticated, web.RequestHandler):
         self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
                         "form-action 'self'")
         self.write(page_html(self.current_user["name"], student, sections, message,
-                             self.xsrf_form_html()))
+                             self.xsrf_form_html(), *self.over_http(student)))
+
+    def over_http(self, student: str) -> tuple[dict[str, list[str]] | None, str]:
+        """What the page over HTTP adds (page_http.py); (None, "") with the exchange."""
+        return None, ""
 
     @web.authenticated
     def get(self) -> None:

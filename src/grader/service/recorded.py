@@ -25,8 +25,11 @@ from collections.abc import Collection, Iterable, Mapping
 from ..recording import read_student_parts
 from ..reports import read_grades
 from ..results import CheckStatus, StudentResult
+from ..safe_text import shown_id
 from ..settings import CourseError, Settings
+from ..worker import Assignment
 from .records import CheckRecord, JobState, QueuedJob
+from .release_watch import release_digest
 from .store import Store
 
 Pair = tuple[str, str]  # (student, assignment)
@@ -87,6 +90,21 @@ def current_submissions(jobs: Iterable[QueuedJob]) -> dict[Pair, QueuedJob]:
     for job in sorted(jobs, key=lambda job: job.id):
         if reached_gradebook(job):
             current[(job.student, job.assignment)] = job
+    return current
+
+
+def settled_submissions(jobs: Iterable[QueuedJob]) -> dict[Pair, QueuedJob]:
+    """`current_submissions`, less each pair with a newer submission waiting or being
+    graded: the writer records a grade in the gradebook before the queue marks its job
+    graded, so the gradebook's score may already be the newer one's; its feedback and
+    push follow once it is graded, and an earlier hand-in's never go out again for it."""
+    jobs = list(jobs)
+    current = current_submissions(jobs)
+    for job in jobs:
+        pair = (job.student, job.assignment)
+        if (not job.is_check and job.state in (JobState.WAITING, JobState.GRADING)
+                and pair in current and job.id > current[pair].id):
+            del current[pair]
     return current
 
 
@@ -152,3 +170,23 @@ def changed_since_sent(store: Store, target: str, grades: Mapping[Pair, Recorded
             changes[pair] = (sent[pair], now)
     return changes
 
+
+def graded_against_earlier(store: Store, prepared: Mapping[str, Assignment],
+                           assignments: list[str]) -> list[str]:
+    """A line per assignment of `assignments` naming the students whose recorded grade is
+    of a hand-in graded against an earlier release than the one `prepared` now: the
+    instructor's to regrade (make regrade shows who would change)."""
+    graded = store.releases_graded()
+    current = current_submissions(store.jobs())
+    lines = []
+    for assignment in assignments:
+        if assignment not in prepared:
+            continue
+        now = release_digest(prepared[assignment].instructor_texts)
+        earlier = sorted(shown_id(student) for (student, named), job in current.items()
+                         if named == assignment and graded.get(job.id, now) != now)
+        if earlier:
+            lines.append(f"{assignment}: {len(earlier)} student(s) hold a grade of a hand-in "
+                         f"graded against an earlier release: {', '.join(earlier)}; `make "
+                         f"regrade ASSIGNMENT={assignment}` shows who would change")
+    return lines

@@ -10,7 +10,9 @@ rows into these records and back.
 import dataclasses
 import datetime
 import enum
-from typing import NewType
+import json
+from collections.abc import Mapping
+from typing import Any, NewType
 
 
 class JobState(enum.StrEnum):
@@ -20,6 +22,7 @@ class JobState(enum.StrEnum):
     FAILED = "failed"  # the grader failed on it, `max_attempts` times or for good
     REFUSED = "refused"  # not graded at all (its reason says why)
     DUPLICATE = "duplicate"  # the same bytes as the student's latest hand-in: not graded again
+    SUPERSEDED = "superseded"  # a later hand-in of the same came before it was graded: kept, not graded
 
 
 FINAL_STATES = (JobState.GRADED, JobState.FAILED, JobState.REFUSED)
@@ -31,6 +34,7 @@ class SourceKind(enum.StrEnum):
     EXCHANGE = "exchange"  # nbgrader's exchange (inbound.py): the inbound folder's name follows
     ZIP = "zip"  # an LMS's zip (collect-zip --queue): the zip's file name follows
     CHECK = "check"  # "Check my notebook" (requests.py: the page, `python -m grader check`)
+    HUB = "hub"  # "Hand in" on the course page over HTTP (over_http.py): student+assignment+time
     OTHER = "other"  # a program's own word (a test's "submit", a benchmark's): the whole source
 
 
@@ -102,6 +106,7 @@ class ReleaseOutcome(enum.StrEnum):
 
     THROUGH_EXCHANGE = "exchange"  # filed in the exchange's feedback folder
     NOT_THROUGH_EXCHANGE = "listed"  # handed in another way: the page listed, in feedback/
+    ON_THE_PAGE = "page"  # the course page over HTTP shows it (c.HubTransport.transport)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,3 +124,17 @@ class FeedbackRelease:
 # the LMS gradebook a final grade went to, by the name of its push
 # (c.GradingService.push_final_grades: an LMS's name, as make NAME-push, or "lti")
 PushTarget = NewType("PushTarget", str)
+
+
+def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
+    """The QueuedJob of one database row."""
+    def moment(text: str | None) -> datetime.datetime | None:
+        return datetime.datetime.fromisoformat(text) if text else None
+
+    return QueuedJob(id=row["id"], student=row["student"], assignment=row["assignment"],
+                     digest=row["digest"], source=JobSource(row["source"]),
+                     state=JobState(row["state"]), attempts=row["attempts"],
+                     arrived=moment(row["arrived"]), graded=moment(row["graded"]),
+                     score=row["score"], max_score=row["max_score"],
+                     checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
+                     reason=row["reason"], files=json.loads(row["files"]))

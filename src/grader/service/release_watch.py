@@ -17,12 +17,13 @@ checks they were given.
 import hashlib
 import json
 import os
+import sys
 import threading
 from collections.abc import Callable, Mapping
 
 from ..recording import check_released
 from ..settings import CourseError, Settings
-from ..worker import read_instructor_notebooks
+from ..worker import Assignment, prepare_assignment, read_instructor_notebooks
 
 Fingerprints = dict[str, tuple[tuple[str, int, int], ...]]  # assignment -> its files' stats
 
@@ -120,3 +121,22 @@ def watch_releases(watch: ReleaseWatch, stop: threading.Event, ending: threading
     while not ending.is_set():
         if stop.wait(every) or watch.changed():
             ending.set()
+
+
+def released_assignments(settings: Settings, before: dict[str, Assignment] | None = None
+                         ) -> dict[str, Assignment]:
+    """Every assignment as released now, prepared; one not released is reported and left out
+    (its hand-ins are refused with the reason), or, if it was prepared `before`, graded as
+    it was released then."""
+    prepared = {}
+    for name in settings.assignments:
+        try:
+            check_released(settings, name, settings.instructor_notebooks(name))
+            prepared[name] = prepare_assignment(settings, name, settings.limits)
+        except CourseError as error:
+            kept = name in (before or {})
+            print(f"serve: {name} is not graded"
+                  f"{' against its new release' if kept else ''}: {error}", file=sys.stderr)
+            if kept:
+                prepared[name] = before[name]
+    return prepared

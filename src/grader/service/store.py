@@ -9,7 +9,11 @@ A worker `claim`s a waiting job with a lease and keeps it with `heartbeat`;
 a job whose lease ran out (its worker died) is claimable again, and one
 claimed `max_attempts` times without finishing ends `failed` with its reason.
 A student's jobs of one assignment are handed out one at a time, in the order
-they arrived, so the one recorded last is the one handed in last. The same
+they arrived, so the one recorded last is the one handed in last; a new
+submission supersedes the student's submissions of the assignment still waiting
+(kept, marked `superseded`, never graded; checks, which the rate limit bounds, are
+neither superseded nor supersede), and students are served in turn: a claim takes the waiting job of
+the student with the fewest being graded, the earliest of those. The same
 bytes handed in again while they are still the student's latest hand-in are
 recorded as a `duplicate` and not graded again. The feedback given out at each
 student's due date is recorded in ``feedback_releases``, one row per job, and
@@ -24,12 +28,11 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Mapping
-from typing import Any
 
-from .queue_database import Statements, StoreError, is_postgres, queue_database, sqlite_path
+from .queue_database import (BUSY_SECONDS, Statements, StoreError, is_postgres, queue_database,
+                             sqlite_path)
 from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
-                      PushTarget, QueuedJob, ReleaseOutcome, SourceKind)
+                      PushTarget, QueuedJob, ReleaseOutcome, SourceKind, job_from_row)
 
 MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
 FEEDBACK_SENT = "feedback"  # the target of sent_grades for the feedback released
@@ -52,11 +55,12 @@ class Store:
     in ``blobs/`` beside it, or a PostgreSQL URL, whose bytes are in the folder
     `blobs` (the service reads them and hands them on: no worker needs the disk).
     Each method opens its own connection, so a Store may be used from any thread
-    or process; every change of state is one transaction.
+    or process; every change of state is one transaction. A call waits `busy_seconds`
+    for the database while another program holds it locked, then fails (StoreError).
     """
 
     def __init__(self, path_or_url: str, max_attempts: int = MAX_ATTEMPTS,
-                 blobs: str | None = None):
+                 blobs: str | None = None, busy_seconds: float = BUSY_SECONDS):
         path = sqlite_path(path_or_url)
         if path is None and blobs is None:
             raise StoreError("a queue in PostgreSQL keeps the hand-ins' bytes on disk: "
@@ -73,7 +77,7 @@ class Store:
             os.makedirs(folder, mode=0o700, exist_ok=True)
             os.chmod(folder, 0o700)
             self._owned(folder)
-        self.database = queue_database(path_or_url)
+        self.database = queue_database(path_or_url, busy_seconds)
         self.path = path or path_or_url  # the SQLite file, or the PostgreSQL URL
         self.where = self.database.shown  # the queue as it may be shown (no password)
         if path is not None:
@@ -134,10 +138,11 @@ class Store:
             # the latest of the same kind: a check is never the duplicate of a submission
             latest = db.row(
                 "SELECT id, digest, state FROM jobs WHERE student = :student AND assignment = "
-                ":assignment AND state != :duplicate AND (CASE WHEN source = :check THEN 1 "
-                "ELSE 0 END) = :is_check ORDER BY id DESC LIMIT 1",
+                ":assignment AND state NOT IN (:duplicate, :superseded) AND (CASE WHEN source = "
+                ":check THEN 1 ELSE 0 END) = :is_check ORDER BY id DESC LIMIT 1",
                 student=student, assignment=assignment, duplicate=JobState.DUPLICATE,
-                check=str(SourceKind.CHECK), is_check=int(check))
+                superseded=JobState.SUPERSEDED, check=str(SourceKind.CHECK),
+                is_check=int(check))
             # one refused or failed (its stored bytes damaged, say) may be handed in again
             duplicate = (latest is not None and latest["digest"] == digest
                          and latest["state"] not in (JobState.REFUSED, JobState.FAILED))
@@ -153,29 +158,56 @@ class Store:
                 files=json.dumps(digests, sort_keys=True), source=str(source), state=str(state),
                 arrived=arrived.isoformat(), reason=reason,
                 graded=utc_now().isoformat() if refused else None)
+            if state == JobState.WAITING:
+                self._supersede(db, added["id"], student, assignment, JobSource(source))
             return self._job(db, added["id"])
+
+    def _supersede(self, db: Statements, newer: int, student: str, assignment: str,
+                   source: JobSource) -> None:
+        """Mark `student`'s submissions of `assignment` still waiting before `newer`, a
+        submission, superseded. Checks are never superseded, nor supersede: each is one
+        the student asked for, within the rate limit, and sees the verdict of."""
+        if source.kind == SourceKind.CHECK:
+            return
+        for row in db.rows("SELECT id, source FROM jobs WHERE student = :student AND "
+                           "assignment = :assignment AND state = :waiting AND id < :newer",
+                           student=student, assignment=assignment, waiting=JobState.WAITING,
+                           newer=newer):
+            if JobSource(row["source"]).kind != SourceKind.CHECK:
+                db.change("UPDATE jobs SET state = :superseded, reason = :reason "
+                          "WHERE id = :id", superseded=JobState.SUPERSEDED, id=row["id"],
+                          reason=f"superseded by hand-in {newer}, handed in before it "
+                          "was graded")
 
     def claim(self, worker: str, lease_seconds: float) -> QueuedJob | None:
         """The next job to grade, leased to `worker` for `lease_seconds`; None when none waits.
 
         A job is claimable when it waits or its lease ran out, and no earlier hand-in
-        of the same student and assignment is still to be graded. A job whose lease
-        ran out after `max_attempts` claims ends `failed` instead.
+        of the same student and assignment is still to be graded; of those, the one of
+        the student with the fewest jobs being graded now, the earliest first (a job
+        `worker` holds, its lease run out or not, is never handed out to it again). A job
+        whose lease ran out after `max_attempts` claims ends `failed` instead.
         """
         now = time.time()
         with self.database.transaction() as db:
             rows = db.rows(
-                "SELECT id, student, assignment, state, attempts, lease_until FROM jobs "
+                "SELECT id, student, assignment, state, attempts, worker, lease_until FROM jobs "
                 "WHERE state IN (:waiting, :grading) ORDER BY id",
                 waiting=JobState.WAITING, grading=JobState.GRADING)
-            busy: set[tuple[str, str]] = set()
+            taken: set[tuple[str, str]] = set()  # a job of the pair is graded or first in line
+            grading: dict[str, int] = {}  # each student's jobs being graded now
+            first_in_line = []
             for row in rows:
                 pair = (row["student"], row["assignment"])
-                if pair in busy:
+                if pair in taken:
                     continue
                 leased = row["state"] == JobState.GRADING
-                if leased and row["lease_until"] is not None and row["lease_until"] > now:
-                    busy.add(pair)
+                # a job `worker` holds stays its own, however late its heartbeat (a database
+                # that was down): a service never takes back what it is grading itself
+                if leased and (row["worker"] == worker or (
+                        row["lease_until"] is not None and row["lease_until"] > now)):
+                    taken.add(pair)
+                    grading[row["student"]] = grading.get(row["student"], 0) + 1
                     continue
                 if leased and row["attempts"] >= self.max_attempts:
                     db.change(
@@ -185,12 +217,18 @@ class Store:
                         reason=f"its grading stopped {row['attempts']} times without finishing "
                         "(the worker died or hung); not graded", id=row["id"])
                     continue
-                db.change("UPDATE jobs SET state = :grading, attempts = attempts + 1, "
-                          "worker = :worker, lease_until = :until WHERE id = :id",
-                          grading=JobState.GRADING, worker=worker, until=now + lease_seconds,
-                          id=row["id"])
-                return self._job(db, row["id"])
-        return None
+                taken.add(pair)
+                first_in_line.append(row)
+            if not first_in_line:
+                return None
+            # students in turn: the one with the fewest jobs being graded, then the earliest
+            chosen = min(first_in_line, key=lambda row: (grading.get(row["student"], 0),
+                                                         row["id"]))
+            db.change("UPDATE jobs SET state = :grading, attempts = attempts + 1, "
+                      "worker = :worker, lease_until = :until WHERE id = :id",
+                      grading=JobState.GRADING, worker=worker, until=now + lease_seconds,
+                      id=chosen["id"])
+            return self._job(db, chosen["id"])
 
     def heartbeat(self, job_id: int, worker: str, lease_seconds: float = 60.0) -> bool:
         """Extend `worker`'s lease of a job it is grading; False when it no longer holds it."""
@@ -213,18 +251,20 @@ class Store:
                 grading=JobState.GRADING)
         return changed == 1
 
-    def take_back(self, host_prefix: str) -> list[int]:
+    def take_back(self, host_prefix: str, itself: str = "") -> list[int]:
         """End at once the leases of workers named `host_prefix` + process id whose process
-        is gone (a service on this machine killed outright); returns the jobs' ids. Their
-        next claim counts as an attempt."""
+        is gone (a service on this machine killed outright), and those named `itself`, the
+        name of a service that holds nothing yet (one before it with the same process id
+        was killed); returns the jobs' ids. Their next claim counts as an attempt."""
         with self.database.transaction() as db:
             rows = db.rows("SELECT id, worker FROM jobs WHERE state = :grading "
                            "AND substr(worker, 1, :length) = :prefix", grading=JobState.GRADING,
                            length=len(host_prefix), prefix=host_prefix)
-            gone = [row["id"] for row in rows
-                    if not process_alive(row["worker"][len(host_prefix):])]
+            gone = [row["id"] for row in rows if row["worker"] == itself
+                    or not process_alive(row["worker"][len(host_prefix):])]
             for job_id in gone:
-                db.change("UPDATE jobs SET lease_until = 0 WHERE id = :id", id=job_id)
+                db.change("UPDATE jobs SET lease_until = 0, worker = NULL WHERE id = :id",
+                          id=job_id)
         return gone
 
     def retry(self, job_id: int, reason: str) -> QueuedJob:
@@ -394,25 +434,12 @@ def process_alive(pid_text: str) -> bool:
     return True
 
 
-def job_from_row(row: Mapping[str, Any]) -> QueuedJob:
-    """The QueuedJob of one database row."""
-    def moment(text: str | None) -> datetime.datetime | None:
-        return datetime.datetime.fromisoformat(text) if text else None
-
-    return QueuedJob(id=row["id"], student=row["student"], assignment=row["assignment"],
-                     digest=row["digest"], source=JobSource(row["source"]),
-                     state=JobState(row["state"]), attempts=row["attempts"],
-                     arrived=moment(row["arrived"]), graded=moment(row["graded"]),
-                     score=row["score"], max_score=row["max_score"],
-                     checks=[CheckRecord(**c) for c in json.loads(row["checks"])],
-                     reason=row["reason"], files=json.loads(row["files"]))
-
-
-def course_store(data_folder: str, db_url: str = "") -> Store:
+def course_store(data_folder: str, db_url: str = "", busy_seconds: float = BUSY_SECONDS
+                 ) -> Store:
     """The course's queue, its bytes in service/blobs/ of its data folder (course-data/):
     in the gradebook's database when `db_url`, the gradebook's, is PostgreSQL; otherwise
     service/queue.db in the data folder, beside the gradebook."""
     folder = os.path.join(data_folder, "service")
     if is_postgres(db_url):
-        return Store(db_url, blobs=os.path.join(folder, "blobs"))
-    return Store(os.path.join(folder, "queue.db"))
+        return Store(db_url, blobs=os.path.join(folder, "blobs"), busy_seconds=busy_seconds)
+    return Store(os.path.join(folder, "queue.db"), busy_seconds=busy_seconds)

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from ..sandbox import require_sandbox
 from ..settings import load
 from .requests import HandInView, ask_for_check, student_hand_ins
 from .records import JobState
@@ -35,6 +36,7 @@ def add_student_commands(commands: "argparse._SubParsersAction[argparse.Argument
 
 
 def run_check(args: argparse.Namespace) -> int:
+    require_sandbox()  # the service grades the check on this machine: nothing queued without it
     settings = load(args.course)
     files = {}
     for path in args.notebooks:

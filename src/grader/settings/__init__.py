@@ -28,7 +28,8 @@ setting that one command reads (the LTI tool's, the service's) is read by it fro
 - ``service.py``: what the grading service shows students before their due date:
   `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window);
   `GradingService`, when it releases each student's feedback and looks for a new
-  release; `ServicePage`, who sees every student on its page.
+  release; `ServicePage`, who sees every student on its page; `HubTransport`, the file
+  exchange or the course page over HTTP.
 - ``lti.py``: `LtiTool`, the course's LTI 1.3 registration on the platform.
 - ``renamed.py``: their old names (``c.SandboxGrader.variant_salt``), still read,
   with a warning that says the new one.
@@ -54,16 +55,16 @@ from .lti import LtiTool
 from .release_lines import no_install_line_warning, stale_salts, write_release_lines
 from .sections import (DaskCluster, GradebookWriter, Reports, SimilarityReport, StudentVariants,
                        TermRetention)
-from .service import CheckFeedback, CheckRateLimit, GradingService, ServicePage
+from .service import CheckFeedback, CheckRateLimit, GradingService, HubTransport, ServicePage
 
 # every class of the grader's own settings, as the command line's help lists them
 CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, GradebookWriter,
                  DaskCluster, CheckFeedback, CheckRateLimit, GradingService, ServicePage,
-                 LtiTool, TermRetention)
+                 HubTransport, LtiTool, TermRetention)
 
 __all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "CheckFeedback", "CheckRateLimit",
-           "CourseError", "DaskCluster", "GradebookWriter", "GradingService", "Limits",
-           "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
+           "CourseError", "DaskCluster", "GradebookWriter", "GradingService", "HubTransport",
+           "Limits", "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
            "Settings", "SimilarityReport", "StudentVariants", "TermRetention", "check_config",
            "limits_from_config", "load", "no_install_line_warning", "shown_url", "stale_salts",
            "with_postgres_driver", "write_release_lines"]

@@ -8,13 +8,19 @@
 - `GradingService`: the service's own work besides grading: each student's feedback
   page released at their due date (``c.GradingService.release_feedback_at_due``),
   looked for every ``feedback_check_seconds``; a new release looked for every
-  ``release_check_seconds``; each grade pushed to the LMS once final
+  ``release_check_seconds``; how long a stop waits for the gradings in flight
+  (``stop_seconds``); how long a call waits for its queue locked by another program
+  (``queue_busy_seconds``); each grade pushed to the LMS once final
   (``push_final_grades``, off unless set).
 - `ServicePage`: who sees every student on the students' page
   (``c.ServicePage.instructors_group``).
+- `HubTransport`: how notebooks travel between the students and the service: nbgrader's
+  file exchange (``"exchange"``, one machine) or the course page over HTTP (``"http"``:
+  each student's own server reached through the hub's proxy, no shared disk), with the
+  course's two hub groups and the limits of a request to a student's server.
 """
 
-from traitlets import Bool, Dict, Float, Int, Unicode
+from traitlets import Bool, Dict, Enum, Float, Int, Unicode
 from traitlets.config import Configurable
 
 
@@ -54,6 +60,15 @@ class GradingService(Configurable):
                                   "changed or new release/<assignment>/ (make release), in "
                                   "seconds; one that stays the same for two looks is switched "
                                   "to between gradings").tag(config=True)
+    stop_seconds = Float(25.0, min=0.0, help="after SIGTERM or Ctrl-C, how long the gradings "
+                         "in flight may take to finish and be recorded; past that they go "
+                         "back to the queue and the workers stop their sandboxes (a "
+                         "supervisor's stop timeout should leave 15 s more)").tag(config=True)
+    queue_busy_seconds = Float(60.0, min=0.1, help="how long one call of the service waits "
+                               "for its queue's database while another program holds it "
+                               "locked (SQLite's busy timeout, PostgreSQL's lock_timeout) "
+                               "before it fails, is said, and is tried again for up to "
+                               "c.GradebookWriter.retry_seconds").tag(config=True)
 
 
 class ServicePage(Configurable):
@@ -62,3 +77,32 @@ class ServicePage(Configurable):
     instructors_group = Unicode("graders", help="the Unix group whose members see every "
                                 "student's hand-ins on the page (its --instructors option "
                                 "wins)").tag(config=True)
+
+
+class HubTransport(Configurable):
+    """How the released notebooks, the hand-ins and the feedback travel (docs/hub-over-http.md).
+
+    A course on the hub is its course folder plus two hub groups: its students (whose
+    servers the page's token may reach, ``access:servers!group=STUDENTS``) and its
+    instructors (who see every student on the page)."""
+
+    transport = Enum(["exchange", "http"], "exchange", help="'exchange': nbgrader's file "
+                     "exchange on one machine (the Assignments tab, make release-to-exchange, "
+                     "make collect); 'http': the course page gets, checks and hands in each "
+                     "notebook through the student's own server's contents API, reached "
+                     "through the hub's proxy, and shows the feedback").tag(config=True)
+    servers_url = Unicode("", help="the hub's proxy as the grading page reaches it (its "
+                          "users' servers are under /user/NAME/ there): "
+                          "http://proxy-public on Zero to JupyterHub; '' reads "
+                          "JUPYTERHUB_PUBLIC_URL, then the origin of JUPYTERHUB_API_URL").tag(
+        config=True)
+    students_group = Unicode("", help="the hub group of the course's students: only they "
+                             "get, check and hand in on the page ('' lets every hub user "
+                             "who may open the page)").tag(config=True)
+    instructors_group = Unicode("", help="the hub group of the course's instructors: they "
+                                "see every student's hand-ins on the page ('' falls back to "
+                                "c.ServicePage.instructors_group, a Unix group)").tag(
+        config=True)
+    timeout_seconds = Float(10.0, min=0.1, help="how long a request to a student's server "
+                            "may take in all, in seconds; a slower server is named and "
+                            "nothing is spent").tag(config=True)

@@ -21,6 +21,17 @@ def test_the_systemd_unit_runs_serve_with_arguments_it_takes():
     assert "KillSignal=SIGTERM" in lines and "TimeoutStopSec=40" in lines
 
 
+def test_the_systemd_unit_waits_until_the_service_is_warm():
+    lines = (DEPLOY / "grader-serve.service").read_text().splitlines()
+    [post] = [line for line in lines if line.startswith("ExecStartPost=")]
+    shell, flag, script = shlex.split(post[len("ExecStartPost="):])
+    assert (shell, flag) == ("/bin/sh", "-c")
+    until = shlex.split(script.split(";")[0])
+    assert until[0] == "until" and until[-1] == ">/dev/null"
+    args = serve_arguments(until[1:-1], "queue")
+    assert (args.status, args.json, args.course) == (True, False, "/srv/course")
+
+
 def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
     class Config:  # what jupyterhub_config.py's `c` is, for the lines it sets
         class JupyterHub:

@@ -32,7 +32,7 @@ def course_settings(tiny_course, tmp_path_factory):
     settings = load(tiny_course)
     set_due_date(settings, ASSIGNMENT, "2026-12-01 17:00:00 UTC")
     with Gradebook(settings.db_url, settings.course_id) as gb:
-        for student in ("alice", "bob", "carol", "dora", "erin", "fred"):
+        for student in ("alice", "bob", "carol", "dora", "erin", "fred", "gail"):
             gb.update_or_create_student(student)
     extensions = tmp_path_factory.mktemp("extensions") / "extensions.csv"
     extensions.write_text("student_id,assignment,extra_hours,new_due,note\n"
@@ -377,6 +377,29 @@ def test_feedback_the_gradebook_changes_after_it_went_out_is_given_out_again_onc
     assert len(nbgrader.runs("release_feedback")) == 2
 
 
+def test_a_grade_recorded_while_its_hand_in_is_still_grading_sends_nothing_again(
+        settings, store):
+    """The writer records a grade in the gradebook before the queue marks its hand-in
+    graded: in between, the earlier hand-in's feedback and push do not go out again."""
+    record_grades(settings.root, "gail", POINTS)
+    gail = graded_in_autograded(settings, store, "gail", BEFORE)
+    nbgrader, push = FakeNbgrader(settings), RecordingPush()
+    feedback = DueFeedback(settings, store, [ASSIGNMENT], nbgrader)
+    final = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert len(feedback.tick(AFTER)) == 1 and len(final.tick(AFTER)) == 2
+    late = hand_in(store, "gail", "a late try", AFTER, JobState.GRADING)
+    manual_grade(settings, "gail", "ones_values", 1.0)  # the late one's grade: 6 -> 5
+    later = AFTER + timedelta(minutes=1)
+    assert feedback.tick(later) == [] and final.tick(later) == []
+    assert len(nbgrader.runs("release_feedback")) == 1 and push.calls == [(ASSIGNMENT, ["gail"])]
+    store.finish(late.id, JobState.GRADED, 5.0, 6.0, [])
+    assert feedback.tick(later) == [
+        f"{ASSIGNMENT}: feedback of gail's hand-in {late.id} released through the exchange"]
+    assert final.tick(later)[0] == f"{ASSIGNMENT}: final grade(s) of gail to canvas: pushed"
+    assert [r.job_id for r in store.releases()] == [gail.id, late.id]
+    assert store.pushed("canvas") == {gail.id, late.id}
+
+
 def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_out(
         settings, store, tmp_path):
     record_grades(settings.root, "fred", POINTS)
@@ -397,3 +420,28 @@ def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_ou
                               f"bob,{ASSIGNMENT},48,,\n")
         apply_extensions(settings, str(extensions))
     assert fred.id in {r.job_id for r in store.releases()}
+
+
+def test_a_look_that_keeps_failing_is_said_once_and_its_return_once(capsys):
+    import threading
+
+    from grader.service.due_feedback import release_at_due
+
+    stop = threading.Event()
+    outcomes = iter([OSError("the database restarts\nSQL: SELECT ..."), OSError("refused"),
+                     OSError("refused"), ["ada's feedback released"], []])
+
+    def tick():
+        outcome = next(outcomes)
+        if isinstance(outcome, Exception):
+            raise outcome
+        if not outcome:
+            stop.set()
+        return outcome
+
+    release_at_due(tick, stop, 0.0, "feedback at the due date")
+    assert capsys.readouterr().err.splitlines() == [
+        "serve: feedback at the due date: OSError: the database restarts; tried again every "
+        "0 s",
+        "serve: feedback at the due date: working again",
+        "serve: ada's feedback released"]

@@ -1,6 +1,7 @@
-"""`python -m grader queue`: every hand-in the service knows, as a table or as JSON with
-exactly the keys QUEUE_FIELDS names (student, assignment, kind, state, attempts, arrived,
-graded, score, max_score, late_penalty, recorded, release, release_current)."""
+"""`python -m grader queue`: every hand-in the service knows, as a table (below the
+service's state, test_status.py) or as JSON with exactly the keys QUEUE_FIELDS names
+(student, assignment, kind, state, attempts, arrived, graded, score, max_score,
+late_penalty, recorded, release, release_current)."""
 
 import datetime
 import json
@@ -50,13 +51,14 @@ def test_queue_prints_a_table_with_a_header_and_a_line_per_hand_in(tmp_path, cap
     course_with_queue(tmp_path)
     assert main(["queue", "--course", str(tmp_path)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["student", "assignment", "kind", "state", "attempts",
+    assert lines[:2] == ["service: never started on this queue", ""]  # status.py, above
+    assert lines[2].split() == ["student", "assignment", "kind", "state", "attempts",
                                 "arrived", "graded", "score"]
-    assert [line.split()[:5] for line in lines[1:]] == [
+    assert [line.split()[:5] for line in lines[3:]] == [
         ["ada", "tiny", "submission", "graded", "1"],
         ["ada", "tiny", "submission", "duplicate", "0"],
         ["bob", "tiny", "submission", "waiting", "0"]]
-    assert lines[1].split()[-1] == "5/6"
+    assert lines[3].split()[-1] == "5/6"
 
 
 def test_an_empty_queue_says_so():

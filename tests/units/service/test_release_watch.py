@@ -8,7 +8,7 @@ import threading
 
 import nbformat
 
-from grader.service.loop import released_assignments
+from grader.service.release_watch import released_assignments
 from grader.service.release_watch import (ReleaseWatch, release_agrees, release_fingerprints,
                                           release_folder, watch_releases)
 from grader.settings import load

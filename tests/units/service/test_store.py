@@ -164,8 +164,8 @@ def test_a_claim_leases_the_oldest_waiting_job_and_finish_records_its_grade(stor
 
 def test_a_students_second_hand_in_waits_until_the_first_is_graded(store):
     first = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
-    second = store.hand_in("ada", "tiny", {"tiny.ipynb": OTHER}, "submit")
     assert store.claim("w1", 60).id == first.id
+    second = store.hand_in("ada", "tiny", {"tiny.ipynb": OTHER}, "submit")
     assert store.claim("w2", 60) is None
     store.finish(first.id, JobState.GRADED, 6.0, 6.0, [])
     assert store.claim("w2", 60).id == second.id
@@ -211,6 +211,26 @@ def test_take_back_ends_at_once_the_leases_of_this_machines_dead_workers_only(st
     again = store.claim("host_a:1", lease_seconds=600)
     assert (again.id, again.attempts) == (jobs["ada"].id, 2)
     assert store.claim("host_a:1", lease_seconds=600) is None
+
+
+def test_a_job_whose_lease_ran_out_is_never_handed_to_the_worker_grading_it(store):
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    store.claim("w1", lease_seconds=0.01)
+    time.sleep(0.05)  # no heartbeat went through (the database restarted): w1 still grades it
+    assert store.claim("w1", lease_seconds=60) is None
+    assert store.heartbeat(job.id, "w1", lease_seconds=60)  # its next heartbeat keeps it
+    store.finish(job.id, JobState.GRADED, 6.0, 6.0, [])
+    assert store.job(job.id).attempts == 1
+
+
+def test_a_service_with_the_name_of_a_killed_one_takes_back_its_jobs(store):
+    job = store.hand_in("ada", "tiny", {"tiny.ipynb": NOTEBOOK}, "submit")
+    itself = f"host_a:{os.getpid()}"  # alive: a new service with the process id used again
+    store.claim(itself, lease_seconds=600)
+    assert store.take_back("host_a:") == []
+    assert store.take_back("host_a:", itself) == [job.id]
+    again = store.claim(itself, lease_seconds=600)
+    assert (again.id, again.attempts) == (job.id, 2)
 
 
 def test_a_failed_grading_is_retried_then_ends_failed_with_its_reason(make_store):
