@@ -183,8 +183,9 @@ c.SimilarityReport.threshold = 0.6
 c.SimilarityReport.common_fraction = 0.2
 # Feedback shows each test cell's docstring and failure message, never its code
 # (nbgrader's default feedback would reveal the hidden tests).
+# A cell still to be graded by hand (an explain answer) says so, never "missed".
 c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
+    "grader.plugins.feedback.GetGradesOrWaiting",
     "grader.plugins.feedback.HideTestCode",
 ]
 # Each student's page is the course's own template (src/grader/templates/feedback/): a

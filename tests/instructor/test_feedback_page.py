@@ -27,7 +27,7 @@ PARTIAL = "bob"  # the rehearsal's partial student: the first half of the answer
 STUDENTS = ["alice", "bob", "carol", "dave"]
 ROW = re.compile(r'<tr class="(\w+)">\s*<td><a href="#([\w-]+)">(.*?)</a>'
                  r'(?:<span class="message">(.*?)</span>)?</td>\s*'
-                 r'<td class="points">.*?<br\s*/?>([\d.]+ / [\d.]+)</td>', re.S)
+                 r'<td class="points">.*?<br\s*/?>([\d.–]+ / [\d.]+)</td>', re.S)
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 THEMES = ["light", "dark"]
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
@@ -49,15 +49,20 @@ def read(path):
         return handle.read()
 
 
-def checks_of_the_notebook():
-    """[(grade_id, the first line of its docstring, points)] of each check, in order."""
+def graded_cells_of_the_notebook():
+    """[(grade_id, its title on the page, points, graded by hand)] of each graded cell, in
+    order: a check is titled by its docstring's first line, an answer a person grades (the
+    explain cell) by its grade id."""
     found = []
     for cell in read_notebook("solutions", ASSIGNMENT)["cells"]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if cell["cell_type"] == "code" and meta.get("grade") and not meta.get("solution"):
             docstring = re.match(r'\s*"""(.*?)"""', cell_source(cell), re.S).group(1)
             found.append((meta["grade_id"], docstring.strip().splitlines()[0].strip(),
-                          float(meta["points"])))
+                          float(meta["points"]), False))
+        elif meta.get("grade") and meta.get("solution"):
+            found.append((meta["grade_id"], f"Your answer ({meta['grade_id']}), graded by hand",
+                          float(meta["points"]), True))
     return found
 
 
@@ -82,23 +87,31 @@ def test_a_partial_students_summary_names_each_check_its_points_and_why(rehearsa
     shown = [(outcome, anchor, html.unescape(title), html.unescape(message or ""), points)
              for outcome, anchor, title, message, points in ROW.findall(page)]
     grades = recorded(rehearsal, PARTIAL)
-    expected = []
-    for grade_id, title, points in checks_of_the_notebook():
+    expected, by_hand = [], []
+    for grade_id, title, points, manual in graded_cells_of_the_notebook():
+        if manual:  # nobody has graded it yet: neither missed nor 0
+            expected.append(("not_graded", f"check-{grade_id}", title, "", f"– / {points:g}"))
+            by_hand.append(points)
+            continue
         earned, status, message = grades[grade_id]
         hint = message.splitlines()[0].removeprefix("AssertionError: ") if message else ""
         expected.append(("passed" if status == "passed" else "missed", f"check-{grade_id}",
                          title, "" if status == "passed" else hint,
                          f"{earned:g} / {points:g}"))
     assert shown == expected
+    assert len(by_hand) == 1, "parameters asks one explain question"
+    assert f'<p class="grading-note">{sum(by_hand):g} of these points\nare not graded yet' in page
     outcomes = [row[0] for row in shown]
     assert "passed" in outcomes and "missed" in outcomes  # a partial submission
-    assert ("missed", "check-count_tied_parameters_unseen_configs",
-            "Check that count_tied_parameters gives the tied count of untied models of any "
-            "configuration.", "count_tied_parameters is not answered yet", "0 / 1") in shown
+    assert ("missed", "check-model_size_mib_any_model",
+            "Check that model_size_mib gives the float32 size in MiB of any model, shared "
+            "tensors once.", "model_size_mib is not answered yet", "0 / 1") in shown
     for _, anchor, _, _, _ in shown:  # each row links to its cell on the page
         assert page.count(f'id="{anchor}"') == 1, anchor
     score = sum(points for points, _, _ in grades.values())
-    assert f"Score: <strong>{score:g}</strong> of 10 points." in page
+    most = sum(points for _, _, points, _ in graded_cells_of_the_notebook())
+    assert most == 12, "10 points of checks and 2 of the explain question"
+    assert f"Score: <strong>{score:g}</strong> of {most:g} points." in page
     assert f"<title>Feedback: {NOTEBOOK}.ipynb, {ASSIGNMENT}, {PARTIAL}</title>" in page
 
 

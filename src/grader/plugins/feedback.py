@@ -24,6 +24,7 @@ from typing import Any
 
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.preprocessors import GetGrades
 from nbformat import NotebookNode
 from traitlets import Bool
 from traitlets.config import Config
@@ -59,6 +60,19 @@ class HideTestCode(Preprocessor):
                 kept.append(output)
         cell.outputs = kept
         return cell, resources
+
+
+class GetGradesOrWaiting(GetGrades):
+    """nbgrader's GetGrades, except that a cell nobody has graded yet (an explain answer
+    before a person reads it) gets the score None, not nbgrader's 0: its page says "not
+    graded yet" and never "missed"."""
+
+    def _get_score(self, cell: NotebookNode, resources: dict[str, Any]) -> None:
+        super()._get_score(cell, resources)
+        grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"],
+                                          self.notebook_id, self.assignment_id, self.student_id)
+        if grade.manual_score is None and grade.auto_score is None:
+            cell.metadata.nbgrader["score"] = None
 
 
 class Outcome(StrEnum):
