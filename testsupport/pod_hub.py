@@ -47,6 +47,7 @@ c.HubTransport.students_group = "{name}-students"
 c.HubTransport.instructors_group = "{name}-instructors"
 c.HubTransport.timeout_seconds = 20
 c.GradingService.feedback_check_seconds = 1
+c.Execute.timeout = 120  # a cell may wait for the test (see test_pod_standin.py)
 """
 CONFIG = """\
 import sys
