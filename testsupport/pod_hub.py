@@ -4,16 +4,17 @@ The hub is configured by deploy/jupyterhub_courses.py from a courses.yaml writte
 here (two tiny courses, deploy/courses.yaml's form), with what a test must change: free
 ports, the hub's own logins (DummyAuthenticator: the students have no account here),
 and testsupport.pod_spawner.PodSpawner, which starts each student's server in a
-bubblewrap "pod": one uid for every student (the account POD_ACCOUNT), a disk of
-their own at /home/jovyan, nothing else of the machine.
+bubblewrap "pod": one uid for every student (the pods' account, gptc-pod-RUN), a disk
+of their own at /home/jovyan, nothing else of the machine.
 
 The courses' services (the page, with c.HubTransport.transport = "http", and `grader
-serve`) run as the account COURSE_ACCOUNT, which owns the course folders and can read
-no student's disk (the pods' folder is POD_ACCOUNT's, mode 0700). Each page runs under
-`strace -f -e trace=%file`, so that a test reads every path it named.
+serve`) run as the course's account (gptc-pages-RUN), which owns the course folders and
+can read no student's disk (the pods' folder is the pods' account's, mode 0700). Each
+page runs under `strace -f -e trace=%file`, so that a test reads every path it named.
 
-Both accounts carry testsupport.hub.ACCOUNT_MARK and are removed by `stop`, with every
-process and sandbox started here.
+Both accounts are made for one run (their names end in its process id, so that runs on
+one machine never share one), carry testsupport.hub.ACCOUNT_MARK and are removed by
+`stop`, with every process and sandbox started here.
 """
 
 import os
@@ -21,6 +22,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 
 import yaml
 
@@ -29,14 +31,12 @@ from grader.service import course_store
 from grader.settings import load
 from testsupport.course import ROOT
 from testsupport.hub import (DEPLOY, SITE_PACKAGES, VENV_BIN, ensure_account, install_proxy,
-                             readable_environment, remove_accounts)
+                             readable_by_all, readable_environment, remove_accounts)
 from testsupport.hub_browser import answering, stop, wait_for
 from testsupport.network import free_port
 from testsupport.pod_spawner import stop_pods
 from testsupport.tiny_course import ASSIGNMENT, make_course
 
-POD_ACCOUNT, POD_GROUP = "gptc-pod", "gptcourse-pods"
-COURSE_ACCOUNT, COURSE_GROUP = "gptc-pages", "gptcourse-pages"
 PASSWORD = "pod-stand-in-5"
 STRACE = shutil.which("strace") or "/usr/bin/strace"
 COURSE_SETTINGS = """
@@ -96,15 +96,23 @@ class PodHub:
                             tempfile.mkdtemp(prefix="pods-python-",
                                              dir=os.path.join(ROOT, ".hub-deps")))
         self.folders = {}
-        self.process = None
+        self.process = self.account = None
+        run = os.getpid()
+        self.names = {"pod": (f"gptc-pod-{run}", f"gptc-pods-{run}"),
+                      "course": (f"gptc-pages-{run}", f"gptc-pages-g-{run}")}
         self.log_path = os.path.join(self.base, "hub.log")
 
     def start(self):
+        if not readable_by_all(os.path.dirname(self.environment)):
+            raise AssertionError(f"{os.path.dirname(self.environment)} is not readable by "
+                                 "other accounts: the pods and the course's account run "
+                                 "the Python made there")
         proxy = install_proxy()
         os.makedirs(self.environment, exist_ok=True)
         python = os.path.join(readable_environment(self.environment), "bin", "python")
-        self.pod = ensure_account(POD_ACCOUNT, POD_GROUP)
-        self.account = ensure_account(COURSE_ACCOUNT, COURSE_GROUP)
+        self.pod = ensure_account(*self.names["pod"])
+        self.account = ensure_account(*self.names["course"])
+        owner = ":".join(self.names["course"])
         os.makedirs(self.pods, mode=0o700)
         os.chown(self.pods, self.pod.pw_uid, self.pod.pw_gid)
         os.chmod(self.pods, 0o700)
@@ -120,10 +128,9 @@ class PodHub:
                       encoding="utf-8") as handle:
                 handle.write(COURSE_SETTINGS.format(name=name, port=self.port))
             set_due_date(load(folder), ASSIGNMENT, "2030-01-01 17:00:00 UTC")
-            subprocess.run(["chown", "-R", f"{COURSE_ACCOUNT}:{COURSE_GROUP}", folder],
-                           check=True)
+            subprocess.run(["chown", "-R", owner, folder], check=True)
             self.folders[name] = folder
-            listed.append({"name": name, "folder": folder, "account": COURSE_ACCOUNT,
+            listed.append({"name": name, "folder": folder, "account": self.account.pw_name,
                            "page_port": free_port(), **people})
         settings = os.path.join(self.base, "deploy")
         os.makedirs(settings)
@@ -137,7 +144,7 @@ class PodHub:
             handle.write(CONFIG.format(
                 root=ROOT, courses=os.path.join(settings, "jupyterhub_courses.py"),
                 port=self.port, hub_port=free_port(), api_port=free_port(), proxy=proxy,
-                password=PASSWORD, pods=self.pods, pod_account=POD_ACCOUNT,
+                password=PASSWORD, pods=self.pods, pod_account=self.pod.pw_name,
                 environment=self.environment, strace=STRACE, audit=self.audit,
                 singleuser=os.path.join(os.path.dirname(python), "jupyterhub-singleuser")))
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "GPTCOURSE_"))}
@@ -167,13 +174,15 @@ class PodHub:
     def set_due(self, name, text):
         """The course's due date set as its own account would (its gradebook stays its own)."""
         set_due_date(load(self.folders[name]), ASSIGNMENT, text)
-        subprocess.run(["chown", "-R", f"{COURSE_ACCOUNT}:{COURSE_GROUP}",
+        subprocess.run(["chown", "-R", ":".join(self.names["course"]),
                         os.path.join(self.folders[name], "course-data")], check=True)
 
     def services(self, kind=None, course=None):
-        """{pid: command line} of the courses' services running as COURSE_ACCOUNT (`kind`:
+        """{pid: command line} of the courses' services running as the course's account (`kind`:
         "serve" or "page"; `course`: its name)."""
         found = {}
+        if self.account is None:
+            return found
         for name in os.listdir("/proc"):
             if not name.isdigit():
                 continue
@@ -196,12 +205,16 @@ class PodHub:
     def stop(self):
         if self.process is not None:
             stop(self.process)
-        for pid in self.services():  # and anything of theirs the hub left
-            try:
-                os.killpg(os.getpgid(pid), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        deadline = time.monotonic() + 60
+        while self.services() and time.monotonic() < deadline:  # what the hub left
+            for pid in self.services():
+                try:
+                    os.killpg(os.getpgid(pid), signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.2)
         stop_pods(self.pods)
-        remove_accounts([POD_ACCOUNT, COURSE_ACCOUNT], [POD_GROUP, COURSE_GROUP])
+        remove_accounts([account for account, _ in self.names.values()],
+                        [group for _, group in self.names.values()])
         shutil.rmtree(self.base, ignore_errors=True)
         shutil.rmtree(self.environment, ignore_errors=True)
