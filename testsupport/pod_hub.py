@@ -119,7 +119,7 @@ class PodHub:
         for folder in (self.audit, os.path.join(self.base, "courses")):
             os.makedirs(folder, mode=0o700)
             os.chown(folder, self.account.pw_uid, self.account.pw_gid)
-        self.port = free_port()
+        self.port, self.api_port = free_port(), free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         listed = []
         for name, people in self.courses.items():
@@ -143,7 +143,7 @@ class PodHub:
         with open(config, "w", encoding="utf-8") as handle:
             handle.write(CONFIG.format(
                 root=ROOT, courses=os.path.join(settings, "jupyterhub_courses.py"),
-                port=self.port, hub_port=free_port(), api_port=free_port(), proxy=proxy,
+                port=self.port, hub_port=free_port(), api_port=self.api_port, proxy=proxy,
                 password=PASSWORD, pods=self.pods, pod_account=self.pod.pw_name,
                 environment=self.environment, strace=STRACE, audit=self.audit,
                 singleuser=os.path.join(os.path.dirname(python), "jupyterhub-singleuser")))
@@ -177,6 +177,21 @@ class PodHub:
         subprocess.run(["chown", "-R", ":".join(self.names["course"]),
                         os.path.join(self.folders[name], "course-data")], check=True)
 
+    def proxies(self):
+        """The pids of this hub's proxy (its command line names the proxy's API port)."""
+        found = []
+        mark = f"\0--api-port\0{self.api_port}\0".encode()
+        for name in os.listdir("/proc"):
+            if name.isdigit():
+                try:
+                    with open(f"/proc/{name}/cmdline", "rb") as handle:
+                        line = handle.read()
+                except OSError:
+                    continue
+                if b"configurable-http-proxy" in line and mark in line + b"\0":
+                    found.append(int(name))
+        return found
+
     def services(self, kind=None, course=None):
         """{pid: command line} of the courses' services running as the course's account (`kind`:
         "serve" or "page"; `course`: its name)."""
@@ -203,16 +218,26 @@ class PodHub:
         return found
 
     def stop(self):
-        if self.process is not None:
-            stop(self.process)
-        deadline = time.monotonic() + 60
-        while self.services() and time.monotonic() < deadline:  # what the hub left
+        """The hub stopped while its servers and services are killed (it would give each
+        seconds to stop), then its proxy, sandboxes and accounts."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            stop_pods(self.pods)
             for pid in self.services():
                 try:
                     os.killpg(os.getpgid(pid), signal.SIGKILL)
                 except ProcessLookupError:
                     pass
+            if self.process is None or self.process.poll() is not None:
+                if not self.services():
+                    break
             time.sleep(0.2)
+        if self.process is not None:
+            stop(self.process)  # SIGKILL if it still runs
+        for pid in self.proxies():
+            os.kill(pid, signal.SIGKILL)
         stop_pods(self.pods)
         remove_accounts([account for account, _ in self.names.values()],
                         [group for _, group in self.names.values()])
