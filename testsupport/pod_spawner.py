@@ -15,9 +15,9 @@ As KubeSpawner's pods on Kubernetes, every student's server here
   where the hub's proxy reaches it.
 
     c.JupyterHub.spawner_class = PodSpawner
-    c.PodSpawner.pods = "/srv/pods"             # owned by pod_account, mode 0700
+    c.PodSpawner.pods = "/srv/pods"     # owned by pod_account, mode 0700
     c.PodSpawner.pod_account = "jovyan"
-    c.PodSpawner.image = "/opt/python"         # the image's Python, bound read-only
+    c.PodSpawner.image = "/opt/python"  # the image's Python, bound read-only
     c.Spawner.cmd = ["/opt/python/env/bin/jupyterhub-singleuser"]
 
 `pod_processes(pods)` finds the sandboxes started for one `pods` folder (their command
