@@ -18,6 +18,7 @@ help:
 	@echo "  make lock                requirements.lock again from requirements.txt (pinned, with hashes)"
 	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql, strace)"
 	@echo "  make grading-system      the one Debian package grading uses (bubblewrap)"
+	@echo "  make book-system         a Chromium for the site's PDF, when none is installed (make book runs it)"
 	@echo "  make clean               remove the built site"
 	@echo "Rehearsal: a whole fake class on this machine"
 	@echo "  make rehearse            [REHEARSAL_STUDENTS=4] release, fetch, submit, collect, grade, feedback"
@@ -58,6 +59,7 @@ help:
 	@echo "Publishing the course without its answers (docs/publishing.md)"
 	@echo "  make publish             _publish/: the site, the released notebooks, the students' wheel, a page"
 	@echo "                           for students; refused if any byte holds a solution or hidden test"
+	@echo "  make leak-scan           search _publish/ for every solution and hidden test; exit 1 on a hit"
 	@echo "  make publish-repo        REMOTE=git-url [PUBLISH_BRANCH=main]: _publish/ into a separate public repository"
 	@echo "  make release-solutions   ASSIGNMENT=name: its solutions into _publish/ once every due date passed"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
@@ -168,11 +170,12 @@ test-fast: $(STAMP)
 # MathJax comes from npm and is served by the site itself, so pages load nothing
 # from another host. .build-ok marks a build that finished without error.
 # Executed pages are cached, keyed on each page's code only; the pages also read
-# gptcourse, the student notebooks and nbgrader_config.py, so when any of those
-# change (BOOK_INPUTS_KEY differs) the cache is dropped and every page runs again.
+# gptcourse, the student notebooks, nbgrader_config.py and the small trained GPT
+# (book/_data), so when any of those change (BOOK_INPUTS_KEY differs) the cache is
+# dropped and every page runs again.
 BOOK_OUT ?= .
 BOOK_BUILD = $(BOOK_OUT)/_build
-BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py -type f \
+BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py book/_data -type f \
 	-not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
 MATHJAX_VERSION := 3.2.2
 MATHJAX := .book-deps/static/mathjax/tex-chtml.js
@@ -188,18 +191,31 @@ $(MATHJAX):
 # Each page's paired notebook, book/<page>.ipynb, is rewritten first when its page changed
 # (book/_ext/pair_notebooks.py; the launch buttons open it: commit it with the page).
 # Pages that need running are executed BOOK_JOBS at a time first (book/_ext/execute_pages.py)
-# into the same cache, so the build itself only reads them.
+# into the same cache, so the build itself only reads them. After the build, Pagefind
+# indexes every word of the pages into _build/html/pagefind/ for the search page, and
+# Chromium prints the whole book into one PDF (book/_ext/book_pdf.py; skipped when no
+# page changed), which every page's download menu links.
 BOOK_JOBS ?= $(shell nproc)
-book: $(STAMP) $(MATHJAX)
+# The PDF needs a Chromium (chromium, chromium-browser or google-chrome, as
+# book/_ext/book_pdf.py looks for them): Debian's chromium is installed when none is there.
+.PHONY: book-system
+book-system:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  command -v google-chrome >/dev/null 2>&1 || { echo "installing Debian packages: chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+book: $(STAMP) $(MATHJAX) book-system
 	rm -f $(BOOK_BUILD)/html/.build-ok
 	@key=$(BOOK_INPUTS_KEY); \
 	if [ -d $(BOOK_BUILD)/.jupyter_cache ] && [ "$$(cat $(BOOK_BUILD)/.inputs-key 2>/dev/null)" != "$$key" ]; then \
-	  echo "gptcourse, exercises/ or nbgrader_config.py changed: running every page again"; \
+	  echo "gptcourse, exercises/, nbgrader_config.py or book/_data changed: running every page again"; \
 	  rm -rf $(BOOK_BUILD)/.jupyter_cache $(BOOK_BUILD)/.doctrees; \
 	fi
 	$(BIN)/python book/_ext/pair_notebooks.py
 	$(BIN)/python book/_ext/execute_pages.py $(BOOK_BUILD)/.jupyter_cache $(BOOK_JOBS)
 	$(BIN)/jupyter-book build . --path-output $(BOOK_OUT) --warningiserror --nitpick --keep-going
+	$(BIN)/python -m pagefind --site $(BOOK_BUILD)/html --output-subdir pagefind \
+	  --exclude-selectors ".headerlink, details.hide > summary, .course-widget"
+	$(BIN)/python book/_ext/book_pdf.py $(BOOK_BUILD)/html
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key
 	touch $(BOOK_BUILD)/html/.build-ok
 

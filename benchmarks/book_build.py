@@ -6,8 +6,9 @@ process that imports torch and builds the 124M model (the least any page that
 uses the model must do). The reference is measured before and after the builds.
 
 1. A clean build into a fresh temporary folder (``make book BOOK_OUT=...``): its
-   total time, and the time of every page as the side-by-side execution
-   (``book/_ext/execute_pages.py``) reports it.
+   total time, the time of every page as the side-by-side execution
+   (``book/_ext/execute_pages.py``) reports it, and the times of the two steps after
+   the build: Pagefind's full-text index and the whole-book PDF (``book/_ext/book_pdf.py``).
 2. A rebuild with nothing changed, which must execute no page (this script says
    so, and exits with status 1, if it did).
 3. Each solution notebook run top to bottom in a fresh kernel, as a student's
@@ -29,6 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_TIME = re.compile(r"^(book/\S+\.md): executed in ([\d.]+) s$", re.M)
 EXECUTED_BY_BUILD = re.compile(r"Executed notebook in ([\d.]+) seconds")
+INDEX_TIME = re.compile(r"^Finished in ([\d.]+) seconds", re.M)           # Pagefind
+PDF_TIME = re.compile(r"\.pdf: (\d+) pages of the site, (\d+) printed pages, in ([\d.]+) s")
 # every assignment's notebooks: those of each folder of solutions/
 SOLUTIONS = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "solutions").glob("*/*.ipynb"))
 REFERENCE = (
@@ -47,7 +50,8 @@ def reference_seconds():
 
 
 def build(out_dir):
-    """Run ``make book`` into ``out_dir``; return (seconds, {page: seconds}, pages the build ran)."""
+    """Run ``make book`` into ``out_dir``; return (seconds, {page: seconds}, pages the build
+    ran, {"index": seconds, "pdf": (printed pages, seconds) or None})."""
     start = time.perf_counter()
     result = subprocess.run(
         ["make", "-s", "book", f"BOOK_OUT={out_dir}"], cwd=ROOT,
@@ -58,7 +62,11 @@ def build(out_dir):
     if result.returncode != 0:
         sys.exit(f"make book failed (exit {result.returncode}):\n{log[-4000:]}")
     pages = {page: float(s) for page, s in PAGE_TIME.findall(log)}
-    return seconds, pages, len(EXECUTED_BY_BUILD.findall(log))
+    index = INDEX_TIME.search(log)
+    pdf = PDF_TIME.search(log)
+    after = {"index": float(index.group(1)) if index else None,
+             "pdf": (int(pdf.group(2)), float(pdf.group(3))) if pdf else None}
+    return seconds, pages, len(EXECUTED_BY_BUILD.findall(log)), after
 
 
 def run_notebook(path):
@@ -78,8 +86,8 @@ def run_notebook(path):
 def main():
     before = reference_seconds()
     with tempfile.TemporaryDirectory(prefix="book-benchmark-") as out_dir:
-        clean_s, pages, clean_by_build = build(out_dir)
-        again_s, _, again_runs = build(out_dir)
+        clean_s, pages, clean_by_build, clean_after = build(out_dir)
+        again_s, _, again_runs, again_after = build(out_dir)
     solutions = {path: run_notebook(path) for path in SOLUTIONS}
     after = reference_seconds()
     reference = (before + after) / 2
@@ -92,7 +100,14 @@ def main():
     print(f"  {'page':<24} {'seconds':>8} {'x reference':>12}")
     for page, seconds in sorted(pages.items(), key=lambda item: -item[1]):
         print(f"  {page:<24} {seconds:8.1f} {seconds / reference:12.1f}")
-    print(f"unchanged rebuild:  {again_s:6.1f} s   pages executed: {again_runs}")
+    if clean_after["index"] is not None:
+        print(f"  full-text index (Pagefind): {clean_after['index']:.1f} s")
+    if clean_after["pdf"]:
+        printed, seconds = clean_after["pdf"]
+        print(f"  whole-book PDF ({printed} pages): {seconds:.1f} s "
+              f"= {seconds / reference:.1f} x reference")
+    pdf_again = "printed again" if again_after["pdf"] else "up to date, not printed"
+    print(f"unchanged rebuild:  {again_s:6.1f} s   pages executed: {again_runs}, PDF {pdf_again}")
     print()
     print("solution notebooks, top to bottom in a fresh kernel:")
     for path, seconds in solutions.items():

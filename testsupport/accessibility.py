@@ -25,6 +25,9 @@ CHROMIUM_FLAGS = [
 ]
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
+# How long a browser test waits for what happens when the page works: long, so that a busy
+# machine makes a test slower, never failed. A wait that must not succeed checks at once.
+WAIT_MS = 60_000
 
 _RUN_AXE = """async ([tags, disabled]) => {
   const rules = Object.fromEntries(disabled.map(id => [id, {enabled: false}]));
@@ -77,6 +80,8 @@ def chromium(profile: str):
             profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
             viewport=DESKTOP,
         )
+        context.set_default_timeout(WAIT_MS)
+        context.set_default_navigation_timeout(WAIT_MS)
         try:
             yield context
         finally:

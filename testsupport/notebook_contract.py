@@ -44,9 +44,9 @@ RULES = {
     "setup": "the next code cell is `setup`, locked, and imports what the checks and answers use",
     "imports": "the course package is imported only as `from gptcourse import name`, a name "
                "it has, and never a function the notebook asks students to write",
-    "student's own": "a notebook with a model of each student's own has the `student_id` cell "
-                     "and a locked set-up cell reading JUPYTERHUB_USER, or else STUDENT_ID, "
-                     "with the COURSE_SALT line make release writes",
+    "student's own": "a notebook with a model (or scores) of each student's own has the "
+                     "`student_id` cell and a locked set-up cell reading JUPYTERHUB_USER, or "
+                     "else STUDENT_ID, with the COURSE_SALT line make release writes",
     "no instructor words": "no code cell names make release or nbgrader_config",
     "answer cells": "an answer cell is an unlocked code cell `<name>_answer` with its solution "
                     "between ### BEGIN SOLUTION and ### END SOLUTION, checked by the test "
@@ -318,6 +318,18 @@ def _check_imports(code, answers, problem):
                                 f"it imports {alias.name}, which students write")
 
 
+@functools.lru_cache
+def variant_builders(package=PACKAGE):
+    """The functions of the package's variants module that make a student's own variant from
+    an id and the salt (student_config, student_logits, ...), read without importing it."""
+    spec = importlib.util.find_spec(package)
+    path = os.path.join(spec.submodule_search_locations[0], "variants.py")
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    return tuple(sorted(node.name for node in tree.body if isinstance(node, ast.FunctionDef)
+                        and node.name.startswith("student_")))
+
+
 def _check_own_model(code, problem):
     salted = [(i, c) for i, c in code if re.search(r"^COURSE_SALT = ", c.source, re.MULTILINE)]
     if not salted:
@@ -331,10 +343,10 @@ def _check_own_model(code, problem):
         meta = _meta(cell)
         if (meta.get("grade") or meta.get("solution") or not meta.get("locked")
                 or 'os.environ.get("JUPYTERHUB_USER") or STUDENT_ID' not in cell.source
-                or "student_config(" not in cell.source):
+                or not any(f"{name}(" in cell.source for name in variant_builders())):
             problem(_name(cell, index), "student's own", "its set-up cell must be locked and "
-                    'compute student_config(os.environ.get("JUPYTERHUB_USER") or STUDENT_ID, '
-                    "COURSE_SALT)")
+                    f"compute one of {', '.join(variant_builders())} of "
+                    'os.environ.get("JUPYTERHUB_USER") or STUDENT_ID and COURSE_SALT')
         if ids and ids[0][0] > index:
             problem(_name(cell, index), "student's own", "it comes before `student_id`")
 

@@ -118,11 +118,9 @@
   }
 
   function start() {
+    // A printed page shows every worked answer: print.js opens every <details> before
+    // printing and closes again, afterwards, exactly those it opened.
     document.querySelectorAll(".course-check[data-check]").forEach(setUp);
-    // a printed page shows every worked answer
-    window.addEventListener("beforeprint", function () {
-      document.querySelectorAll(".course-check-answer").forEach(function (d) { d.open = true; });
-    });
   }
 
   if (document.readyState === "loading") {

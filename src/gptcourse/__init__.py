@@ -20,7 +20,7 @@ from .counting import (
 from .generation import generate_text_simple, sample_next_token
 from .model import GPT2_CONFIGS, GPT_CONFIG_124M, GPTModel, tie_weights, validate_config
 from .tokenizer import TokenizerFileError, get_tokenizer, text_to_token_ids, token_ids_to_text
-from .variants import larger_configs, student_config
+from .variants import larger_configs, student_config, student_logits
 
 __all__ = [
     "GPT2_CONFIGS",
@@ -46,6 +46,7 @@ __all__ = [
     "sample_next_token",
     "state_dict_numel",
     "student_config",
+    "student_logits",
     "text_to_token_ids",
     "tie_weights",
     "token_ids_to_text",

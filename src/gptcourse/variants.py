@@ -1,4 +1,5 @@
-"""A GPT-2-shaped model of each student's own, for the homework's value questions.
+"""A GPT-2-shaped model, and next-token scores, of each student's own, for the homework's
+value questions.
 
 Every student counts the parameters of a configuration derived from their
 student id and the course's salt (``c.StudentVariants.salt`` in
@@ -17,10 +18,17 @@ The ranges, each drawn uniformly from the SHA-256 digest of the salt and id:
 That is 158,355,834 configurations: two students of a class of 200 share
 one with probability about 1 in 8,000. The largest has about 418 million
 parameters (1.7 GB in float32), the smallest about 26 million.
+
+``student_logits`` gives each student the next-token scores of two texts over a
+small vocabulary of their own (48 to 96 entries), for the sampling homework:
+normal scores stretched by a spread of 1.5 to 3.5, all distinct, computed from
+the digest alone (no random generator), so they are the same with any PyTorch
+version, on any machine.
 """
 
 import hashlib
 import json
+import math
 
 from .model import GPT2_CONFIGS
 
@@ -31,6 +39,22 @@ HEAD_WIDTH = 64  # every GPT-2 model's attention heads are 64 wide
 LAYER_COUNTS = range(4, 25)
 QKV_BIASES = (False, True)
 LARGER_MODELS = ("gpt2-medium", "gpt2-large", "gpt2-xl")
+LOGITS_TEXTS = 2  # the rows of student_logits: the next-token scores of two texts
+LOGITS_VOCAB_SIZES = range(48, 97)
+LOGITS_SPREADS = (1.5, 2.0, 2.5, 3.0, 3.5)  # how far the scores stretch: how sure the model is
+
+
+def _digest(*parts):
+    """The SHA-256 digest of ``parts`` (the salt, the id, ...), the id stripped of white space.
+
+    Raises ``ValueError`` for an empty id (the notebook's STUDENT_ID not filled in).
+    """
+    salt, student_id, *rest = parts
+    student_id = str(student_id).strip()
+    if not student_id:
+        raise ValueError("no student id: type yours into STUDENT_ID (between the quotes) "
+                         "and run the cells again")
+    return hashlib.sha256(json.dumps([salt, student_id, *rest]).encode("utf-8")).digest()
 
 
 def student_config(student_id: str, salt: str = "") -> dict:
@@ -38,12 +62,7 @@ def student_config(student_id: str, salt: str = "") -> dict:
 
     Raises ``ValueError`` for an empty id (the notebook's STUDENT_ID not filled in).
     """
-    student_id = str(student_id).strip()
-    if not student_id:
-        raise ValueError("no student id: type yours into STUDENT_ID (between the quotes) "
-                         "and run the cells again")
-    digest = hashlib.sha256(json.dumps([salt, student_id]).encode("utf-8")).digest()
-    number = int.from_bytes(digest, "big")
+    number = int.from_bytes(_digest(salt, student_id), "big")
 
     def pick(choices):
         nonlocal number
@@ -70,3 +89,33 @@ def larger_configs(config: dict) -> dict:
     return {name: {**config, **{key: GPT2_CONFIGS[name][key]
                                 for key in ("emb_dim", "n_heads", "n_layers")}}
             for name in LARGER_MODELS}
+
+
+def student_logits(student_id: str, salt: str = ""):
+    """The next-token scores of ``student_id``'s own under the course's ``salt``: a float32
+    tensor of shape [2, vocab_size] (two texts), vocab_size from 48 to 96.
+
+    Each score is a normal draw (Box-Muller on two 64-bit numbers of a SHA-256 digest)
+    times the student's spread, rounded to 1/1024 (exact in float32); every score of a
+    row differs from the others, so the most likely id, the k-th score and the order are
+    never a tie. Raises ``ValueError`` for an empty id.
+    """
+    import torch  # here, so that the configurations above need no torch
+
+    head = int.from_bytes(_digest(salt, student_id, "logits"), "big")
+    vocab_size = LOGITS_VOCAB_SIZES[head % len(LOGITS_VOCAB_SIZES)]
+    spread = LOGITS_SPREADS[head // len(LOGITS_VOCAB_SIZES) % len(LOGITS_SPREADS)]
+    rows = []
+    for text in range(LOGITS_TEXTS):
+        row, draw = [], 0
+        while len(row) < vocab_size:
+            digest = _digest(salt, student_id, "logits", text, draw)
+            draw += 1
+            first, second = (int.from_bytes(digest[i:i + 8], "big") for i in (0, 8))
+            u1, u2 = (first + 1) / 2**64, second / 2**64  # u1 in (0, 1]: its log is finite
+            normal = math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
+            score = round(spread * normal * 1024) / 1024
+            if score not in row:  # a tie would make "the most likely" or "the k-th" two ids
+                row.append(score)
+        rows.append(row)
+    return torch.tensor(rows, dtype=torch.float32)  # [2, vocab_size]

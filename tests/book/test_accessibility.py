@@ -12,8 +12,8 @@ import re
 import pytest
 import yaml
 
-from testsupport.accessibility import (AXE, PHONE, ROOT, WCAG_TAGS, axe_violations,
-                                       installed_axe_version, missing_tools,
+from testsupport.accessibility import (AXE, PHONE, ROOT, WAIT_MS, WCAG_TAGS,
+                                       axe_violations, installed_axe_version, missing_tools,
                                        pinned_axe_version, violations_report as _report)
 
 # Rules switched off, each with the reason; only per rule, never the whole check. None is:
@@ -23,7 +23,7 @@ DISABLED_RULES = {}
 
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
-# the search page with a query, so that its results (words highlighted) are checked too
+# the search page with a query, so that its results (Pagefind's, words marked) are checked too
 SEARCH = "search.html?q=weight+tying"
 URLS = [f"{page}.html" for page in PAGES] + ["genindex.html", SEARCH]
 THEMES = ["light", "dark"]
@@ -47,10 +47,10 @@ def _load(browser, server, url, theme, viewport=None):
         page.set_viewport_size(viewport)
     page.goto(f"{server}/{url}", wait_until="networkidle")
     if url.startswith("search.html"):
-        page.wait_for_selector("#search-results li a", timeout=15000)
-        assert page.locator("#search-results span.highlighted").count()
+        page.wait_for_selector("#full-text-results li a", timeout=WAIT_MS)
+        assert page.locator("#full-text-results mark").count()
     if page.locator("article .math").count():  # (some formulas are inside closed answers)
-        page.wait_for_selector("mjx-container", state="attached", timeout=15000)
+        page.wait_for_selector("mjx-container", state="attached", timeout=WAIT_MS)
     # every check answered once, wrongly, so that its feedback is checked too, and every
     # answer and hidden output open, so that what they reveal is checked as well
     page.evaluate("""() => {
@@ -165,7 +165,7 @@ def test_the_download_dropdown_opens_from_the_keyboard(browser, server, key):
         assert button["expanded"] == "false"
         page.keyboard.press(key)
         menu = page.locator(".dropdown-download-buttons .dropdown-menu")
-        menu.wait_for(state="visible", timeout=5000)
+        menu.wait_for(state="visible", timeout=WAIT_MS)
         assert page.evaluate(_ACTIVE)["expanded"] == "true"
         item, _ = _tab_until(page, lambda a: a["menuItem"], limit=5)
         items = [item]
@@ -195,14 +195,14 @@ def test_a_check_yourself_answer_opens_from_the_keyboard(browser, server, key):
         page.keyboard.type("0.5")
         page.keyboard.press("Enter")
         feedback = page.locator("#check-yourself .course-check-feedback").first
-        feedback.wait_for(state="visible", timeout=5000)
+        feedback.wait_for(state="visible", timeout=WAIT_MS)
         said = feedback.inner_text()
         summary, _ = _tab_until(page, lambda a: a["tag"] == "summary", limit=4)
         assert summary["text"] == "Show the answer", summary
         details = page.locator("#check-yourself details").first
         assert details.get_attribute("open") is None
         page.keyboard.press(key)
-        details.locator(".course-check-body").wait_for(state="visible", timeout=5000)
+        details.locator(".course-check-body").wait_for(state="visible", timeout=WAIT_MS)
         opened = details.get_attribute("open") is not None
     finally:
         page.close()

@@ -18,6 +18,7 @@ import pytest
 import yaml
 from PIL import Image
 
+from testsupport.accessibility import WAIT_MS
 from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import ROOT as COURSE_ROOT
 
@@ -647,7 +648,7 @@ def test_math_is_typeset_by_the_local_mathjax(browser, server):
     """Formulas are typeset, by the MathJax copy the site serves itself."""
     page, recorder = _open(browser, f"{server}/book/tying.html")
     try:
-        page.wait_for_selector("mjx-container", timeout=15000)
+        page.wait_for_selector("mjx-container", timeout=WAIT_MS)
         count = page.eval_on_selector_all("mjx-container", "els => els.length")
     finally:
         page.close()
@@ -660,9 +661,9 @@ def test_search_finds_the_weight_tying_chapter(browser, server):
     """The site's own search, for "weight tying", lists the weight-tying chapter."""
     page, recorder = _open(browser, f"{server}/search.html?q=weight+tying")
     try:
-        page.wait_for_selector("#search-results li a", timeout=15000)
+        page.wait_for_selector("#full-text-results li a", timeout=WAIT_MS)
         hits = page.eval_on_selector_all(
-            "#search-results li a", "els => els.map(e => e.getAttribute('href'))")
+            "#full-text-results li a", "els => els.map(e => e.getAttribute('href'))")
     finally:
         page.close()
     assert any("book/tying.html" in hit for hit in hits), hits

@@ -15,6 +15,7 @@ import re
 import pytest
 import yaml
 
+from testsupport.accessibility import WAIT_MS
 from testsupport.course import ROOT as COURSE_ROOT
 
 from pathlib import Path
@@ -24,7 +25,6 @@ TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
 CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
             "book/logits_to_text", "book/mistakes"]
-FEEDBACK_WAIT_MS = 5000
 
 
 def _open(browser, server, page_name):
@@ -60,7 +60,7 @@ def answer(page, box, spec, value):
         box.locator("input[type=text]").fill(value if isinstance(value, str) else typed(value))
     box.locator("button.course-check-button").click()
     page.wait_for_function("el => el.textContent.trim() !== ''", arg=feedback.element_handle(),
-                           timeout=FEEDBACK_WAIT_MS)
+                           timeout=WAIT_MS)
     return " ".join(feedback.inner_text().split())
 
 
@@ -204,12 +204,12 @@ def test_a_page_of_checks_works_from_the_keyboard_alone(browser, server):
         page.keyboard.type("163,009,536")
         page.keyboard.press("Enter")
         page.wait_for_function("el => el.textContent.includes('untied count')",
-                               arg=region.element_handle(), timeout=FEEDBACK_WAIT_MS)
+                               arg=region.element_handle(), timeout=WAIT_MS)
         page.keyboard.press("Control+A")
         page.keyboard.type("124412160")
         page.keyboard.press("Enter")
         page.wait_for_function("el => el.textContent.startsWith('Right')",
-                               arg=region.element_handle(), timeout=FEEDBACK_WAIT_MS)
+                               arg=region.element_handle(), timeout=WAIT_MS)
         assert count.locator("details").evaluate("d => d.open")
 
         parrot = page.locator("#check-parrot-check")
@@ -222,7 +222,7 @@ def test_a_page_of_checks_works_from_the_keyboard_alone(browser, server):
         page.keyboard.press(" ")
         said = parrot.locator(".course-check-feedback")
         page.wait_for_function("el => el.textContent.startsWith('Not quite')",
-                               arg=said.element_handle(), timeout=FEEDBACK_WAIT_MS)
+                               arg=said.element_handle(), timeout=WAIT_MS)
         assert _text(spec["mistakes"][0]["feedback"]) in " ".join(said.inner_text().split())
         summary = _tab_to(page, lambda f: f["check"] == "check-parrot-check"
                           and f["tag"] == "summary")

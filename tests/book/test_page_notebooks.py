@@ -8,6 +8,7 @@ homework page finds the student notebooks it describes (the page says so).
 """
 
 import importlib.util
+import os
 from pathlib import Path
 
 import jupytext
@@ -19,7 +20,10 @@ from nbclient import NotebookClient
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "_toc.yml").exists())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
-CELL_TIMEOUT_S = 600  # guards a hung cell; the tests run side by side
+CELL_TIMEOUT_S = 900  # generous: a cell that works ends well before, however busy the machine
+# One torch thread per kernel: the pytest process and other runs share a small machine's
+# cores, and torch's threads waiting for each other there make every step many times slower.
+KERNEL_ENV = {**os.environ, "OMP_NUM_THREADS": "1"}
 
 # The first cell of every run: from here on `import myst_nb` fails as if it were not installed.
 WITHOUT_MYST_NB = '''\
@@ -74,7 +78,8 @@ def test_the_downloaded_page_runs_without_myst_nb(page):
     notebook.cells.append(nbformat.v4.new_code_cell(MYST_NB_WAS_MISSING))
     client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(ROOT / "book")}})
-    client.execute()  # raises CellExecutionError, with the cell and its traceback, on a failure
+    # raises CellExecutionError, with the cell and its traceback, on a failure
+    client.execute(env=KERNEL_ENV)
     code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
     errors = [output for cell in code_cells for output in cell.get("outputs", [])
               if output.get("output_type") == "error"]

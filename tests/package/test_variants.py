@@ -98,3 +98,45 @@ def test_the_larger_configurations_keep_vocabulary_context_and_biases():
     # alice's vocabulary of 55,029 at gpt2-xl's width and depth, untied, no q/k/v biases
     assert count_parameters(build_on_meta(larger["gpt2-xl"])) == count_by_hand(larger["gpt2-xl"])
     assert count_by_hand(larger["gpt2-xl"]) == 1_653_574_400
+
+
+# --- the scores of each student's own (the sampling homework) ------------------------
+
+
+def test_a_students_scores_are_the_same_every_time_whatever_torch_drew_before():
+    import torch
+
+    from gptcourse.variants import student_logits
+
+    first = student_logits("alice", SALT)
+    torch.manual_seed(0)
+    torch.rand(1000)  # PyTorch's generator moved on: the scores do not use it
+    assert torch.equal(student_logits(" alice\n", SALT), first)
+    assert first.dtype == torch.float32
+    assert first[0, :3].tolist() == [4.44921875, 3.9169921875, -2.6201171875]
+
+
+def test_200_students_get_distinct_scores_of_two_rows_without_ties():
+    from gptcourse.variants import LOGITS_VOCAB_SIZES, student_logits
+
+    seen = set()
+    for student in STUDENTS:
+        scores = student_logits(student, SALT)
+        assert scores.shape[0] == 2 and scores.shape[1] in LOGITS_VOCAB_SIZES, student
+        for row in scores.tolist():
+            assert len(set(row)) == len(row), student  # no tie: one favourite, one k-th
+            assert all(score * 1024 == int(score * 1024) for score in row)  # exact in float32
+        seen.add(tuple(scores.flatten().tolist()))
+    assert len(seen) == len(STUDENTS)
+    assert len({student_logits(s, SALT).shape[1] for s in STUDENTS}) > 20  # vocabularies vary
+
+
+def test_scores_need_a_student_id_and_change_with_the_salt():
+    import torch
+
+    from gptcourse.variants import student_logits
+
+    with pytest.raises(ValueError, match="STUDENT_ID"):
+        student_logits("  ", SALT)
+    assert not torch.equal(student_logits("alice", SALT)[:, :40],
+                           student_logits("alice", "2027-spring")[:, :40])

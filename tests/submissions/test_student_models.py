@@ -124,3 +124,58 @@ def test_an_id_typed_in_another_case_loses_the_values_and_each_message_names_the
         assert ("your notebook's STUDENT_ID is 'Grace', which differs from your id 'grace' "
                 "only in case") in message, (check, message)
         assert "type STUDENT_ID = 'grace'" in message, (check, message)
+
+
+# --- sampling: the value questions are about scores of each student's own --------------
+
+SAMPLING_VALUE_CHECKS = {"my_favourite_probas_values", "my_kept_ids_values"}
+SAMPLING_POINTS = ASSIGNMENTS["sampling"].points
+OTHER_SCORES = "these values are for other scores than yours (student {})"
+
+
+def sampling_values(student):
+    """The answer cell of the sampling value questions, holding `student`'s right values."""
+    import torch
+
+    from gptcourse import student_logits
+
+    scores = student_logits(student, SALT)
+    favourites = [torch.softmax(scores[0] / t, dim=-1).max().item() for t in (1.0, 0.5, 0.1, 0.01)]
+    kept = []
+    for row in scores / 0.5:
+        probas, order = torch.softmax(row, dim=-1).sort(descending=True)
+        kept.append(sorted(order[probas.cumsum(0) - probas < 0.9].tolist()))
+    return {"own_values_answer": f"my_favourite_probas = {favourites!r}\nmy_kept_ids = {kept!r}"}
+
+
+@pytest.fixture(scope="module")
+def graded_sampling(tmp_path_factory):
+    course = released_course(str(tmp_path_factory.mktemp("sampling") / "course"))
+    submissions = {
+        "alice": build_submission("sampling"),
+        "frank": build_submission("sampling", sampling_values("frank")),
+        "carol": build_submission("sampling", sampling_values("alice")),
+        "erin": with_cell(build_submission("sampling"), "student_id",
+                          'import os\nos.environ["JUPYTERHUB_USER"] = "alice"'),
+    }
+    return grade_batch(course, "sampling", submissions)
+
+
+def test_own_scores_computed_or_typed_earn_every_point_of_sampling(graded_sampling):
+    scores, messages = graded_sampling
+    for student in ("alice", "frank"):
+        assert scores[student] == {k: float(v) for k, v in SAMPLING_POINTS.items()}, student
+        assert messages[student] == {}, student
+
+
+@pytest.mark.parametrize("student", ["carol", "erin"])
+def test_another_students_scores_values_earn_nothing_and_say_they_are_other_scores(
+        graded_sampling, student):
+    scores, messages = graded_sampling
+    for check, points in SAMPLING_POINTS.items():
+        expected = 0.0 if check in SAMPLING_VALUE_CHECKS else float(points)
+        assert scores[student][check] == expected, (student, check)
+    assert set(messages[student]) == SAMPLING_VALUE_CHECKS
+    for check, message in messages[student].items():
+        assert OTHER_SCORES.format(student) in message, (check, message)
+        assert not re.search(r"\balice\b", message)

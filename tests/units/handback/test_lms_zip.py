@@ -95,6 +95,7 @@ def test_the_zip_holds_each_collected_page_and_says_who_is_left_out(tmp_path, mo
         assert archive.read("lovelaceada_10001_70000_parameters.html") == b"the page of ada"
 
 
+@pytest.mark.slow  # a real collect and feedback run of nbgrader
 def test_a_notebook_collected_after_grading_does_not_get_the_old_page(tmp_path):
     course, settings = two_canvas_students_graded(tmp_path, datetime(2026, 1, 15, 11))
     collect_zip(settings, ASSIGNMENT, write_zip(str(tmp_path / "later.zip"), [

@@ -31,6 +31,7 @@ def claim_all(store):
     return order
 
 
+@pytest.mark.slow  # 245 hand-ins through the store, on SQLite and PostgreSQL
 def test_two_students_with_120_hand_ins_each_leave_their_classmates_third_to_fifth(store):
     for round_ in range(120):
         for student in ("flood1", "flood2"):

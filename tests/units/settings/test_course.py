@@ -17,7 +17,7 @@ from testsupport.assignments import (ASSIGNMENTS, load_rows, missing_row_message
                                      row_file, row_problems)
 from testsupport.course import ROOT, assignments, copy_course, make
 
-THIRD = "sampling"
+THIRD = "beam-search"  # a throw-away assignment, no folder of solutions/
 
 
 def _notebook():
@@ -32,7 +32,7 @@ def course_with_a_third_assignment(tmp_path):
     course = copy_course(str(tmp_path / "course"), ("testsupport/assignments",), for_make=True)
     folder = os.path.join(course, "solutions", THIRD)
     os.makedirs(folder)
-    with open(os.path.join(folder, "sampling.ipynb"), "w", encoding="utf-8") as handle:
+    with open(os.path.join(folder, "beam_search.ipynb"), "w", encoding="utf-8") as handle:
         json.dump(_notebook(), handle)
     return course
 
@@ -53,7 +53,7 @@ def test_a_third_assignment_folder_is_in_the_graders_settings(course_with_a_thir
 
 def test_a_third_assignment_folder_is_seen_by_the_test_helpers(course_with_a_third_assignment):
     assert assignments(course_with_a_third_assignment) == {
-        **{name: row.notebook for name, row in ASSIGNMENTS.items()}, THIRD: "sampling"}
+        **{name: row.notebook for name, row in ASSIGNMENTS.items()}, THIRD: "beam_search"}
 
 
 def test_the_course_settings_name_no_assignment():
@@ -83,10 +83,10 @@ def test_a_folder_without_its_row_is_named_with_what_the_row_must_hold(
     with pytest.raises(KeyError) as missing:
         rows[THIRD]
     message = missing.value.args[0]
-    assert message.startswith("solutions/sampling/ has no row in the tests' registry: write "
-                              "testsupport/assignments/sampling.py defining ROW = "
+    assert message.startswith("solutions/beam-search/ has no row in the tests' registry: write "
+                              "testsupport/assignments/beam_search.py defining ROW = "
                               "AssignmentRow(...)")
-    assert "name='sampling', notebook='sampling'" in message
+    assert "name='beam-search', notebook='beam_search'" in message
     for field, meaning in required_fields():
         assert f"    {field}: {meaning}\n" in message
     assert [field for field, _ in required_fields()] == [
@@ -104,13 +104,13 @@ def test_a_row_written_beside_a_third_folder_is_its_row(course_with_a_third_assi
     with open(row_file(THIRD, course), "w", encoding="utf-8") as handle:
         handle.write(
             "from testsupport.assignment_row import AssignmentRow, Student\n\n"
-            "ROW = AssignmentRow(name='sampling', notebook='sampling', points={}, "
+            "ROW = AssignmentRow(name='beam-search', notebook='beam_search', points={}, "
             "students={'solution': Student(total=0)}, hidden_values={}, "
             "allowed_imports=frozenset(), package_answers=(), partial=(), partial_score=0, "
             "typed={}, typed_score=0, function_tests=(), oracle={}, oracle_score=0)\n")
     assert missing_rows(course) == []
     rows = load_rows(course)
-    assert sorted(rows) == sorted([*ASSIGNMENTS, THIRD]) and rows[THIRD].notebook == "sampling"
+    assert sorted(rows) == sorted([*ASSIGNMENTS, THIRD]) and rows[THIRD].notebook == "beam_search"
     assert ASSIGNMENTS is not rows and THIRD not in ASSIGNMENTS
 
 

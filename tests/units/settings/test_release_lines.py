@@ -182,10 +182,13 @@ def test_a_new_terms_salt_is_written_into_the_notebook_and_refused_until_then(tm
     with open(config, "a", encoding="utf-8") as handle:
         handle.write('c.StudentVariants.salt = "2027-spring"\n')
     stale = stale_salts(load(course))
-    assert stale == ['solutions/parameters/parameters.ipynb has COURSE_SALT = "2026-fall", but '
+    assert stale == [f'solutions/{name} has COURSE_SALT = "2026-fall", but '
                      'c.StudentVariants.salt is "2027-spring": run `make release`, which '
-                     'writes the salt into the notebooks']
-    assert write_release_lines(load(course)) == [(notebook, 'COURSE_SALT = "2027-spring"')]
+                     'writes the salt into the notebooks'
+                     for name in ("parameters/parameters.ipynb", "sampling/sampling.ipynb")]
+    sampling = os.path.join(course, "solutions", "sampling", "sampling.ipynb")
+    assert write_release_lines(load(course)) == [(notebook, 'COURSE_SALT = "2027-spring"'),
+                                                 (sampling, 'COURSE_SALT = "2027-spring"')]
     assert stale_salts(load(course)) == []
     [line] = salt_lines(notebook)
     assert line.startswith('COURSE_SALT = "2027-spring"  # ')  # the comment is kept
