@@ -16,7 +16,7 @@ help:
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
 	@echo "  make lock                requirements.lock again from requirements.txt (pinned, with hashes)"
-	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql)"
+	@echo "  make system              the Debian packages only (bubblewrap, chromium, npm, postgresql, strace)"
 	@echo "  make grading-system      the one Debian package grading uses (bubblewrap)"
 	@echo "  make book-system         a Chromium for the site's PDF, when none is installed (make book runs it)"
 	@echo "  make clean               remove the built site"
@@ -100,12 +100,13 @@ lock:
 
 # Debian packages, installed only where a command is missing (apt-get update first).
 # Grading needs only the sandbox, bubblewrap; the tests also use the browser that
-# checks the built site and the hub, npm and PostgreSQL. The instructor's targets
+# checks the built site and the hub, npm, PostgreSQL and strace (which records every
+# path the course's page names in tests/hub/test_pod_standin.py). The instructor's targets
 # install only what grading needs, so a grader account without root can grade
 # on a machine that has bubblewrap.
 GRADING_PACKAGES := bwrap:bubblewrap
 TEST_PACKAGES := chromium:chromium npm:npm /usr/lib/postgresql/*/bin/postgres:postgresql \
-	patchelf:patchelf
+	patchelf:patchelf strace:strace
 define install_missing
 	@missing=""; for pair in $(1); do \
 	  cmd=$${pair%%:*}; pkg=$${pair##*:}; \

@@ -15,6 +15,8 @@ what the hub loads at its start:
   other course's.
 
 Every scope of a course's roles names that course's groups or services only.
+`server_access_scopes` says which pages' scopes a student's server lets in: those of
+the student's own courses.
 """
 
 import re
@@ -88,3 +90,12 @@ def hub_settings(courses, python="/opt/gptcourse/.venv/bin/python", workers=2):
             "groups": [students, instructors],
         })
     return {"services": services, "load_groups": groups, "load_roles": roles}
+
+
+def server_access_scopes(user_groups, courses):
+    """The scopes of the pages a student's server lets in beside the hub's own: one per
+    course whose students' group holds the student. A Jupyter server compares a token's
+    scopes as written and does not look a group up, so the page's
+    ``access:servers!group=<name>-students`` must be listed on the server itself."""
+    return [f"access:servers!group={groups_of(course['name'])[0]}" for course in courses
+            if groups_of(course["name"])[0] in user_groups]

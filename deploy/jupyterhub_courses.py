@@ -18,11 +18,12 @@ c = get_config()  # noqa: F821 (JupyterHub defines get_config when it loads this
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from hub_courses import hub_settings  # noqa: E402 (beside this file)
+from hub_courses import hub_settings, server_access_scopes  # noqa: E402 (beside this file)
 
 with open(os.path.join(HERE, "courses.yaml"), encoding="utf-8") as handle:
     listed = yaml.safe_load(handle) or {}
-settings = hub_settings(listed.get("courses", []),
+courses = listed.get("courses", [])
+settings = hub_settings(courses,
                         python=listed.get("python", "/opt/gptcourse/.venv/bin/python"))
 
 
@@ -38,3 +39,18 @@ c.JupyterHub.load_roles = list(already("load_roles", [])) + settings["load_roles
 # servers keep running while it stops and starts again.
 c.JupyterHub.cleanup_servers = False
 c.JupyterHub.cleanup_proxy = False
+
+earlier_hook = c.Spawner.pre_spawn_hook if "pre_spawn_hook" in c.Spawner else None
+
+
+def course_access(spawner):
+    """A student's server lets in the pages of the student's courses (over HTTP,
+    docs/hub-over-http.md), after the hook set before this file, if any."""
+    if earlier_hook is not None:
+        earlier_hook(spawner)
+    groups = [group.name for group in spawner.user.groups]
+    spawner.oauth_access_scopes = [*spawner.oauth_access_scopes,
+                                   *server_access_scopes(groups, courses)]
+
+
+c.Spawner.pre_spawn_hook = course_access

@@ -87,6 +87,25 @@ def remove_homes(names):
             shutil.rmtree(entry.pw_dir, ignore_errors=True)
 
 
+def remove_accounts(names, groups):
+    """The accounts `names` made here (ACCOUNT_MARK), their homes, then the `groups`; an
+    account of the same name not made here is left alone."""
+    for name in names:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        if entry.pw_gecos == ACCOUNT_MARK:
+            _run("userdel", name)
+            shutil.rmtree(entry.pw_dir, ignore_errors=True)
+    for group in groups:
+        try:
+            grp.getgrnam(group)
+        except KeyError:
+            continue
+        _run("groupdel", group)
+
+
 def chown_tree(path, entry):
     for directory, folders, files in os.walk(path):
         for name in [directory] + [os.path.join(directory, f) for f in folders + files]:

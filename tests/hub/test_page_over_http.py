@@ -15,27 +15,24 @@ never reaches the browser.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 
 import pytest
 
 from grader.recording import set_due_date
 from grader.service import JobState, SourceKind, course_store
 from grader.settings import load
-from testsupport.accessibility import CHROMIUM, CHROMIUM_FLAGS
+from testsupport import hub_browser
 from testsupport.hub import VENV_BIN, install_proxy
+from testsupport.hub_browser import answering, chromium, stop, wait_for
 from testsupport.network import free_port
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
 
 ADA, BOB, OUTSIDER, INES = "ada", "bob", "olga", "ines"
 PASSWORD = "page-over-http-3"
 TOKEN = "grading-page-token-" + "5" * 32  # the page's own, as the hub hands it over
-PAGE_WAIT = 60_000
 GRADED_SECONDS = 300
 CONFIG = """\
 c = get_config()
@@ -87,33 +84,6 @@ c.GradingService.feedback_check_seconds = 1
 """
 
 
-def wait_for(what, ready, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = ready()
-        if found:
-            return found
-        time.sleep(0.5)
-    pytest.fail(f"{what} within {seconds} s")
-
-
-def answering(url):
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status == 200
-    except OSError:
-        return False
-
-
-def stop(process):
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-
-
 @pytest.fixture(scope="module")
 def hub():
     base = tempfile.mkdtemp(prefix="gptcourse-http-page-")
@@ -153,47 +123,19 @@ def hub():
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                              args=CHROMIUM_FLAGS)
-        yield launched
-        launched.close()
+    yield from chromium()
 
 
 def log_in(browser, hub, user, seen):
-    """A browser context logged in as `user` on the hub; every answer's headers and body
-    it receives are added to `seen`."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(PAGE_WAIT)
-
-    def keep(response):
-        try:
-            seen.append(json.dumps(response.headers) + response.text())
-        except Exception:  # noqa: BLE001 (a redirect or an image has no text)
-            seen.append(json.dumps(response.headers))
-
-    context.on("response", keep)
-    page = context.new_page()
-    page.goto(f"{hub['url']}/hub/login?next=/hub/home")
-    page.fill("#username_input", user)
-    page.fill("#password_input", PASSWORD)
-    page.click("#login_submit")
-    page.wait_for_url("**/hub/home")
-    return page
+    return hub_browser.log_in(browser, hub["url"], user, PASSWORD, seen)
 
 
 def start_server(page, hub, user):
-    page.goto(f"{hub['url']}/hub/spawn/{user}")
-    page.wait_for_url(f"**/user/{user}/**", timeout=180_000)
+    hub_browser.start_server(page, hub["url"], user)
 
 
 def press(page, hub, label):
-    page.goto(f"{hub['url']}/services/grading/")
-    page.get_by_role("button", name=f"{label} ({ASSIGNMENT})").click()
-    page.wait_for_url("**/services/grading/")
-    return page.locator("[role=status]").inner_text()
+    return hub_browser.press(page, hub["url"], label)
 
 
 def test_a_student_gets_checks_hands_in_and_reads_the_feedback(hub, browser):

@@ -110,3 +110,26 @@ def test_the_list_in_deploy_is_two_terms_of_this_course():
 def test_a_restart_to_add_a_course_leaves_the_proxy_and_the_servers_running(tmp_path):
     hub = hub_config(tmp_path)
     assert (hub.cleanup_servers, hub.cleanup_proxy) == (False, False)
+
+
+class _Spawner:
+    def __init__(self, *groups):
+        self.user = type("User", (), {"groups": [type("Group", (), {"name": g})
+                                                 for g in groups]})()
+        self.oauth_access_scopes = ["access:servers!server=carol/"]
+
+
+def test_a_students_server_lets_in_the_pages_of_their_own_courses_only(tmp_path):
+    seen = []
+    before = Config()
+    before.Spawner.pre_spawn_hook = seen.append
+    hook = hub_config(tmp_path, before=before) and before.Spawner.pre_spawn_hook
+    carol = _Spawner("ml-2026-fall-students", "nlp-2026-fall-students")
+    hook(carol)
+    assert carol.oauth_access_scopes == ["access:servers!server=carol/",
+                                         "access:servers!group=ml-2026-fall-students",
+                                         "access:servers!group=nlp-2026-fall-students"]
+    assert seen == [carol]  # the hook set before runs first
+    ines = _Spawner("ml-2026-fall-instructors")
+    hook(ines)
+    assert ines.oauth_access_scopes == ["access:servers!server=carol/"]

@@ -100,3 +100,23 @@ def test_the_groups_and_roles_are_those_of_the_hub_of_several_courses():
     assert hub["loadRoles"] == {r["name"]: {k: v for k, v in r.items() if k != "name"}
                                 for r in made["load_roles"]}
     assert set(hub["config"]["JupyterHub"]["load_groups"]) == set(made["load_groups"])
+
+
+def test_a_students_server_lets_in_the_page_of_their_course_as_on_one_machine():
+    import types
+
+    config = types.SimpleNamespace(KubeSpawner=types.SimpleNamespace())
+    (snippet,) = values()["hub"]["extraConfig"].values()
+    exec(compile(snippet, "values.yaml", "exec"), {"c": config})
+    hook = config.KubeSpawner.pre_spawn_hook
+
+    def spawner(*groups):
+        user = types.SimpleNamespace(groups=[types.SimpleNamespace(name=g) for g in groups])
+        return types.SimpleNamespace(user=user, oauth_access_scopes=["access:servers!user=a"])
+
+    student, instructor = spawner(f"{COURSE}-students"), spawner(f"{COURSE}-instructors")
+    hook(student)
+    hook(instructor)
+    assert student.oauth_access_scopes == ["access:servers!user=a",
+                                           f"access:servers!group={COURSE}-students"]
+    assert instructor.oauth_access_scopes == ["access:servers!user=a"]
