@@ -1,0 +1,121 @@
+"""Hand-in to visible feedback on the Kubernetes stand-in, against nbgrader's exchange.
+
+The stand-in is testsupport.pod_hub: a real JupyterHub on 127.0.0.1 whose students'
+servers each run in a bubblewrap "pod" (one uid for all, a disk of their own), the course
+page and `grader serve` running as an account that reads no student's disk, the loop
+over HTTP. The tiny course's due date has passed, so a hand-in's feedback is given out
+as soon as it is graded. In headless Chromium every student logs in, starts their
+server, presses Get and saves the correct notebook through their server's contents API;
+then the burst: each student's Hand in pressed, one after the other. The latency is
+from a hand-in's arrival to its feedback given out (recorded as shown on the course
+page). The same burst then goes through nbgrader's exchange to a warm `grader serve`,
+as benchmarks/hub_http.py sends it. It prints p50, p95 and max per transport, the time
+from the first hand-in to the last feedback and how long the page's Hand in took. It
+never fails because the machine is slow.
+
+    .venv/bin/python benchmarks/hub_pods.py [--burst 20]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [ROOT, os.path.join(ROOT, "src"), os.path.dirname(os.path.abspath(__file__))]
+
+from hub_http import burst, percentile  # noqa: E402 (beside this file)
+from testsupport import hub_browser  # noqa: E402
+from testsupport.pod_hub import PASSWORD, PodHub  # noqa: E402
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released  # noqa: E402
+
+COURSE = "bench-2026-fall"
+WAIT_SECONDS = 1800
+
+
+def save(page, url, user, notebook):
+    """`notebook` saved in `user`'s server through its contents API, as Lab saves."""
+    xsrf = [c["value"] for c in page.context.cookies()
+            if c["name"] == "_xsrf" and c["path"].startswith(f"/user/{user}")]
+    response = page.request.put(
+        f"{url}/user/{user}/api/contents/{ASSIGNMENT}/{NOTEBOOK}.ipynb",
+        headers={"X-XSRFToken": xsrf[0], "Content-Type": "application/json"},
+        data=json.dumps({"type": "notebook", "format": "json", "content": notebook}))
+    if response.status not in (200, 201):
+        raise SystemExit(f"{user}: saving the notebook answered {response.status}")
+
+
+def on_the_stand_in(students):
+    """(latencies, first hand-in to last feedback, seconds each Hand in took, hand-ins)."""
+    hub = PodHub({COURSE: {"students": students, "instructors": ["ines"]}})
+    try:
+        hub.start()
+        hub.set_due(COURSE, "2020-01-01 17:00:00 UTC")
+        service = f"grading-{COURSE}"
+        notebook = correct(released(hub.folders[COURSE]))
+        for browser in hub_browser.chromium():
+            pages = {}
+            for student in students:  # each ready: logged in, server started, answers saved
+                page = hub_browser.log_in(browser, hub.url, student, PASSWORD, [])
+                hub_browser.start_server(page, hub.url, student)
+                said = hub_browser.press(page, hub.url, "Get", service=service)
+                if not said.startswith("written into your server"):
+                    raise SystemExit(f"{student}: Get said {said!r}")
+                save(page, hub.url, student, notebook)
+                pages[student] = page
+            asked = []
+            for student, page in pages.items():  # the burst
+                started = time.monotonic()
+                said = hub_browser.press(page, hub.url, "Hand in", service=service)
+                asked.append(time.monotonic() - started)
+                if not said.startswith("handed in"):
+                    raise SystemExit(f"{student}: Hand in said {said!r}")
+            store = hub.store(COURSE)
+            began = time.monotonic()
+            while (time.monotonic() - began < WAIT_SECONDS
+                   and len(store.releases()) < len(students)):
+                time.sleep(0.5)
+        jobs = {job.id: job for job in store.jobs()}
+        latencies = [(release.released - jobs[release.job_id].arrived).total_seconds()
+                     for release in store.releases()]
+        first = min(job.arrived for job in jobs.values())
+        last = max((release.released for release in store.releases()), default=first)
+        return latencies, (last - first).total_seconds(), asked, len(jobs)
+    finally:
+        hub.stop()
+
+
+def line(name, latencies, span, asked, count):
+    if not latencies:
+        return f"{name:10}  none given out of {count}"
+    said = (f"{name:10}  {len(latencies)}/{count} given out  "
+            f"p50 {statistics.median(latencies):6.1f} s  "
+            f"p95 {percentile(latencies, 0.95):6.1f} s  max {max(latencies):6.1f} s  "
+            f"first hand-in to last feedback {span:6.1f} s")
+    if asked:
+        said += (f"  page's Hand in p50 {statistics.median(asked) * 1000:.0f} ms, "
+                 f"max {max(asked) * 1000:.0f} ms")
+    return said
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--burst", type=int, default=20)
+    args = parser.parse_args()
+    students = [f"student{i:02d}" for i in range(args.burst)]
+    print(f"hand-in -> feedback given out, a burst of {args.burst} on the tiny course "
+          f"({os.cpu_count()} cores)")
+    print(line("stand-in", *on_the_stand_in(students)), flush=True)
+    folder = tempfile.mkdtemp(prefix="gptcourse-hub-pods-bench-")
+    try:
+        print(line("exchange", *burst(folder, "exchange", students)), flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
