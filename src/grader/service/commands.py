@@ -33,6 +33,7 @@ from .store import course_store
 from .student_commands import STUDENT_COMMANDS, add_student_commands
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
+LOOPBACK = "127.0.0.1"  # where the page listens unless told (--address)
 
 
 def loaded(args: argparse.Namespace) -> Settings:
@@ -65,7 +66,12 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
     page = commands.add_parser("page", help="the students' page of the grading service, "
                                "as a JupyterHub-managed service")
     page.add_argument("--port", type=int, default=PAGE_PORT,
-                      help=f"its port on 127.0.0.1 (default {PAGE_PORT})")
+                      help=f"its port (default {PAGE_PORT})")
+    page.add_argument("--address", default=LOOPBACK,
+                      help=f"the address it listens on (default {LOOPBACK}, where a hub on "
+                           "this machine reaches it); in a pod of its own, 0.0.0.0, for the "
+                           "hub's proxy on the cluster's network. Only the page over HTTP "
+                           "(c.HubTransport.transport = \"http\") listens beyond this machine")
     page.add_argument("--instructors", default=None, metavar="GROUP",
                       help="the Unix group that sees every student (default: "
                            "c.ServicePage.instructors_group)")
@@ -123,9 +129,28 @@ def run_page(args: argparse.Namespace) -> int:
     settings = loaded(args)
     instructors = args.instructors or ServicePage(config=settings.config).instructors_group
     over_http = HubTransport(config=settings.config).transport == "http"
+    if not over_http and not is_loopback(args.address):
+        print(f"grader page: --address {args.address} refused: the page of the file exchange "
+              f"reads the students' homes on this machine and listens on {LOOPBACK} only; "
+              "set c.HubTransport.transport = \"http\" for a page in a pod of its own",
+              file=sys.stderr)
+        return 2
     (serve_http_page if over_http else serve_page)(
-        settings, course_store(settings.data, settings.db_url), args.port, instructors)
+        settings, course_store(settings.data, settings.db_url), args.port, instructors,
+        args.address)
     return 0
+
+
+def is_loopback(address: str) -> bool:
+    """Whether `address` is one of this machine's own (127.0.0.0/8, ::1, localhost)."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 SERVICE_COMMANDS = {"serve": serving_with({}), "queue": run_queue, "page": run_page,

@@ -1,9 +1,11 @@
 """The students' page of the grading service, a JupyterHub-managed service (HubOAuth).
 
-    python -m grader page [--port PORT] [--instructors GROUP]
+    python -m grader page [--port PORT] [--address ADDRESS] [--instructors GROUP]
 
 The hub starts it (deploy/jupyterhub_config.py) and proxies it at
-/services/grading/; it listens on 127.0.0.1 only. Who is asking is the hub's
+/services/grading/; this page (the file exchange's, which reads the students' homes)
+listens on 127.0.0.1 only; the page over HTTP (page_http.py) may listen on a pod's
+address (--address 0.0.0.0). Who is asking is the hub's
 login, never anything the notebook says. A student sees only their own hand-ins
 of each assignment, each check by its visibility (visibility.py), the checks they
 have left (rate_limit.py), and a "Check my notebook" button per assignment: it
@@ -234,8 +236,10 @@ class CheckHandler(PageHandler):
         return f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}"
 
 
-def serve_page(settings: Settings, store: Store, port: int, instructors: str) -> None:
-    """Serve the page on 127.0.0.1 under the hub's prefix until the process is stopped."""
+def serve_page(settings: Settings, store: Store, port: int, instructors: str,
+               address: str = "127.0.0.1") -> None:
+    """Serve the page on `address` (this machine's 127.0.0.1 unless told) under the hub's
+    prefix until the process is stopped."""
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
     options = {"settings": settings, "store": store, "instructors": instructors}
     app = web.Application([
@@ -243,5 +247,5 @@ def serve_page(settings: Settings, store: Store, port: int, instructors: str) ->
         (prefix + "check", CheckHandler, options),
         (prefix + "oauth_callback", HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)
-    app.listen(port, address="127.0.0.1")
+    app.listen(port, address=address)
     ioloop.IOLoop.current().start()

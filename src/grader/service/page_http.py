@@ -159,8 +159,10 @@ class FeedbackHandler(HttpPageHandler):
         self.write(content)
 
 
-def serve_http_page(settings: Settings, store: Store, port: int, instructors: str) -> None:
-    """The course page over HTTP on 127.0.0.1 under the hub's prefix, until stopped."""
+def serve_http_page(settings: Settings, store: Store, port: int, instructors: str,
+                    address: str = "127.0.0.1") -> None:
+    """The course page over HTTP on `address` (127.0.0.1 unless told; 0.0.0.0 in a pod of its
+    own) under the hub's prefix, until stopped."""
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
     options = {"settings": settings, "store": store, "instructors": instructors,
                "transport": HubTransport(config=settings.config)}
@@ -171,5 +173,5 @@ def serve_http_page(settings: Settings, store: Store, port: int, instructors: st
         (prefix + r"feedback/([^/]+)/([^/]+)\.html", FeedbackHandler, options),
         (prefix + "oauth_callback", HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)
-    app.listen(port, address="127.0.0.1")
+    app.listen(port, address=address)
     ioloop.IOLoop.current().start()

@@ -82,6 +82,7 @@ def test_the_course_pods_commands_are_ones_the_grader_takes():
     page = build_parser().parse_args(commands["page"][3:])
     serve = build_parser().parse_args(commands["grader"][3:])
     assert (page.command, page.port, page.course) == ("page", 10101, "/srv/course")
+    assert page.address == "0.0.0.0"  # the proxy reaches the pod over the cluster's network
     assert (serve.command, serve.scheduler, serve.course) == (
         "serve", "tls://grading-scheduler:8786", "/srv/course")
     assert commands["page"][:3] == ["python", "-m", "grader"]
