@@ -6,6 +6,7 @@ them; and the defend-your-answer sheets of the class."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -78,6 +79,29 @@ def course(tmp_path_factory):
     return folder
 
 
+def feedback_page(course, student):
+    """The student's feedback page as make feedback writes it (the course's preprocessors
+    and exporter), of the two cells this gradebook holds."""
+    import nbformat
+    from traitlets.config import Config
+
+    from grader.plugins.feedback import FeedbackPage, GetGradesOrWaiting, HideTestCode
+    from grader.settings import load
+
+    settings = load(course)
+    with open(f"{settings.submitted}/{student}/{ASSIGNMENT}/{NOTEBOOK}.ipynb",
+              encoding="utf-8") as handle:
+        nb = nbformat.read(handle, as_version=4)
+    nb.cells = [c for c in nb.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") in (CELL, "output_shape")]
+    resources = {"nbgrader": {"notebook": NOTEBOOK, "assignment": ASSIGNMENT,
+                              "student": student, "db_url": settings.db_url}}
+    for step in (GetGradesOrWaiting(), HideTestCode()):
+        nb, resources = step.preprocess(nb, resources)
+    page, _ = FeedbackPage(config=Config()).from_notebook_node(nb, resources)
+    return page
+
+
 @pytest.fixture(scope="module")
 def sittings(course):
     """Three sittings: two students then a stop, the third, then the rubric's `counts`
@@ -85,6 +109,7 @@ def sittings(course):
     from grader.explain import grading_order
 
     order = grading_order(CLASS, SEED)
+    before = feedback_page(course, order[0])
     first = grader(course, "grade-explain", ASSIGNMENT, "--seed", SEED,
                    stdin="counts head | Clear.\nnonsense\nnone\n")
     after_first = manual_grades(course, ASSIGNMENT)
@@ -97,7 +122,25 @@ def sittings(course):
         handle.write(text.replace("  - key: counts\n    points: 0.5", "  - key: counts\n    points: 1", 1))
     third = grader(course, "grade-explain", ASSIGNMENT, stdin="")
     return {"order": order, "runs": (first, second, third), "after_first": after_first,
-            "after_second": after_second, "after_third": manual_grades(course, ASSIGNMENT)}
+            "after_second": after_second, "after_third": manual_grades(course, ASSIGNMENT),
+            "pages": (before, feedback_page(course, order[0]))}
+
+
+def test_the_feedback_page_says_not_graded_yet_then_lists_the_applied_items(course, sittings):
+    from grader.settings import load
+
+    before, after = sittings["pages"]
+    waiting = re.compile(r'<tr class="not_graded">\s*<td><a href="#check-explain_tying">')
+    assert waiting.search(before) and "– / 2" in before
+    assert '<p class="grading-note">2 of these points\nare not graded yet' in before
+    assert '<tr class="missed">' not in before and "Your grader's comment" not in before
+    untied, _ = own_counts(sittings["order"][0], load(course).variant_salt)
+    assert not waiting.search(after) and "grading-note" not in after
+    assert re.search(r'<tr class="partly">\s*<td><a href="#check-explain_tying">.*?1.5 / 2',
+                     after, re.S)
+    assert "Your grader's comment" in after
+    assert f"Your model counts {untied:,} parameters untied" in after
+    assert "output head's weight matrix" in after and "copied from the site" not in after
 
 
 def test_the_first_sitting_grades_in_the_seeded_order_and_stops_where_the_input_ends(sittings):

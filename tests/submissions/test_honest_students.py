@@ -97,9 +97,12 @@ def graded(tmp_path_factory):
 
 
 def max_points(assignment):
+    """{grade_id: points} of the assignment's checks (the explain answer, which a person
+    grades, is not the grader's to give)."""
     nb = read_notebook("solutions", assignment)
     return {c["metadata"]["nbgrader"]["grade_id"]: float(c["metadata"]["nbgrader"]["points"])
-            for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")}
+            for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade")
+            and not c["metadata"]["nbgrader"].get("solution")}
 
 
 def scores(record):
