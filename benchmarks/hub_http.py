@@ -119,12 +119,33 @@ def burst(folder, transport, students):
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(timeout=30)
         log.close()
+    return (*given_out(store), asked)
+
+
+def given_out(store):
+    """(each hand-in's seconds from arrival to feedback given out, the seconds from the
+    first hand-in to the last feedback, how many hand-ins) of a course's store."""
     jobs = {job.id: job for job in store.jobs()}
     latencies = [(release.released - jobs[release.job_id].arrived).total_seconds()
                  for release in store.releases()]
     first = min(job.arrived for job in jobs.values())
     last = max((release.released for release in store.releases()), default=first)
-    return latencies, (last - first).total_seconds(), asked, len(jobs)
+    return latencies, (last - first).total_seconds(), len(jobs)
+
+
+def figures(name, latencies, span, count, asked):
+    """One line of the benchmark's table: `name`'s latencies and, when the page asked,
+    how long its Hand in took."""
+    if not latencies:
+        return f"{name:10}  none given out of {count}"
+    line = (f"{name:10}  {len(latencies)}/{count} given out  "
+            f"p50 {statistics.median(latencies):6.1f} s  "
+            f"p95 {percentile(latencies, 0.95):6.1f} s  max {max(latencies):6.1f} s  "
+            f"first hand-in to last feedback {span:6.1f} s")
+    if asked:
+        line += (f"  page's Hand in p50 {statistics.median(asked) * 1000:.0f} ms, "
+                 f"max {max(asked) * 1000:.0f} ms")
+    return line
 
 
 def main():
@@ -137,16 +158,7 @@ def main():
         print(f"hand-in -> feedback given out, a burst of {args.burst} on the tiny course "
               f"({os.cpu_count()} cores)")
         for transport in ("exchange", "http"):
-            latencies, span, asked, count = burst(folder, transport, students)
-            line = (f"{transport:8}  {len(latencies)}/{count} given out  "
-                    f"p50 {statistics.median(latencies):6.1f} s  "
-                    f"p95 {percentile(latencies, 0.95):6.1f} s  max {max(latencies):6.1f} s  "
-                    f"first hand-in to last feedback {span:6.1f} s"
-                    if latencies else f"{transport:8}  none given out of {count}")
-            if asked:
-                line += (f"  page's Hand in p50 {statistics.median(asked) * 1000:.0f} ms, "
-                         f"max {max(asked) * 1000:.0f} ms")
-            print(line, flush=True)
+            print(figures(transport, *burst(folder, transport, students)), flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

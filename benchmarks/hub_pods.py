@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -28,7 +27,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "src"), os.path.dirname(os.path.abspath(__file__))]
 
-from hub_http import burst, percentile  # noqa: E402 (beside this file)
+from hub_http import burst, figures, given_out  # noqa: E402 (beside this file)
 from testsupport import hub_browser  # noqa: E402
 from testsupport.pod_hub import PASSWORD, PodHub  # noqa: E402
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released  # noqa: E402
@@ -50,7 +49,7 @@ def save(page, url, user, notebook):
 
 
 def on_the_stand_in(students):
-    """(latencies, first hand-in to last feedback, seconds each Hand in took, hand-ins)."""
+    """(latencies, first hand-in to last feedback, hand-ins, seconds each Hand in took)."""
     hub = PodHub({COURSE: {"students": students, "instructors": ["ines"]}})
     try:
         hub.start()
@@ -79,27 +78,9 @@ def on_the_stand_in(students):
             while (time.monotonic() - began < WAIT_SECONDS
                    and len(store.releases()) < len(students)):
                 time.sleep(0.5)
-        jobs = {job.id: job for job in store.jobs()}
-        latencies = [(release.released - jobs[release.job_id].arrived).total_seconds()
-                     for release in store.releases()]
-        first = min(job.arrived for job in jobs.values())
-        last = max((release.released for release in store.releases()), default=first)
-        return latencies, (last - first).total_seconds(), asked, len(jobs)
+        return (*given_out(store), asked)
     finally:
         hub.stop()
-
-
-def line(name, latencies, span, asked, count):
-    if not latencies:
-        return f"{name:10}  none given out of {count}"
-    said = (f"{name:10}  {len(latencies)}/{count} given out  "
-            f"p50 {statistics.median(latencies):6.1f} s  "
-            f"p95 {percentile(latencies, 0.95):6.1f} s  max {max(latencies):6.1f} s  "
-            f"first hand-in to last feedback {span:6.1f} s")
-    if asked:
-        said += (f"  page's Hand in p50 {statistics.median(asked) * 1000:.0f} ms, "
-                 f"max {max(asked) * 1000:.0f} ms")
-    return said
 
 
 def main():
@@ -109,10 +90,10 @@ def main():
     students = [f"student{i:02d}" for i in range(args.burst)]
     print(f"hand-in -> feedback given out, a burst of {args.burst} on the tiny course "
           f"({os.cpu_count()} cores)")
-    print(line("stand-in", *on_the_stand_in(students)), flush=True)
+    print(figures("stand-in", *on_the_stand_in(students)), flush=True)
     folder = tempfile.mkdtemp(prefix="gptcourse-hub-pods-bench-")
     try:
-        print(line("exchange", *burst(folder, "exchange", students)), flush=True)
+        print(figures("exchange", *burst(folder, "exchange", students)), flush=True)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

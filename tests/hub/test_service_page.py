@@ -19,8 +19,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 
 import pytest
 
@@ -29,6 +27,7 @@ from grader.service import JobState, course_store
 from grader.settings import load
 from testsupport.accessibility import CHROMIUM, CHROMIUM_FLAGS, axe_violations, violations_report
 from testsupport.hub import GRADER, PASSWORD, STUDENTS, VENV_BIN, ensure_account, install_proxy
+from testsupport.hub_browser import answering, wait_for
 from testsupport.network import free_port
 from testsupport.course import ROOT
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
@@ -54,24 +53,6 @@ c.JupyterHub.load_roles = [
     {{"name": "user", "scopes": ["self", "access:services!service=grading"]}},
 ]
 """
-
-
-def wait_for(what, ready, seconds):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = ready()
-        if found:
-            return found
-        time.sleep(0.5)
-    pytest.fail(f"{what} within {seconds} s")
-
-
-def answering(url):
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 @pytest.fixture(scope="module")
