@@ -43,8 +43,17 @@ LAB = 180_000
 VALIDATE = 240_000
 
 
+def explain_answers(assignment):
+    """{grade_id: the instructor's model answer} of the explain cell, a markdown answer."""
+    path = os.path.join(ROOT, "solutions", assignment, NOTEBOOKS[assignment] + ".ipynb")
+    with open(path, encoding="utf-8") as handle:
+        cells = json.load(handle)["cells"]
+    return {c["metadata"]["nbgrader"]["grade_id"]: "".join(c["source"]) for c in cells
+            if c["cell_type"] == "markdown" and c["metadata"].get("nbgrader", {}).get("solution")}
+
+
 def answers_for(student, assignment):
-    answers = solution_answers(assignment)
+    answers = {**solution_answers(assignment), **explain_answers(assignment)}
     kind = WORK[student]
     if kind == "partial":
         return {k: answers[k] for k in ASSIGNMENTS[assignment].partial}
@@ -152,7 +161,10 @@ def write_answers(page, assignments, student, assignment):
     expect(cells.nth(max(indexes.values()))).to_be_visible(timeout=LAB)
     # the kernel's first answer updates the notebook's metadata: type once it is idle
     expect(page.locator("#jp-main-statusbar")).to_contain_text("Idle", timeout=LAB)
+    explain = explain_answers(assignment)
     for grade_id, source in answers_for(student, assignment).items():
+        if grade_id in explain:  # a rendered markdown answer: its editor opens on a double click
+            cells.nth(indexes[grade_id]).dblclick()
         cells.nth(indexes[grade_id]).locator(".cm-content").click()
         page.keyboard.press("Control+a")
         page.keyboard.insert_text(source)
