@@ -11,13 +11,14 @@ import time
 import pytest
 
 from grader.files import owner_tag
+from testsupport.assignments import ASSIGNMENTS
 from testsupport.course import run_grader
 from testsupport.scaling import (ASSIGNMENT, GRADER_TIMEOUT, STUDENTS, batch_course, finish,
                                  gradebook_rows, output_files, start_grader,
                                  wait_for_recorded)
 from testsupport.gradebook import sqlite_url
 
-# logits-to-text, 10 points. partial fills answers 1, 3 and 5: next_token_ids (1 + 1.5)
+# logits-to-text, 10 points of checks and 2 of its explain cell. partial fills answers 1, 3 and 5: next_token_ids (1 + 1.5)
 # and token_ids_to_text (1); generated_text needs the unfilled generate_text_simple.
 PARTIAL_POINTS = 3.5
 # crashing: next_token_ids raises before it is defined, so every check that calls it
@@ -42,11 +43,14 @@ def test_serial_run_grades_every_student_once_with_the_expected_totals(serial_sq
     by_kind = {}
     for student, kind in kinds.items():
         by_kind.setdefault(kind, set()).add(totals[student])
-    assert by_kind["correct"] == {(10.0, 10.0)}  # the instructor's answers: full marks
-    assert by_kind["empty"] == {(0.0, 10.0)}  # the untouched student version
-    assert by_kind["unreadable"] == {(0.0, 10.0)}
-    assert by_kind["partial"] == {(PARTIAL_POINTS, 10.0)}
-    assert by_kind["crashing"] == {(CRASHING_POINTS, 10.0)}
+    # of the 12 points, the explain cell's 2 wait for a person: nobody has them yet
+    worth = ASSIGNMENTS[ASSIGNMENT].worth
+    assert worth == 12.0
+    assert by_kind["correct"] == {(10.0, worth)}  # the instructor's answers: full marks
+    assert by_kind["empty"] == {(0.0, worth)}  # the untouched student version
+    assert by_kind["unreadable"] == {(0.0, worth)}
+    assert by_kind["partial"] == {(PARTIAL_POINTS, worth)}
+    assert by_kind["crashing"] == {(CRASHING_POINTS, worth)}
 
 
 def test_two_workers_give_the_same_grades_reports_and_autograded_files(
