@@ -134,7 +134,7 @@ setup: $(STAMP) system
 # records where its time went.
 TEST_WORKERS ?= 0
 test: setup
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup \
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  --durations=30 $(PYTEST_ARGS)
 
 # --- set-up of the JupyterHub browser test (tests/hub/test_jupyterhub.py) ------
@@ -164,7 +164,7 @@ $(AXE): | system
 # builds the 124M model); every test of the other folders is marked slow, so
 # `pytest -m "not slow"` is the same.
 test-fast: $(STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n 2 --dist loadgroup \
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n 2 --dist loadscope \
 	  -m "not slow" tests/package tests/docs tests/units $(PYTEST_ARGS)
 
 # The course site. Strict: a failing cell or any Sphinx warning fails the build.

@@ -42,15 +42,33 @@ TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 
 
+def share_of(path):
+    """The unit of work a test runs in when the tests run side by side: its file, or its
+    folder's shared name in ONE_WORKER. `path` is relative to tests/."""
+    return ONE_WORKER.get(path.split("/")[0], path)
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        path = os.path.relpath(str(item.path), TESTS)
-        folder = path.split(os.sep)[0]
+        folder = os.path.relpath(str(item.path), TESTS).split(os.sep)[0]
         if folder not in QUICK_FOLDERS:
             item.add_marker(pytest.mark.slow)
-        # run side by side (`pytest -n 2 --dist loadgroup`), a file's tests stay on one
-        # worker, so that its module-scoped fixtures are made once
-        item.add_marker(pytest.mark.xdist_group(ONE_WORKER.get(folder, path)))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """Side by side (`pytest -n 2`), each unit of `share_of` goes whole to one worker, so that
+    its module-scoped fixtures are made once and the shared folders are used by one worker
+    at a time. The units keep the order of collection: the site's and the hub's, the
+    longest, are among the first two each worker takes."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByShare(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return share_of(nodeid.split("::")[0].split("/", 1)[1])
+
+    config.option.loadscopereorder = False
+    return ByShare(config, log)
 
 
 @pytest.fixture(scope="module")
