@@ -1,0 +1,58 @@
+"""CONTRIBUTING.md's rule for the tests run side by side: a file stays whole on one worker,
+the site's and publishing tests share one, the hub's tests another (tests/conftest.py)."""
+
+import importlib.util
+import os
+
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def conftest():
+    spec = importlib.util.spec_from_file_location("tests_conftest",
+                                                  os.path.join(TESTS, "conftest.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_file_is_its_own_unit_and_the_shared_folders_are_one_each():
+    share_of = conftest().share_of
+    assert share_of("units/publish/test_leak_scan.py") == "units/publish/test_leak_scan.py"
+    assert share_of("units/publish/test_fragments.py") == "units/publish/test_fragments.py"
+    assert share_of("book/test_accessibility.py") == share_of("publish/test_bundle.py") == "site"
+    assert share_of("hub/test_jupyterhub.py") == share_of("hub/test_pod_standin.py") == "hub"
+
+
+def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
+    module = conftest()
+
+    class Option:
+        loadscopereorder = True
+
+    class Config:
+        option = Option()
+
+        def getvalue(self, name):
+            return None
+
+    made = []
+
+    class Recording:
+        def __init__(self, config, log):
+            made.append(config)
+
+    import xdist.scheduler
+    original = xdist.scheduler.LoadScopeScheduling
+    xdist.scheduler.LoadScopeScheduling = Recording
+    try:
+        scheduler = module.pytest_xdist_make_scheduler(Config(), None)
+    finally:
+        xdist.scheduler.LoadScopeScheduling = original
+    split = type(scheduler)._split_scope
+    assert split(scheduler, "tests/book/test_print.py::test_a[x]") == "site"
+    assert split(scheduler, "tests/publish/test_bundle.py::test_b") == "site"
+    assert split(scheduler, "tests/hub/test_lti_login.py::test_c") == "hub"
+    assert (split(scheduler, "tests/units/publish/test_leak_scan.py::test_d")
+            == split(scheduler, "tests/units/publish/test_leak_scan.py::test_e")
+            == "units/publish/test_leak_scan.py")
+    assert made and made[0].option.loadscopereorder is False  # units keep collection order
