@@ -128,11 +128,11 @@ setup: $(STAMP) system
 	$(if $(wildcard src),$(BIN)/python -m compileall -q src $(wildcard testsupport) > /dev/null)
 
 # .venv/bin on PATH: nbgrader runs the `alembic` command when it creates a gradebook.
-# TEST_WORKERS=2 runs the tests on two workers side by side (pytest-xdist;
-# tests/conftest.py keeps each file on one worker); `make test` runs them in one
-# process, `make test-fast` on two. The slowest tests are listed at the end, so a run
-# records where its time went.
-TEST_WORKERS ?= 0
+# The tests run on TEST_WORKERS workers side by side (pytest-xdist; tests/conftest.py
+# keeps each file, and the site's and the hub's folders, whole on one worker);
+# TEST_WORKERS=0 runs them in one process. The slowest tests are listed at the end,
+# so a run records where its time went.
+TEST_WORKERS ?= 2
 test: setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  --durations=30 $(PYTEST_ARGS)
