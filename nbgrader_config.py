@@ -136,6 +136,11 @@ c.Execute.timeout = 60
 # however many cells it adds; the cells still waiting when it runs out are not run (their
 # checks earn nothing). 0 means three times c.Execute.timeout: here 180 seconds.
 c.SandboxGrader.notebook_budget = 0
+# Seconds the grading of one student may take in all, the checks' own code and their
+# set-up included: a grading worker still at it then is stopped (its stack goes to the
+# grader's error output) and the student is not graded, rather than holding the run.
+# 0 means the notebooks' budgets and 300 seconds.
+c.SandboxGrader.student_budget = 0
 
 # --- deadlines ------------------------------------------------------------------
 # `make release DUEDATE="2026-12-01 17:00:00 UTC"` records an assignment's due date in

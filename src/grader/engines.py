@@ -18,16 +18,19 @@ next hand-in. `engine` says where a run grades, as an `Engine`.
   lost mid-run is replaced by Dask, which runs its tasks again elsewhere; each
   hand-in's result is yielded once.
 
-A local worker process killed mid-run (the OOM killer, a crash) breaks its whole
-pool: every later job would fail at once. A batch reports the students in flight
-and those after them as failed (the same command grades them again); a run that
-goes on (the grading service) asks `graded` to raise `EngineBroken` instead, with
-the hand-ins it held, and starts a new engine.
+A local worker still grading one student past the bound of `Limits.student_seconds`
+(a check's own code that never returns, which no notebook budget covers) writes its
+stack to the grader's error output and ends. That, or a worker killed mid-run (the
+OOM killer, a crash), breaks its whole pool: every later job would fail at once. A
+batch reports the students in flight and those after them as failed (the same
+command grades them again); a run that goes on (the grading service) asks `graded`
+to raise `EngineBroken` instead, with the hand-ins it held, and starts a new engine.
 """
 
 import concurrent.futures
 import contextlib
 import dataclasses
+import faulthandler
 import multiprocessing
 import multiprocessing.queues
 import multiprocessing.util
@@ -237,11 +240,18 @@ def grade_in_pool(job: Job) -> StudentResult:
     wait for a next job that will not come."""
     if _TERMINATED:
         raise SystemExit(EXIT_ON_SIGTERM)
+    # the bound on what no notebook's budget covers: from a thread of its own, which needs
+    # no lock of this process, so a worker stuck inside native code ends too
+    faulthandler.dump_traceback_later(
+        job.assignment.limits.student_seconds(len(job.assignment.instructor_texts)),
+        exit=True)
     try:
         return grade_safely(job)
     except SystemExit:
         if not _TERMINATED:
             raise
+    finally:
+        faulthandler.cancel_dump_traceback_later()
     close_templates()
     os._exit(EXIT_ON_SIGTERM)
 

@@ -15,6 +15,7 @@ from traitlets import Float, Integer, List, Unicode
 from traitlets.config import Config, Configurable
 
 BUDGET_CELLS = 3  # a notebook's default budget: this many times the limit per cell
+STUDENT_SLACK = 300.0  # a student's default bound: the notebooks' budgets and this many seconds
 
 
 class SandboxGrader(Configurable):
@@ -41,6 +42,12 @@ class SandboxGrader(Configurable):
                             "and the replays after them included; the cells still waiting "
                             "when it runs out are not run (0: three times the limit per cell)"
                             ).tag(config=True)
+    student_budget = Float(0.0, min=0.0,
+                           help="wall-clock seconds for grading one student in all, the "
+                           "checks' own code and their set-up included; a grading worker "
+                           "still at it then is stopped, its stack written to the grader's "
+                           "error output, and the student is not graded (0: the notebooks' "
+                           f"budgets and {STUDENT_SLACK:g} seconds)").tag(config=True)
     course_package = Unicode("", help="the course package students import (import NAME): "
                              "its answers' functions are stubs in the sandbox, its own "
                              "functions earn no points in a check; grading needs it"
@@ -65,11 +72,17 @@ class Limits:
     max_processes: int = SandboxGrader.default("max_processes")  # processes and threads
     cpu_seconds: int = 0  # CPU seconds for the whole kernel; 0: derived from the cell count
     notebook_budget: float = SandboxGrader.default("notebook_budget")  # 0: BUDGET_CELLS x timeout
+    student_budget: float = SandboxGrader.default("student_budget")  # 0: see student_seconds
 
     @property
     def notebook_seconds(self) -> float:
         """Wall-clock seconds for a whole notebook, restarts and replays included."""
         return self.notebook_budget or BUDGET_CELLS * self.timeout
+
+    def student_seconds(self, notebooks: int) -> float:
+        """Wall-clock seconds for grading one student's `notebooks` notebooks in all: the
+        bound on what no budget of a notebook covers (a check's own code, its set-up)."""
+        return self.student_budget or notebooks * self.notebook_seconds + STUDENT_SLACK
 
 
 def limits_from_config(config: Config) -> Limits:
@@ -79,4 +92,5 @@ def limits_from_config(config: Config) -> Limits:
     grader = SandboxGrader(config=config)
     return Limits(timeout=float(Execute(config=config).timeout), memory_mib=grader.memory_mib,
                   tmpfs_mib=grader.tmpfs_mib, file_mib=grader.file_mib,
-                  max_processes=grader.max_processes, notebook_budget=grader.notebook_budget)
+                  max_processes=grader.max_processes, notebook_budget=grader.notebook_budget,
+                  student_budget=grader.student_budget)

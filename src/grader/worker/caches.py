@@ -69,9 +69,9 @@ _REFUSED: list[str] = []  # why this machine cannot fork sandboxes, once found o
 
 def release_key(assignment: Assignment) -> tuple:
     """What the templates and checkers of `assignment` are made from: the instructor's
-    notebooks, the limits (less the notebook budget, which makes no template), the
+    notebooks, the limits (less the budgets, which make no template), the
     package and its stubs. Another key for the same assignment is another release."""
-    made_by = dataclasses.replace(assignment.limits, notebook_budget=0.0)
+    made_by = dataclasses.replace(assignment.limits, notebook_budget=0.0, student_budget=0.0)
     return (tuple(sorted(assignment.instructor_texts.items())),
             dataclasses.astuple(made_by), assignment.package, assignment.blocked)
 
@@ -188,7 +188,8 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     if _REFUSED:
         return None
     limits = assignment.limits
-    made_by = dataclasses.replace(limits, notebook_budget=0.0)  # a budget makes no template
+    made_by = dataclasses.replace(limits, notebook_budget=0.0,  # a budget makes no template
+                                  student_budget=0.0)
     key = (dataclasses.astuple(made_by), assignment.package, package_copy, tuple(prelude))
     warm = warm_assignment(assignment)
     templates = warm.templates

@@ -83,8 +83,9 @@ def assignment(name="hw", text=NOTEBOOK, timeout=60.0, **limits):
 def test_a_template_is_reused_for_every_student_of_the_same_release():
     first = caches.warm_template(assignment(), None, PRELUDE)
     assert caches.warm_template(assignment(), None, PRELUDE) is first
-    # the notebook's budget makes no template: another budget finds the same one
+    # the budgets make no template: another budget finds the same one
     assert caches.warm_template(assignment(notebook_budget=99.0), None, PRELUDE) is first
+    assert caches.warm_template(assignment(student_budget=99.0), None, PRELUDE) is first
     assert caches.warm_templates() == [first]
 
 
