@@ -10,6 +10,7 @@ both ways and compare every recorded result.
 """
 
 import json
+import os
 
 import pytest
 
@@ -237,6 +238,15 @@ def shared(tmp_path_factory):
     made = Template(LIMITS, "gptcourse", None, LARGE_PRELUDE, channels=2)
     yield made
     made.close()
+
+
+def test_a_template_serves_as_many_workers_as_it_has_control_channels_for(shared):
+    # started for one worker beside the process that started it: two channels in all
+    assert [shared.serves(n) for n in (1, 2, 3)] == [True, True, False]
+    pid = os.fork()
+    if pid == 0:  # a grading worker forked from that process: its template serves it alone
+        os._exit(0 if shared.serves(3) else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
 def test_the_set_ups_large_tensors_reach_every_fork_unchanged_and_writes_stay_in_the_fork(

@@ -91,6 +91,11 @@ class Template:
         self.spare, self.exits, self.count = [self.control], {}, 0
         self._cgroups = self._cgroups_of = None
 
+    def serves(self, channels: int) -> bool:
+        """Whether the process that started it can hand `channels` - 1 grading workers a
+        control channel of their own (`adopt`); a worker's own template serves it alone."""
+        return not self.owned() or len(self.spare) >= channels - 1
+
     def owned(self) -> bool:
         """Whether this process started the template (and so is the one to stop it)."""
         return self.owner == os.getpid()

@@ -183,7 +183,9 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     namespaces (no unprivileged user namespaces); then each student gets a
     kernel started from nothing, as safe and a few seconds slower. A template
     started before the workers (worker/machine.py) is found here too, by the
-    same key; `channels` is how many processes it serves when started here.
+    same key; `channels` is how many processes it serves when started here. One
+    started with fewer channels (an earlier run of this process, with fewer
+    workers) is stopped and started again with `channels`.
     """
     if _REFUSED:
         return None
@@ -194,8 +196,8 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     warm = warm_assignment(assignment)
     templates = warm.templates
     template = templates.get(key)
-    if template is not None and template.alive() and (package_copy is None
-                                                      or os.path.isdir(package_copy)):
+    if (template is not None and template.alive() and template.serves(channels)
+            and (package_copy is None or os.path.isdir(package_copy))):
         return template
     if template is not None:
         templates.pop(key).close()

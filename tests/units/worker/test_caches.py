@@ -31,7 +31,11 @@ MADE = []  # every stand-in template made, in order
 class StandInTemplate:
     def __init__(self, limits, package, package_copy, prelude, channels):
         self.made_with, self.stopped = (limits, package, package_copy, prelude), False
+        self.channels = channels
         MADE.append(self)
+
+    def serves(self, channels):  # as Template's, in the process that started it
+        return channels <= self.channels
 
     def alive(self):
         return not self.stopped
@@ -87,6 +91,18 @@ def test_a_template_is_reused_for_every_student_of_the_same_release():
     assert caches.warm_template(assignment(notebook_budget=99.0), None, PRELUDE) is first
     assert caches.warm_template(assignment(student_budget=99.0), None, PRELUDE) is first
     assert caches.warm_templates() == [first]
+
+
+def test_a_template_for_more_workers_than_the_one_cached_serves_is_started_again():
+    # an earlier run of this process had one worker; this one has two
+    alone = caches.warm_template(assignment(), None, PRELUDE)
+    shared = caches.warm_template(assignment(), None, PRELUDE, channels=3)
+    assert shared is not alone and not alone.alive() and shared.alive()
+    assert shared.serves(3) and not alone.serves(2)
+    # a run with as many workers or fewer finds it
+    assert caches.warm_template(assignment(), None, PRELUDE, channels=2) is shared
+    assert caches.warm_template(assignment(), None, PRELUDE) is shared
+    assert caches.warm_templates() == [shared]
 
 
 def test_a_new_release_of_the_assignment_stops_the_old_templates_and_drops_its_checkers():
