@@ -82,7 +82,7 @@ class Template:
     def adopt(self, channel: int) -> None:
         """In a grading worker forked from the process that started the template: use
         control channel `channel` (1 to channels - 1) from now on, and only that one."""
-        if not 1 <= channel <= len(self.spare):
+        if not self.has_channel(channel):
             raise SandboxError(f"the template has no control channel {channel}")
         self.control = self.spare[channel - 1]
         for number, other in enumerate(self.spare, 1):
@@ -90,6 +90,10 @@ class Template:
                 other.close()
         self.spare, self.exits, self.count = [self.control], {}, 0
         self._cgroups = self._cgroups_of = None
+
+    def has_channel(self, channel: int) -> bool:
+        """Whether control channel `channel` is there for a grading worker to `adopt`."""
+        return 1 <= channel <= len(self.spare)
 
     def serves(self, channels: int) -> bool:
         """Whether the process that started it can hand `channels` - 1 grading workers a

@@ -228,9 +228,16 @@ def close_templates() -> None:
 
 def adopt_templates(channel: int) -> None:
     """In a worker forked from the process that started the machine's templates: use
-    control channel `channel` of each of them."""
-    for template in warm_templates():
-        template.adopt(channel)
+    control channel `channel` of each of them. One started for fewer workers (by an
+    earlier grading in that process) is let go of here, not stopped: this worker starts
+    its own if it grades that notebook."""
+    with _WARM_LOCK:
+        for warm in _WARM.values():
+            for key, template in list(warm.templates.items()):
+                if template.has_channel(channel):
+                    template.adopt(channel)
+                else:
+                    warm.templates.pop(key).close()
 
 
 atexit.register(close_templates)

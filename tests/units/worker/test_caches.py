@@ -37,6 +37,12 @@ class StandInTemplate:
     def serves(self, channels):  # as Template's, in the process that started it
         return channels <= self.channels
 
+    def has_channel(self, channel):
+        return 1 <= channel < self.channels
+
+    def adopt(self, channel):
+        self.adopted = channel
+
     def alive(self):
         return not self.stopped
 
@@ -102,6 +108,15 @@ def test_a_template_for_more_workers_than_the_one_cached_serves_is_started_again
     # a run with as many workers or fewer finds it
     assert caches.warm_template(assignment(), None, PRELUDE, channels=2) is shared
     assert caches.warm_template(assignment(), None, PRELUDE) is shared
+    assert caches.warm_templates() == [shared]
+
+
+def test_a_worker_adopts_the_templates_with_a_channel_for_it_and_lets_go_of_the_others():
+    shared = caches.warm_template(assignment("hw"), None, PRELUDE, channels=3)
+    alone = caches.warm_template(assignment("other"), None, PRELUDE)  # an earlier grading's
+    caches.adopt_templates(2)
+    assert shared.adopted == 2 and not hasattr(alone, "adopted")
+    assert alone.stopped  # let go of (a stand-in records it as stopped)
     assert caches.warm_templates() == [shared]
 
 
