@@ -35,6 +35,7 @@ from ..cells import CellKind
 from ..checks import Checker
 from ..plan import Plan, build_plan
 from ..sandbox import SandboxError, Template
+from ..settings import Limits
 from .assignment import Assignment
 
 # checkers kept per release (one per notebook, and those made for a notebook whose answer
@@ -71,9 +72,14 @@ def release_key(assignment: Assignment) -> tuple:
     """What the templates and checkers of `assignment` are made from: the instructor's
     notebooks, the limits (less the budgets, which make no template), the
     package and its stubs. Another key for the same assignment is another release."""
-    made_by = dataclasses.replace(assignment.limits, notebook_budget=0.0, student_budget=0.0)
     return (tuple(sorted(assignment.instructor_texts.items())),
-            dataclasses.astuple(made_by), assignment.package, assignment.blocked)
+            dataclasses.astuple(template_limits(assignment.limits)), assignment.package,
+            assignment.blocked)
+
+
+def template_limits(limits: Limits) -> Limits:
+    """`limits` less the budgets of a notebook and of a student, which make no template."""
+    return dataclasses.replace(limits, notebook_budget=0.0, student_budget=0.0)
 
 
 def warm_assignment(assignment: Assignment) -> WarmAssignment:
@@ -190,9 +196,8 @@ def warm_template(assignment: Assignment, package_copy: str | None, prelude: lis
     if _REFUSED:
         return None
     limits = assignment.limits
-    made_by = dataclasses.replace(limits, notebook_budget=0.0,  # a budget makes no template
-                                  student_budget=0.0)
-    key = (dataclasses.astuple(made_by), assignment.package, package_copy, tuple(prelude))
+    key = (dataclasses.astuple(template_limits(limits)), assignment.package, package_copy,
+           tuple(prelude))
     warm = warm_assignment(assignment)
     templates = warm.templates
     template = templates.get(key)

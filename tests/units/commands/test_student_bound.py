@@ -22,8 +22,8 @@ BOUND = 1.0  # seconds for one student, set for these tests
 WAIT = 120  # seconds a test waits for a run the bound must end
 
 
-def job(student, budget=BOUND):
-    assignment = Assignment("hw", {"hw": "{}"}, Limits(timeout=1, student_budget=budget),
+def job(student):
+    assignment = Assignment("hw", {"hw": "{}"}, Limits(timeout=1, student_budget=BOUND),
                             "gptcourse")
     return Job(student, assignment)
 
@@ -37,13 +37,13 @@ def returns_at_once(job):
     return StudentResult(job.student, "hw", notes=["graded"])
 
 
-def results_of(jobs, jobs_at_once=1, pause=0.0):
-    """The results of grading `jobs` one after another on a pool of `jobs_at_once`,
-    `pause` seconds apart; fails if they do not all come back within WAIT."""
+def results_of(jobs, pause=0.0):
+    """The results of grading `jobs` one after another on a pool of one worker, `pause`
+    seconds apart; fails if they do not all come back within WAIT."""
     results = []
 
     def run():
-        with engine(jobs_at_once) as running:
+        with engine(1) as running:
             for one in jobs:
                 results.append(running.executor.submit(running.grade, one))
                 try:
