@@ -205,8 +205,13 @@ book-system:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  command -v google-chrome >/dev/null 2>&1 || { echo "installing Debian packages: chromium"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
-book: $(STAMP) $(MATHJAX) book-system
-	rm -f $(BOOK_BUILD)/html/.build-ok
+# The site is built again only when a page, the configuration, the course's package or
+# a released notebook is newer than the last finished build: `make book` twice builds once.
+BOOK_SOURCES := _config.yml _toc.yml nbgrader_config.py \
+	$(shell find book src/gptcourse exercises -type f -not -path '*/__pycache__/*' 2>/dev/null)
+book: $(BOOK_BUILD)/html/.build-ok
+$(BOOK_BUILD)/html/.build-ok: $(BOOK_SOURCES) | $(STAMP) $(MATHJAX) book-system
+	rm -f $@
 	@key=$(BOOK_INPUTS_KEY); \
 	if [ -d $(BOOK_BUILD)/.jupyter_cache ] && [ "$$(cat $(BOOK_BUILD)/.inputs-key 2>/dev/null)" != "$$key" ]; then \
 	  echo "gptcourse, exercises/, nbgrader_config.py or book/_data changed: running every page again"; \
@@ -219,7 +224,7 @@ book: $(STAMP) $(MATHJAX) book-system
 	  --exclude-selectors ".headerlink, details.hide > summary, .course-widget"
 	$(BIN)/python book/_ext/book_pdf.py $(BOOK_BUILD)/html
 	@echo $(BOOK_INPUTS_KEY) > $(BOOK_BUILD)/.inputs-key
-	touch $(BOOK_BUILD)/html/.build-ok
+	touch $@
 
 # meta-device counting and the book build take a minute or two; grading.py (40
 # submissions, four configurations) takes several minutes and is run on its own.

@@ -1,7 +1,7 @@
 """What the site's tests share: the built site, a local server for it, and a browser.
 
-One session fixture builds the site with ``make book`` (or reuses ``_build/html``
-when a finished build is newer than every page, config and package file); the
+One session fixture builds the site with ``make book``, which reuses ``_build/html``
+when a finished build is newer than every page, config and package file; the
 browser tests serve it on 127.0.0.1 and open it in Debian's headless Chromium
 through Playwright.
 """
@@ -23,34 +23,16 @@ BUILD_OK = SITE / ".build-ok"  # written by `make book` after a build without er
 BUILD_TIMEOUT_S = 1800  # guards a hung build; the tests run side by side
 
 
-def _inputs():
-    """Every file whose change means the site must be rebuilt."""
-    files = [ROOT / "_config.yml", ROOT / "_toc.yml", ROOT / "nbgrader_config.py"]
-    files += [p for p in (ROOT / "book").rglob("*") if p.is_file()]
-    files += [p for p in (ROOT / "src" / "gptcourse").rglob("*")
-              if p.is_file() and "__pycache__" not in p.parts]
-    files += list((ROOT / "exercises").rglob("*.ipynb"))
-    return [p for p in files if p.exists()]
-
-
-def _build_is_fresh():
-    if not BUILD_OK.exists():
-        return False
-    built = BUILD_OK.stat().st_mtime
-    return all(p.stat().st_mtime < built for p in _inputs())
-
-
 @pytest.fixture(scope="session")
 def site():
-    """``_build/html``, built by ``make book`` unless a finished build is up to date."""
-    if not _build_is_fresh():
-        result = subprocess.run(
-            ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
-            timeout=BUILD_TIMEOUT_S,
-        )
-        if result.returncode != 0 or not BUILD_OK.exists():
-            log = (result.stdout + result.stderr)[-6000:]
-            pytest.fail(f"`make book` failed (exit {result.returncode}):\n{log}")
+    """``_build/html``, as ``make book`` leaves it (it builds only what changed)."""
+    result = subprocess.run(
+        ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
+    if result.returncode != 0 or not BUILD_OK.exists():
+        log = (result.stdout + result.stderr)[-6000:]
+        pytest.fail(f"`make book` failed (exit {result.returncode}):\n{log}")
     return SITE
 
 
