@@ -15,9 +15,10 @@ The tests mirror what they test, one folder each:
     hub          a real JupyterHub in a browser
     service      the grading service (`python -m grader serve`) as a real process
 
-`make test-fast` (and `make test TEST_WORKERS=2`) runs the tests on two workers side by
-side (pytest-xdist), each test file whole on one worker, the site's and the publishing
-tests together on one, the hub's on one; `make test` runs them in one process.
+`make test` and `make test-fast` run the tests on two workers side by side
+(pytest-xdist), each test file whole on one worker, the site's and the publishing
+tests together on one, the hub's on one; `make test TEST_WORKERS=0` runs them in one
+process.
 
 The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/, docs/ and units/,
 less the few tests there marked slow by hand (a fresh interpreter that builds the 124M
