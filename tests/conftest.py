@@ -28,10 +28,15 @@ model); every test in any other folder is marked slow. Helpers live in testsuppo
 import itertools
 import os
 
-import pytest
+# The tests' processes, and what they start, run as the grader runs (src/grader/__main__.py):
+# one OpenMP and one MKL thread, set before anything loads torch. Some fork grading workers
+# themselves, and two test workers share the machine's cores.
+os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
 
-from testsupport.postgres import PostgresError, TemporaryPostgres
-from testsupport.tiny_course import make_course
+import pytest  # noqa: E402
+
+from testsupport.postgres import PostgresError, TemporaryPostgres  # noqa: E402
+from testsupport.tiny_course import make_course  # noqa: E402
 
 QUICK_FOLDERS = {"package", "docs", "units"}
 # Folders whose tests must run on one worker when the tests run side by side
