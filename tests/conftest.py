@@ -28,12 +28,14 @@ model); every test in any other folder is marked slow. Helpers live in testsuppo
 import itertools
 import os
 
-# The tests' processes, and what they start, run as the grader runs (src/grader/__main__.py):
-# one OpenMP and one MKL thread, set before anything loads torch. Some fork grading workers
-# themselves, and two test workers share the machine's cores.
-os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+import pytest
 
-import pytest  # noqa: E402
+from grader.numerics import fork_safe_numerics
+
+# The tests' processes, and what they start, run their numeric libraries as the grader does
+# (grader/numerics.py), set before anything loads torch: some fork grading workers
+# themselves, and two test workers share the machine's cores.
+fork_safe_numerics()
 
 from testsupport.postgres import PostgresError, TemporaryPostgres  # noqa: E402
 from testsupport.tiny_course import make_course  # noqa: E402

@@ -108,6 +108,8 @@ The ground floor, used by every wing:
 - ``safe_text.py``: student-made text made safe to write and show; the one
   student-id check.
 - ``files.py``: files written whole, and what dead processes left (owner tags).
+- ``numerics.py``: how OpenMP and MKL run in the grader and in every sandbox, set before
+  torch loads (one thread each, MKL's buffers from malloc): the grader forks.
 - ``results.py``: the typed result of one student, with its status enums.
 - ``report_shell.py``: the shell of the course team's HTML pages (grade report, item
   analysis, similarity report): one self-contained file each, its style inline.

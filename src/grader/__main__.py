@@ -1,15 +1,11 @@
 """``python -m grader COMMAND``: see cli.py, or ``python -m grader --help``."""
 
-import os
 import sys
 
-# One OpenMP and one MKL thread in every thread of the grader, set before anything loads
-# torch (the libraries read them once, as they load). Each grading worker is one core's
-# work, and the workers are forked from this process, which must hold no thread of a
-# numeric library's pool when it forks: with the defaults, the checks' set-up importing
-# torch in a thread of its own left a pool thread behind it, alive at the fork.
-ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-os.environ.update(ONE_THREAD)
+from .numerics import fork_safe_numerics
+
+# before anything loads torch (grader/numerics.py)
+fork_safe_numerics()
 
 # nbformat's validator imports jsonschema, which compiles 38 grammars (about a second of
 # every command's start-up) for the IRI formats when rfc3987_syntax is installed (Jupyter

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..numerics import NUMERIC_ENVIRONMENT
 from ..settings import CourseError, SandboxError
 from .inside.shared import SANDBOX_HOME, SANDBOX_WORK  # one definition each, inside and out
 
@@ -254,9 +255,8 @@ def _environment(python):
         "LANG": "C.UTF-8",
         "PYTHONIOENCODING": "utf-8",
         "MPLBACKEND": "Agg",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
         "IPYTHONDIR": SANDBOX_HOME + "/.ipython",
+        **NUMERIC_ENVIRONMENT,  # kernels are forked from a warm template
     }
 
 
