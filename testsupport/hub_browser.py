@@ -87,8 +87,19 @@ def start_server(page, url, user):
 
 
 def press(page, url, label, service="grading", assignment=ASSIGNMENT):
-    """The course page's button `label` pressed; the sentence the page answers with."""
+    """The course page's button `label` pressed (Check my notebook, on the exchange's page);
+    the sentence the page answers with."""
     page.goto(f"{url}/services/{service}/")
     page.get_by_role("button", name=f"{label} ({assignment})").click()
     page.wait_for_url(f"**/services/{service}/")
+    return page.locator("[role=status]").inner_text()
+
+
+def press_in_panel(page, url, user, label, service="grading", assignment=ASSIGNMENT):
+    """The button `label` of the student's hand-in panel in their own server pressed (the
+    course over HTTP); the sentence the panel answers with."""
+    panel = f"{url}/user/{user}/course-hand-in/{service}/"
+    page.goto(panel)
+    page.get_by_role("button", name=f"{label} ({assignment})").click()
+    page.wait_for_url(panel)
     return page.locator("[role=status]").inner_text()

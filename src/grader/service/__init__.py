@@ -37,10 +37,11 @@
   stored when it cannot be graded, has a syntax error or the limit is reached; a check
   is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
 - ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
-- ``contents.py``, ``over_http.py``, ``page_http.py``: the course page over HTTP
-  (``c.HubTransport.transport = "http"``): Get, Check my notebook, Hand in and Feedback
-  through each student's own server's contents API, behind the hub's proxy, no shared
-  disk.
+- ``over_http.py``, ``page_http.py``, ``page_api.py``: the course page over HTTP
+  (``c.HubTransport.transport = "http"``, no shared disk): the page with the feedback,
+  and the API that each student's own server calls with its own token (the hand-in
+  panel, ``grader.student_server``: Get, Check my notebook, Hand in, the feedback into
+  the server). The page never reaches into a student's server.
 - ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
   page, check, student-view), which cli.py adds.
 

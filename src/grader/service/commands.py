@@ -124,7 +124,7 @@ def run_queue(args: argparse.Namespace) -> int:
 
 def run_page(args: argparse.Namespace) -> int:
     from .page import serve_page  # tornado and the hub's client: only for the page
-    from .page_http import serve_http_page  # the same, over HTTP
+    from .page_api import serve_http_page  # the same, over HTTP
 
     settings = loaded(args)
     instructors = args.instructors or ServicePage(config=settings.config).instructors_group

@@ -1,33 +1,31 @@
-"""The loop of the course page over HTTP: get, check, hand in, feedback (no shared disk).
+"""The course over HTTP: what the page's API does for a student's own server (no shared disk).
 
-With ``c.HubTransport.transport = "http"`` the page does for each released assignment
-what nbgrader's exchange does on one machine, through the student's own server's
-contents API (contents.py), never through a home folder:
+With ``c.HubTransport.transport = "http"`` the page never reaches into a student's
+server: the student's server comes to the page. Its hand-in panel (the server extension
+`grader.student_server`, run by the student's server as the student) asks the page's API
+(page_api.py) under the student's own hub token, and the page answers for the token's
+owner only, whatever the request says:
 
-- `get_released`: the released notebooks written into ``ASSIGNMENT/`` on the student's
-  server. Never over a notebook that is there already: one the student changed is kept
-  and named, and the released one written beside it (``NOTEBOOK.released.ipynb``).
-- `check_saved`: the notebooks as last saved there, checked as "Check my notebook" is
-  everywhere (requests.ask_for_check: refused before anything is stored when they
-  cannot be graded, within the rate limit).
-- `hand_in_saved`: the same read, recorded as the student's hand-in in the service's
-  queue with the service's arrival time and the notebooks' digest, as a hand-in from
-  the exchange is (its timestamp.txt is written from the arrival when graded, as
-  submitted.py does for any hand-in without one); the grading, the gradebook, the late
-  policy and the feedback at the due date do not know which transport brought it.
-- `released_feedback`, `feedback_to_server`: the feedback page of the student's latest
-  graded hand-in, once given out at their own due date (due_feedback.py records it),
-  shown on the page and, on request, written into ``ASSIGNMENT/feedback/HAND-IN/``.
+- `released_notebooks`: the released notebooks of an assignment, which the panel writes
+  into ``ASSIGNMENT/`` on the student's server (never over a notebook the student
+  changed).
+- `check_files`: notebooks the panel read from the student's server, checked as
+  "Check my notebook" is everywhere (requests.ask_for_check: refused before anything is
+  stored when they cannot be graded, within the rate limit).
+- `hand_in_files`: the same notebooks recorded as the student's hand-in in the service's
+  queue with the service's arrival time and the notebooks' digest, as a hand-in from the
+  exchange is; the grading, the gradebook, the late policy and the feedback at the due
+  date do not know which transport brought it.
+- `released_feedback`: the feedback pages of the student's latest graded hand-in, once
+  given out at their own due date (due_feedback.py records it).
 
-Each returns the one sentence the page shows; nothing is stored or spent when a
+Each returns the one sentence the student is shown; nothing is stored or spent when a
 request is refused.
 """
 
-import json
 import os
 
 from ..settings import Settings
-from .contents import ServerRefusal, StudentServer
 from .records import JobSource, JobState, SourceKind
 from .release_watch import release_folder
 from .requests import ask_for_check, unfit_files
@@ -38,79 +36,34 @@ def notebook_names(settings: Settings, assignment: str) -> list[str]:
     return sorted(settings.instructor_notebooks(assignment))
 
 
-def same_cells(saved: bytes, released: bytes) -> bool:
-    """Whether a saved notebook holds the released cells unchanged (what running them or
-    saving adds, outputs and metadata, is not a change)."""
-    def cells(content: bytes) -> list[tuple[str, str]] | None:
-        try:
-            found = json.loads(content.decode("utf-8")).get("cells")
-            return [(c.get("cell_type"), "".join(c.get("source", ""))) for c in found]
-        except (UnicodeDecodeError, ValueError, AttributeError, TypeError):
-            return None
-    return saved == released or cells(saved) is not None and cells(saved) == cells(released)
-
-
-def get_released(settings: Settings, server: StudentServer, assignment: str) -> str:
-    """Write the released notebooks of `assignment` into the student's server."""
+def released_notebooks(settings: Settings, assignment: str) -> dict[str, bytes] | None:
+    """{NOTEBOOK.ipynb: its released bytes} of `assignment`, or None while it is not
+    released."""
     folder = release_folder(settings, assignment)
-    written, kept, there = [], [], []
+    found = {}
     for name in notebook_names(settings, assignment):
-        released_path = os.path.join(folder, f"{name}.ipynb")
-        if not os.path.isfile(released_path):
-            return f"{assignment} is not released yet (ask your instructor); nothing was written"
-        with open(released_path, "rb") as handle:
-            released = handle.read()
-        path = f"{assignment}/{name}.ipynb"
-        found = server.entry(path)
-        if found is None:
-            server.write(path, released)
-            written.append(f"~/{path}")
-            continue
-        try:
-            saved = server.read(path)
-        except ServerRefusal as refusal:
-            kept.append(f"~/{path} is kept ({refusal})")
-            continue
-        if same_cells(saved, released):
-            there.append(f"~/{path}")
-            continue
-        beside = f"{assignment}/{name}.released.ipynb"
-        if server.entry(beside) is None:
-            server.write(beside, released)
-            kept.append(f"~/{path} holds your changes and is kept; the released notebook "
-                        f"is written beside it as ~/{beside}")
-        else:
-            kept.append(f"~/{path} holds your changes and is kept; ~/{beside} is there "
-                        "already and is kept too")
-    parts = ([f"written into your server: {', '.join(written)}"] if written else []) + kept \
-        + ([f"already on your server as released: {', '.join(there)}"] if there else [])
-    return "; ".join(parts)
+        path = os.path.join(folder, f"{name}.ipynb")
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            found[f"{name}.ipynb"] = handle.read()
+    return found
 
 
-def read_saved(settings: Settings, server: StudentServer, assignment: str
-               ) -> tuple[dict[str, bytes], str]:
-    """(the student's saved notebooks of `assignment`, read from their server; why they
-    cannot be taken, or "")."""
-    files = {}
-    for name in notebook_names(settings, assignment):
-        try:
-            files[f"{name}.ipynb"] = server.read(f"{assignment}/{name}.ipynb")
-        except FileNotFoundError:
-            continue
-        except ServerRefusal as refusal:
-            return {}, str(refusal)
+def taken_files(settings: Settings, assignment: str, files: dict[str, bytes]) -> str:
+    """Why the notebooks a student's server sent cannot be taken, or ""."""
     if not files:
-        where = ", ".join(f"~/{assignment}/{n}.ipynb" for n in notebook_names(settings,
-                                                                             assignment))
-        return {}, (f"no saved notebook at {where} on your server; press Get, answer and "
-                    "save it")
-    return files, unfit_files(settings, assignment, files)
+        where = ", ".join(f"~/{assignment}/{name}.ipynb"
+                          for name in notebook_names(settings, assignment))
+        return f"no saved notebook at {where} on your server; press Get, answer and save it"
+    return unfit_files(settings, assignment, files)
 
 
-def check_saved(settings: Settings, store: Store, server: StudentServer, student: str,
-                assignment: str) -> str:
-    """"Check my notebook": the saved notebooks checked, within the rate limit."""
-    files, problem = read_saved(settings, server, assignment)
+def check_files(settings: Settings, store: Store, student: str, assignment: str,
+                files: dict[str, bytes]) -> str:
+    """"Check my notebook": the notebooks the student's server sent, checked within the
+    rate limit."""
+    problem = taken_files(settings, assignment, files)
     if problem:
         return f"not checked: {problem}; it costs no check"
     asked = ask_for_check(settings, store, student, assignment, files)
@@ -123,11 +76,12 @@ def check_saved(settings: Settings, store: Store, server: StudentServer, student
     return f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}"
 
 
-def hand_in_saved(settings: Settings, store: Store, server: StudentServer, student: str,
-                  assignment: str) -> str:
-    """"Hand in": the saved notebooks recorded as the student's hand-in, at the service's
-    time; the latest before the student's own due date counts, as with the exchange."""
-    files, problem = read_saved(settings, server, assignment)
+def hand_in_files(settings: Settings, store: Store, student: str, assignment: str,
+                  files: dict[str, bytes]) -> str:
+    """"Hand in": the notebooks the student's server sent, recorded as the student's hand-in
+    at the service's time; the latest before the student's own due date counts, as with
+    the exchange."""
+    problem = taken_files(settings, assignment, files)
     if problem:
         return f"not handed in: {problem}; nothing was recorded"
     arrived = utc_now()
@@ -153,29 +107,3 @@ def released_feedback(settings: Settings, store: Store, student: str, assignment
              for name in notebook_names(settings, assignment)
              if os.path.isfile(os.path.join(folder, f"{name}.html"))}
     return (max(r.job_id for r in releases), pages) if pages else None
-
-
-def feedback_to_server(settings: Settings, store: Store, server: StudentServer, student: str,
-                       assignment: str) -> str:
-    """Write the student's feedback pages into ``ASSIGNMENT/feedback/HAND-IN/`` on their
-    server; never over a file that is there and differs."""
-    given = released_feedback(settings, store, student, assignment)
-    if given is None:
-        return f"no feedback of {assignment} yet: it is given out at your due date"
-    job_id, pages = given
-    written, there = [], []
-    for name, page in sorted(pages.items()):
-        with open(page, "rb") as handle:
-            content = handle.read()
-        path = f"{assignment}/feedback/{job_id}/{name}.html"
-        if server.entry(path) is None:
-            server.write(path, content)
-            written.append(f"~/{path}")
-        elif server.read(path) == content:
-            there.append(f"~/{path}")
-        else:
-            return (f"~/{path} on your server differs from your feedback and is kept; "
-                    "move it away to have the feedback written there")
-    return "; ".join(([f"feedback written into your server: {', '.join(written)}"]
-                      if written else []) + ([f"already on your server: {', '.join(there)}"]
-                                             if there else []))

@@ -16,9 +16,10 @@ student's hand-ins (?student=ID). The page only reads and writes the service's
 queue; `python -m grader serve` grades what it queues.
 
 With ``c.HubTransport.transport = "http"`` (page_http.py) the page reads no home
-folder: each assignment has Get, Check my notebook and Hand in, done through the
-student's own server, and the feedback once given out; the instructors are a hub
-group then, and only the course's students' hub group may act.
+folder and reaches no student's server: it links each student's hand-in panel in
+their own server (Get, Check my notebook, Hand in) and shows the feedback once given
+out; the instructors are a hub group then, and only the course's students' hub group
+may act.
 """
 
 import grp
@@ -139,21 +140,19 @@ def action_form(action: str, label: str, assignment: str, xsrf: str) -> str:
 
 def page_html(user: str, student: str, sections: list[tuple[str, list[HandInView], str]],
               message: str, xsrf: str, over_http: dict[str, list[str]] | None = None,
-              extra: str = "") -> str:
-    """The whole page: per assignment, the buttons, the checks left, the hand-ins; over
-    HTTP (`over_http`: {assignment: the student's feedback pages given out}) Get, Hand in
-    and the feedback too; `extra`: HTML after the message (a link to start the server)."""
+              panel: str = "") -> str:
+    """The whole page: per assignment, the checks left and the hand-ins, with the Check
+    my notebook button (the exchange's page); over HTTP (`over_http`: {assignment: the
+    student's feedback pages given out}) the feedback links instead, and `panel`, the
+    link to the student's hand-in panel in their own server, where its buttons are."""
     parts = [f"<h1>Checks of {html.escape(student)}'s notebooks</h1>"]
     if message:
-        parts.append(f'<p class="note" role="status">{html.escape(message)}</p>{extra}')
+        parts.append(f'<p class="note" role="status">{html.escape(message)}</p>')
+    parts.append(panel)
     for assignment, views, left in sections:
         name = html.escape(assignment)
         parts.append(f"<h2>{name}</h2><p>{html.escape(left)}</p>")
-        if user == student and over_http is not None:
-            parts += [action_form("get", "Get", assignment, xsrf),
-                      action_form("check", "Check my notebook", assignment, xsrf),
-                      action_form("hand-in", "Hand in", assignment, xsrf)]
-        elif user == student:
+        if user == student and over_http is None:
             parts.append(action_form("check", "Check my notebook", assignment, xsrf))
         pages = (over_http or {}).get(assignment)
         if pages:
@@ -161,9 +160,6 @@ def page_html(user: str, student: str, sections: list[tuple[str, list[HandInView
                               f'{html.escape(student)}">{html.escape(page)}</a>'
                               for page in pages)
             parts.append(f"<p>Feedback: {links}</p>")
-            if user == student:
-                parts.append(action_form("feedback", "Put the feedback in my server",
-                                         assignment, xsrf))
         parts.extend(hand_in_rows(view) for view in views)
         if not views:
             parts.append("<p>No hand-ins yet.</p>")

@@ -82,19 +82,15 @@ class ServicePage(Configurable):
 class HubTransport(Configurable):
     """How the released notebooks, the hand-ins and the feedback travel (docs/hub-over-http.md).
 
-    A course on the hub is its course folder plus two hub groups: its students (whose
-    servers the page's token may reach, ``access:servers!group=STUDENTS``) and its
-    instructors (who see every student on the page)."""
+    A course on the hub is its course folder plus two hub groups: its students (who get,
+    check and hand in from the hand-in panel in their own server, grader.student_server)
+    and its instructors (who see every student on the page)."""
 
     transport = Enum(["exchange", "http"], "exchange", help="'exchange': nbgrader's file "
                      "exchange on one machine (the Assignments tab, make release-to-exchange, "
-                     "make collect); 'http': the course page gets, checks and hands in each "
-                     "notebook through the student's own server's contents API, reached "
-                     "through the hub's proxy, and shows the feedback").tag(config=True)
-    servers_url = Unicode("", help="the hub's proxy as the grading page reaches it (its "
-                          "users' servers are under /user/NAME/ there): "
-                          "http://proxy-public on Zero to JupyterHub; '' reads "
-                          "JUPYTERHUB_PUBLIC_URL, then the origin of JUPYTERHUB_API_URL").tag(
+                     "make collect); 'http': each student gets, checks and hands in from the "
+                     "hand-in panel in their own server, which calls the course page's API "
+                     "with that server's own token; the page shows the feedback").tag(
         config=True)
     students_group = Unicode("", help="the hub group of the course's students: only they "
                              "get, check and hand in on the page ('' lets every hub user "
@@ -103,6 +99,3 @@ class HubTransport(Configurable):
                                 "see every student's hand-ins on the page ('' falls back to "
                                 "c.ServicePage.instructors_group, a Unix group)").tag(
         config=True)
-    timeout_seconds = Float(10.0, min=0.1, help="how long a request to a student's server "
-                            "may take in all, in seconds; a slower server is named and "
-                            "nothing is spent").tag(config=True)
