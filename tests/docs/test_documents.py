@@ -178,3 +178,20 @@ def test_the_package_page_names_every_module_of_the_package():
                      if p.name != "__init__.py")
     named = first_column(ROOT / "docs" / "package.md", "| module | what it holds |")
     assert sorted(named) == modules
+
+
+def test_every_test_the_security_page_names_exists():
+    """docs/security.md holds each boundary by a test: every test file and test it names is
+    there (a renamed or removed test leaves no boundary without its test)."""
+    text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    named = re.findall(r"`(tests/[\w/]+\.py)((?:::\w+)?)`", text)
+    named += [(file, f"::{test}") for file, tests in re.findall(
+        r"`(tests/[\w/]+\.py)::\w+`((?:,\s*`::\w+`)+)", text) for test in
+        re.findall(r"`::(\w+)`", tests)]
+    assert len(named) >= 20
+    for file, test in named:
+        path = ROOT / file
+        assert path.is_file(), f"docs/security.md names {file}, which does not exist"
+        if test:
+            assert f"def {test[2:]}(" in path.read_text(encoding="utf-8"), (
+                f"docs/security.md names {file}{test}, which does not exist")
