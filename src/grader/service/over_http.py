@@ -23,14 +23,14 @@ Each returns the one sentence the page shows; nothing is stored or spent when a
 request is refused.
 """
 
-import json
 import os
 
+from ..plan import Unreadable, parse_submission
 from ..settings import Settings
 from .contents import ServerRefusal, StudentServer
 from .records import JobSource, JobState, SourceKind
 from .release_watch import release_folder
-from .requests import ask_for_check, unfit_files
+from .requests import ask_for_check, submit_words, unfit_files
 from .store import Store, utc_now
 
 
@@ -43,10 +43,10 @@ def same_cells(saved: bytes, released: bytes) -> bool:
     saving adds, outputs and metadata, is not a change)."""
     def cells(content: bytes) -> list[tuple[str, str]] | None:
         try:
-            found = json.loads(content.decode("utf-8")).get("cells")
-            return [(c.get("cell_type"), "".join(c.get("source", ""))) for c in found]
-        except (UnicodeDecodeError, ValueError, AttributeError, TypeError):
+            found = parse_submission(content)["cells"]
+        except Unreadable:
             return None
+        return [(c["cell_type"], c["source"]) for c in found]
     return saved == released or cells(saved) is not None and cells(saved) == cells(released)
 
 
@@ -136,8 +136,9 @@ def hand_in_saved(settings: Settings, store: Store, server: StudentServer, stude
     if job.state == JobState.DUPLICATE:
         return (f"not handed in again: your saved notebook is the same as your last hand-in "
                 f"({job.reason}), which stands")
+    held = submit_words(settings, store, job)
     return (f"handed in: hand-in {job.id} of {assignment} at {arrived:%Y-%m-%d %H:%M:%S} UTC "
-            f"(digest {job.digest[:12]}); it is graded in turn")
+            f"(digest {job.digest[:12]}); it is graded in turn" + (f"; {held}" if held else ""))
 
 
 def released_feedback(settings: Settings, store: Store, student: str, assignment: str
