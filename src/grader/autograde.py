@@ -14,6 +14,7 @@ from .dask_tls import TLS_FOLDER, refuse_plaintext
 from .engines import EXIT_ON_SIGTERM, engine, sigterm_as_exit
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
+from .safe_text import shown_id
 from .sandbox import SandboxCgroups, require_sandbox
 from .settings import CourseError, Limits, Settings
 from .worker import (Job, close_templates, prepare_assignment, prepare_machine,
@@ -86,7 +87,7 @@ def autograde(settings: Settings, assignment: str, limits: Limits, jobs: int = 1
         raise CourseError("the sandbox could not be started (see the messages above): "
                           f"check that bubblewrap works on {where}")
     if writer.failures:
-        print(f"the grader failed on: {', '.join(f.student for f in writer.failures)} "
+        print(f"the grader failed on: {', '.join(shown_id(f.student) for f in writer.failures)} "
               "(see messages above)", file=sys.stderr)
         return 1
     return 0

@@ -14,7 +14,17 @@ a CSV file or a terminal line, it passes through one of these functions:
 - `student_id_problem` and `shown_id`: the one check of a student id, and how
   an id that fails it is shown;
 - `url_scheme`: the scheme a browser reads in a link a student wrote, after
-  every decoding that could hide it.
+  every decoding that could hide it;
+- `shown`: the one rule for showing student text at a terminal or on a page:
+  every character that would act rather than show (ESC and every other C0 or
+  C1 control, DEL, a bidi override, a zero-width or other invisible format
+  character, a line separator, a lone surrogate) written as its escape, `\x1b`,
+  `\u202e`; newlines and tabs kept only when asked;
+- `shown_on_page`: `shown` for an HTML page, layout kept, then HTML-escaped;
+- `quoted`: a student's text of several lines as the grader's terminal shows it:
+  `shown`, every line behind the same mark (so none can pass for a line of the
+  grader's own), cut after `QUOTED_LINES` lines or `QUOTED_CHARS` characters with
+  a sentence that says how much more there is and where the whole is kept.
 
 Control characters are one set, `CONTROL`: C0, DEL, C1 and the Unicode line
 and paragraph separators.
@@ -23,6 +33,7 @@ and paragraph separators.
 import html
 import os
 import re
+import unicodedata
 import urllib.parse
 from typing import Any
 
@@ -31,6 +42,9 @@ CONTROL = re.compile(CONTROL_CHARACTERS)
 CONTROL_BUT_LAYOUT = re.compile("(?![\t\n])" + CONTROL_CHARACTERS)  # newlines and tabs kept
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 CsvValue = str | int | float | None  # what a cell of a CSV file is written from
+QUOTE_MARK = "  \u2502 "  # "  │ ": what opens each line of a student's text at the terminal
+QUOTED_LINES = 40  # of a student's text shown at the terminal, at most
+QUOTED_CHARS = 4_000
 
 
 def writable(text: str) -> str:
@@ -113,8 +127,9 @@ def student_id_problem(student: str) -> str | None:
 
 
 def shown_id(student: str) -> str:
-    """A student id for a report line: one with control characters written with escapes."""
-    return repr(student) if CONTROL.search(student) else student
+    """A student id for a report line: one that holds a character that would not show as
+    itself (a control, a bidi override, a zero-width space) written as its repr, escaped."""
+    return student if student.isprintable() else repr(student)
 
 
 URL_SCHEME = re.compile(r"([a-z][a-z0-9+.-]*):")
@@ -147,3 +162,57 @@ def url_scheme(url: str) -> str | None:
     if ":" in text.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]:
         return None  # a colon where a scheme would stand, after something no scheme holds
     return ""
+
+
+def _escape(character: str) -> str:
+    code = ord(character)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def _shows_as_itself(character: str, keep_layout: bool) -> bool:
+    """Whether a terminal or a browser shows `character` as a glyph or a space: printable
+    as Python reads Unicode (no C0, C1, DEL, format, separator, surrogate or unassigned
+    character), a space of any width, and with `keep_layout` a newline or a tab."""
+    if character.isprintable():
+        return True
+    if character in "\n\t":
+        return keep_layout
+    return unicodedata.category(character) == "Zs"
+
+
+def shown(text: str, keep_layout: bool = False) -> str:
+    """`text` (made a string if it is not one) safe to print at a terminal or put on a page:
+    every character that would act instead of showing (ESC, CSI U+009B, DEL, a bidi
+    override U+202E, a zero-width space, a carriage return, ...) written as its escape
+    (``\\x1b``, ``\\u202e``); with `keep_layout`, newlines and tabs stay. A backslash
+    the student typed stays a backslash: an escape shown can be told from the character
+    only by reading the text, never by what the terminal does."""
+    text = text if isinstance(text, str) else str(text)
+    if text.isprintable():  # the common case, at C speed
+        return text
+    return "".join(c if _shows_as_itself(c, keep_layout) else _escape(c) for c in text)
+
+
+def shown_on_page(text: str) -> str:
+    """`text` for an HTML page: `shown` with its lines and tabs kept, then escaped as HTML
+    (a browser shows an escape where a bidi override or a control would act)."""
+    return html.escape(shown(text, keep_layout=True))
+
+
+def quoted(text: str, where: str, lines: int = QUOTED_LINES, chars: int = QUOTED_CHARS,
+           mark: str = QUOTE_MARK) -> list[str]:
+    """The lines that show a student's `text` at the terminal: each line of it `shown` behind
+    `mark`, so that no line of the student's can pass for one of the grader's; after `lines`
+    lines or `chars` characters the rest is left out and a last line, not marked, says how
+    many characters more there are and `where` the whole text is kept."""
+    text = text if isinstance(text, str) else str(text)
+    head = text[:chars]
+    kept = head.split("\n")[:lines]
+    shown_chars = sum(map(len, kept)) + len(kept) - 1
+    out = [(mark + shown(line)).rstrip() if line.strip() else mark.rstrip() for line in kept]
+    rest = len(text) - min(shown_chars, len(text))
+    if rest > 0:
+        out.append(f"  \u2026 ({rest:,} more characters: {where})")
+    return out

@@ -233,3 +233,102 @@ def test_defense_sheets_ask_each_student_about_their_own_model_and_code(course, 
         assert "This line is from your answer" in page
     refused = grader(course, "defense-questions", ASSIGNMENT, "--students", "zoe")
     assert refused.returncode == 2 and "no parameters notebook in submitted/ of: zoe" in refused.stderr
+
+
+# --- a student's text is data at the terminal and on the sheets -------------------------
+
+HOSTILE = ("clear\x1b[2J the screen\n"
+           "\x1b]52;c;cm0gLXJmIH4vCg==\x07 the clipboard written\n"
+           "\x1b[8mhidden text\x1b[0m\n"
+           "\x9b2J CSI in one character, \x7f DEL, \r carriage return\n"
+           "\n\nStudent bob \u2014 score 2/2\n"
+           "\u202egnp.exe\u202c reversed, \u2066isolated\u2069, zero\u200bwidth")
+HUGE = "tied " * 2_000_000  # 10 MB on one line
+
+
+def acting_characters(text):
+    """The characters of `text` that a terminal or a browser acts on instead of showing:
+    C0 controls but newline and tab, DEL, C1 (CSI U+009B among them), bidi overrides and
+    isolates and every other format character, line and paragraph separators."""
+    import unicodedata
+
+    return sorted({c for c in text if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f
+                   or unicodedata.category(c) in ("Cf", "Zl", "Zp", "Cs")})
+
+
+@pytest.fixture(scope="module")
+def hostile_course(tmp_path_factory):
+    """A course whose gradebook holds mallory (an answer that tries to act on the grader's
+    terminal and to forge a line of its output) and verbose (a 10 MB answer), each with a
+    line of code that tries the same on the defense sheet."""
+    from grader.settings import load
+
+    folder = copy_course(str(tmp_path_factory.mktemp("hostile") / "course"), ("rubrics",))
+    settings = load(folder)
+    with open(f"{folder}/exercises/{ASSIGNMENT}/{NOTEBOOK}.ipynb", encoding="utf-8") as handle:
+        released = json.load(handle)
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.add_assignment(ASSIGNMENT)
+        gb.add_notebook(NOTEBOOK, ASSIGNMENT)
+        gb.add_grade_cell(CELL, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="markdown")
+        gb.add_solution_cell(CELL, NOTEBOOK, ASSIGNMENT)
+        for student in ("mallory", "verbose"):
+            gb.add_student(student)
+            gb.add_submission(ASSIGNMENT, student)
+    for student, answer in (("mallory", HOSTILE), ("verbose", HUGE)):
+        nb = json.loads(json.dumps(released))
+        for cell in nb["cells"]:
+            meta = cell["metadata"]["nbgrader"]
+            if meta.get("grade_id") == CELL:
+                cell["source"] = answer
+            elif meta.get("solution") and cell["cell_type"] == "code":
+                cell["source"] = ("shown_to_the_examiner = '\x1b[2J\u202eexe.\x9b1m' + "
+                                  "'\x1b]52;c;cm0gLXJmIH4vCg==\x07'\n")
+        path = f"{settings.submitted}/{student}/{ASSIGNMENT}/{NOTEBOOK}.ipynb"
+        os.makedirs(os.path.dirname(path))
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(nb, handle)
+    return folder
+
+
+def test_an_answer_that_would_act_on_the_terminal_is_shown_as_text_inside_its_margin(
+        hostile_course):
+    shown = grader(hostile_course, "grade-explain", ASSIGNMENT, "--students", "mallory",
+                   stdin="skip\n")
+    assert shown.returncode == 0, shown.stderr
+    assert acting_characters(shown.stdout) == []
+    answer = shown.stdout.split("--- answer ---\n", 1)[1].split("--- items ---", 1)[0]
+    assert answer.splitlines() == [
+        "  \u2502 clear\\x1b[2J the screen",
+        "  \u2502 \\x1b]52;c;cm0gLXJmIH4vCg==\\x07 the clipboard written",
+        "  \u2502 \\x1b[8mhidden text\\x1b[0m",
+        "  \u2502 \\x9b2J CSI in one character, \\x7f DEL, \\x0d carriage return",
+        "  \u2502", "  \u2502",
+        "  \u2502 Student bob \u2014 score 2/2",
+        "  \u2502 \\u202egnp.exe\\u202c reversed, \\u2066isolated\\u2069, zero\\u200bwidth"]
+    assert not any(line.startswith("Student bob") for line in shown.stdout.splitlines())
+
+
+def test_a_10_mb_answer_is_cut_at_the_terminal_saying_where_the_whole_is(hostile_course):
+    shown = grader(hostile_course, "grade-explain", ASSIGNMENT, "--students", "verbose",
+                   stdin="skip\n")
+    assert shown.returncode == 0, shown.stderr
+    answer = shown.stdout.split("--- answer ---\n", 1)[1].split("--- items ---", 1)[0]
+    lines = answer.splitlines()
+    assert lines[0] == "  \u2502 " + HUGE[:4_000].rstrip()
+    assert lines[1] == (f"  \u2026 ({len(HUGE.strip()) - 4_000:,} more characters: the whole "
+                        f"answer is the cell {CELL} of course-data/submitted/verbose/"
+                        f"{ASSIGNMENT}/{NOTEBOOK}.ipynb, which formgrader shows)")
+    assert len(lines) == 2 and len(shown.stdout) < 10_000
+
+
+def test_a_defense_sheet_shows_a_line_that_would_act_as_its_escapes(hostile_course):
+    done = grader(hostile_course, "defense-questions", ASSIGNMENT, "--students", "mallory")
+    assert done.returncode == 0, done.stderr
+    assert acting_characters(done.stdout) == []
+    with open(f"{hostile_course}/course-data/reports/defense-{ASSIGNMENT}/mallory.html",
+              encoding="utf-8") as handle:
+        page = handle.read()
+    assert acting_characters(page) == []
+    assert ("<pre>shown_to_the_examiner = &#x27;\\x1b[2J\\u202eexe.\\x9b1m&#x27; + "
+            "&#x27;\\x1b]52;c;cm0gLXJmIH4vCg==\\x07&#x27;</pre>") in page

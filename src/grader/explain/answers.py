@@ -1,6 +1,5 @@
 """What grading an explain answer reads: the cell, the student's text and their own values."""
 
-import json
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -8,6 +7,7 @@ from typing import Any
 import nbformat
 
 from ..cells import nbgrader_meta, source_text
+from ..plan import Unreadable, read_submission
 from ..rubric import Rubric, load_rubric, rubric_path
 from ..settings import CourseError, Settings
 
@@ -40,14 +40,13 @@ def explain_cell(settings: Settings, assignment: str) -> ExplainCell:
 
 def student_answer(settings: Settings, cell: ExplainCell, student: str) -> str | None:
     """The student's text of the explain cell as they handed it in (found by its grade_id,
-    else by its cell id), or None when there is no such notebook or cell."""
+    else by its cell id), or None when there is no such notebook or cell, or it cannot be
+    read (plan.read_submission: too large, too deeply nested, no notebook)."""
     path = os.path.join(settings.submitted, student, cell.assignment, cell.notebook + ".ipynb")
     try:
-        with open(path, encoding="utf-8") as handle:
-            nb = json.load(handle)
-    except (OSError, ValueError):
+        cells = read_submission(path)["cells"]
+    except (OSError, Unreadable):
         return None
-    cells = [c for c in nb.get("cells", []) if isinstance(c, dict)]
     for found in cells:
         if nbgrader_meta(found).get("grade_id") == cell.grade_id:
             return source_text(found.get("source"))

@@ -9,16 +9,18 @@ is the same each time it is written and differs from a neighbour's.
 
 import hashlib
 import html
-import json
 import os
 
 from ..cells import nbgrader_meta, source_text
 from ..files import write_atomically
+from ..plan import Unreadable, read_submission
 from ..rubric import filled
+from ..safe_text import shown_on_page
 from ..settings import CourseError, Settings
 from .answers import ExplainCell, explain_cell, student_values
 
 SOLUTION = ("### BEGIN SOLUTION", "### END SOLUTION")
+SHOWN_LINE_CHARS = 300  # of the student's line on a sheet: a printed page holds a few lines
 STYLE = """body { font-family: Georgia, serif; margin: 2rem auto; max-width: 42rem; }
 h1 { font-size: 1.3rem; } h2 { font-size: 1.05rem; margin-top: 1.4rem; }
 pre { background: #f4f4f4; padding: 0.5rem; white-space: pre-wrap; font-size: 0.85rem; }
@@ -33,14 +35,14 @@ def _pick(student: str, what: str, count: int) -> int:
 
 
 def _answer_cells(path: str) -> dict[str, str]:
-    """{grade_id: source} of the code answer cells of the notebook at `path`."""
+    """{grade_id: source} of the code answer cells of the notebook at `path` ({} when it
+    cannot be read: plan.read_submission)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            nb = json.load(handle)
-    except (OSError, ValueError):
+        cells = read_submission(path)["cells"]
+    except (OSError, Unreadable):
         return {}
     return {nbgrader_meta(c)["grade_id"]: source_text(c.get("source"))
-            for c in nb.get("cells", []) if isinstance(c, dict) and c.get("cell_type") == "code"
+            for c in cells if c.get("cell_type") == "code"
             and nbgrader_meta(c).get("solution") and not nbgrader_meta(c).get("grade")
             and isinstance(nbgrader_meta(c).get("grade_id"), str)}
 
@@ -55,6 +57,11 @@ def _solution_part(source: str) -> str:
         elif inside or not line.lstrip().startswith("###"):
             lines.append(line)
     return "\n".join(lines).strip("\n")
+
+
+def shown_line(line: str) -> str:
+    """A student's line of code as the sheet prints it: its first SHOWN_LINE_CHARS characters."""
+    return line if len(line) <= SHOWN_LINE_CHARS else line[:SHOWN_LINE_CHARS] + " …"
 
 
 def code_question(settings: Settings, cell: ExplainCell, student: str) -> tuple[str, str, str]:
@@ -86,7 +93,7 @@ def sheet_html(settings: Settings, cell: ExplainCell, student: str) -> str:
     first = _pick(student, "questions", len(questions))
     chosen = [questions[(first + k) % len(questions)] for k in range(min(2, len(questions)))]
     parts = [f"<section class=\"sheet\"><h1>{html.escape(cell.assignment)}: defend your "
-             f"answers — {html.escape(student)}</h1>",
+             f"answers — {shown_on_page(student)}</h1>",
              "<p>Five minutes. Ask each question; the student answers in their own words. "
              "The expected answers are the student's own values.</p>"]
     for number, (question, answer) in enumerate(chosen, start=1):
@@ -96,9 +103,9 @@ def sheet_html(settings: Settings, cell: ExplainCell, student: str) -> str:
     grade_id, line, solution = code_question(settings, cell, student)
     number = len(chosen) + 1
     if line:
-        parts += [f"<h2>{number}. This line is from your answer <code>{html.escape(grade_id)}"
+        parts += [f"<h2>{number}. This line is from your answer <code>{shown_on_page(grade_id)}"
                   f"</code>: what does it do, and what would go wrong without it?</h2>",
-                  f"<pre>{html.escape(line)}</pre>",
+                  f"<pre>{shown_on_page(shown_line(line))}</pre>",
                   "<p class=\"expected\">Expected: the line's part in the answer. The "
                   "course's solution of the same cell, for comparison:</p>",
                   f"<pre>{html.escape(solution)}</pre>"]

@@ -28,7 +28,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..files import write_atomically
 from ..rubric import Rubric, filled
-from ..safe_text import one_line, writable
+from ..safe_text import one_line, quoted, shown, shown_id, writable
 from ..settings import CourseError, Settings
 from .answers import ExplainCell, explain_cell, student_answer, student_values
 
@@ -148,7 +148,7 @@ def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str
                                         "item": key, "old_points": old, "new_points": new}
                                        for key, (old, new) in changed.items()]})
             moved = ", ".join(f"{key} {old:g} -> {new:g}" for key, (old, new) in changed.items())
-            lines.append(f"  {student}: {before_scores[student]:g} -> {score:g} of "
+            lines.append(f"  {shown_id(student)}: {before_scores[student]:g} -> {score:g} of "
                          f"{cell.points:g} ({moved})")
     _write_state(path, state)
     if changes:
@@ -194,6 +194,21 @@ def _parse(reply: str, rubric: Rubric) -> tuple[list[str], str] | str:
     return list(dict.fromkeys(keys)), own.strip()
 
 
+def answer_lines(settings: Settings, cell: ExplainCell, student: str, answer: str | None
+                 ) -> list[str]:
+    """The student's answer as the terminal shows it: data, never the grader's own lines.
+    Each line behind "  │ " with every control, bidi or invisible character escaped, the
+    first QUOTED_LINES lines or QUOTED_CHARS characters of it, then where the whole is:
+    the submitted notebook (and formgrader, which shows it)."""
+    text = (answer or "").strip()
+    if not text or text == "YOUR ANSWER HERE":
+        return ["  (no answer)"]
+    notebook = os.path.join(settings.submitted, student, cell.assignment, cell.notebook + ".ipynb")
+    where = (f"the whole answer is the cell {cell.grade_id} of "
+             f"{shown(os.path.relpath(notebook, settings.root))}, which formgrader shows")
+    return quoted(text, where)
+
+
 def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
                   say: Callable[[str], None], seed: str | None = None,
                   students: list[str] | None = None) -> int:
@@ -216,13 +231,14 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
     for number, student in enumerate(waiting, start=len(order) - len(waiting) + 1):
         values = student_values(settings, cell.rubric, student)
         answer = student_answer(settings, cell, student)
-        say(f"\n[{number}/{len(order)}] {student}")
-        say("  their values: " + ", ".join(f"{k} = {v:,}" if isinstance(v, int) else f"{k} = {v}"
-                                          for k, v in sorted(values.items())
-                                          if isinstance(v, (int, float, str)) and k != "student"))
+        say(f"\n[{number}/{len(order)}] {shown_id(student)}")
+        say("  their values: " + shown(", ".join(
+            f"{k} = {v:,}" if isinstance(v, int) else f"{k} = {v}"
+            for k, v in sorted(values.items()) if isinstance(v, (int, float, str))
+            and k != "student")))
         say("--- answer ---")
-        say(answer.strip() if answer and answer.strip() != "YOUR ANSWER HERE" else
-            "(no answer)")
+        for line in answer_lines(settings, cell, student, answer):
+            say(line)
         say("--- items ---")
         for line in _item_lines(cell.rubric, values):
             say(line)
@@ -245,7 +261,8 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
                 "own": own, "score": score, "comment": comment,
                 "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
             _write_state(path, state)
-            say(f"  {student}: {score:g} of {cell.points:g} points, written to the gradebook")
+            say(f"  {shown_id(student)}: {score:g} of {cell.points:g} points, written to the "
+                f"gradebook")
             done += 1
             break
         if reply == "quit":
@@ -254,6 +271,6 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
             return done
     left = [s for s in order if s not in state["graded"]]
     say(f"{len(order) - len(left)} of {len(order)} graded" + (
-        f"; skipped, still to grade: {', '.join(left)}" if left else
+        f"; skipped, still to grade: {', '.join(map(shown_id, left))}" if left else
         "; next: make grades, make feedback, make release-feedback"))
     return done

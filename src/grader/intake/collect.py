@@ -42,6 +42,7 @@ from ..lms import (DEFAULT_PLATFORM, PLATFORMS, Platform, UnknownPlatform,
 from ..recording import read_timestamp
 from ..reports import read_roster
 from ..reports.roster import roster_path
+from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from .archive import ArchiveEntry, checked_entries, open_archive, read_entries
 from .attempts import (Attempt, SkippedFile, SkipReason, latest_attempts, one_person_each,
@@ -161,7 +162,7 @@ def collect_zip(settings: Settings, assignment: str, zip_path: str,
         update_manifest(settings, assignment, chosen, late)
         manifest = os.path.relpath(manifest_path(settings, assignment), settings.root)
     for attempt in chosen:
-        lines.append(f"collected {attempt.student_id}: {attempt.notebook} from "
+        lines.append(f"collected {shown_id(attempt.student_id)}: {attempt.notebook} from "
                      f"{attempt.entry.name!r} (submitted {shown_time(times[attempt.student_id])}"
                      f"{', late' if late[attempt.student_id] else ''})")
     lines += earlier + [s.line for s in skipped + older]

@@ -1,13 +1,24 @@
 """Reading a submission defensively: its files, its folder, its notebook JSON.
 
 A submitted file is only ever read, never changed, and never through a
-symbolic link. Whatever a submission's JSON holds, `parse_submission` gives a
-notebook whose cells have the shapes the rest of the grader reads, with each
-repair described in its notes.
+symbolic link. `parse_submission` is the one reader of a student's notebook
+bytes, whichever way they came (the course page, `grader check`, the exchange,
+an LMS's zip, a batch run, the similarity report, grade-explain): it refuses
+with a sentence (`Unreadable`) what is no notebook it can read: empty, not
+UTF-8, a web page, brackets nested deeper than MAX_NESTING (found by a linear
+scan of the bytes before any JSON is parsed, so no reader ever recurses that
+deep), not JSON, not an object, no list of cells, another nbformat than 4 (an
+older one is converted), more than MAX_NOTEBOOK_CELLS cells. Whatever the JSON
+of a notebook it takes holds in place of a cell, a cell's metadata or source,
+it gives cells of the shapes the rest of the grader reads, each repair
+described in its notes (`NOTES_KEY`).
 """
 
+import itertools
 import json
+import operator
 import os
+import re
 import stat
 from typing import Any
 
@@ -20,6 +31,13 @@ MAX_NOTEBOOK_BYTES = 64 << 20  # larger files are not parsed at all
 MAX_COPIED_FILE_BYTES = 16 << 20  # the student's other files copied into the sandbox
 MAX_COPIED_TOTAL_BYTES = 64 << 20
 MAX_COPIED_FILES = 200  # each is one open file handed to the sandbox
+# arrays and objects inside one another: a notebook's deepest is its outputs' data (about 6);
+# widget state and JSON outputs go deeper, never near this
+MAX_NESTING = 100
+MAX_NOTEBOOK_CELLS = 5_000  # a released notebook has tens
+JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+NOT_A_BRACKET = bytes(set(range(256)) - set(b"[]{}"))
+BRACKET_STEP = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")  # an opening 2, a closing 0
 
 
 class Unreadable(Exception):
@@ -64,6 +82,15 @@ def too_large(size: int) -> str:
             f"{MAX_NOTEBOOK_BYTES >> 20} MiB): not graded")
 
 
+def nesting_depth(data: bytes) -> int:
+    """How deep the arrays and objects of the JSON text `data` go, outside its strings:
+    one linear scan in C (strings removed, then the brackets' running count), no parsing.
+    For text that is not JSON it is the depth its brackets would have."""
+    brackets = JSON_STRING.sub(b"", data).translate(None, NOT_A_BRACKET)
+    steps = brackets.translate(BRACKET_STEP)  # the depth after each bracket: its sum less its count
+    return max(map(operator.sub, itertools.accumulate(steps), itertools.count(1)), default=0)
+
+
 def parse_submission(data: bytes) -> dict[str, Any]:
     """The submitted notebook's bytes (from read_submission_bytes) as read_submission gives them.
 
@@ -79,6 +106,11 @@ def parse_submission(data: bytes) -> dict[str, Any]:
     if stripped[:1] == "<" or stripped[:200].lower().startswith(("<!doctype html", "<html")):
         raise Unreadable("notebook could not be read: HTML, not a notebook "
                          "(it was saved or downloaded as a web page)")
+    depth = nesting_depth(data)
+    if depth > MAX_NESTING:
+        raise Unreadable(f"notebook could not be read: nested too deeply ({depth:,} levels of "
+                         f"lists and objects inside one another; a notebook has at most "
+                         f"{MAX_NESTING})")
     try:
         nb = json.loads(text)
     except RecursionError:
@@ -92,7 +124,11 @@ def parse_submission(data: bytes) -> dict[str, Any]:
     if not isinstance(nb, dict):
         raise Unreadable("notebook could not be read: not a notebook (no cells)")
     major = nb.get("nbformat")
-    if isinstance(major, int) and major < 4 and "worksheets" in nb:
+    if major is not None and (not isinstance(major, int) or isinstance(major, bool)
+                              or major > 4 or (major < 4 and "worksheets" not in nb)):
+        raise Unreadable(f"notebook could not be read: its nbformat is {shown_value(major)}, "
+                         f"not 4 (save it again from Jupyter)")
+    if isinstance(major, int) and major < 4:
         try:
             nb = json.loads(nbformat.writes(nbformat.reads(text, as_version=4)))
         except Exception as error:  # noqa: BLE001 (any failure of the old-format reader)
@@ -101,6 +137,9 @@ def parse_submission(data: bytes) -> dict[str, Any]:
     cells = nb.get("cells")
     if not isinstance(cells, list):
         raise Unreadable("notebook could not be read: not a notebook (no cells)")
+    if len(cells) > MAX_NOTEBOOK_CELLS:
+        raise Unreadable(f"notebook could not be read: {len(cells):,} cells, more than a "
+                         f"notebook may have ({MAX_NOTEBOOK_CELLS:,})")
     nb["cells"], nb[NOTES_KEY] = normalised_cells(cells)
     return nb
 

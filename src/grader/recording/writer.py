@@ -28,7 +28,7 @@ from nbgrader.api import Gradebook
 from ..files import StagedFiles
 from ..plan import HandIn
 from ..results import StudentResult, StudentStatus
-from ..safe_text import file_name, shown_id, student_id_problem, writable, writable_record
+from ..safe_text import file_name, shown, shown_id, student_id_problem, writable, writable_record
 from ..settings import CourseError, Settings, shown_url
 from .gradebook import open_gradebook, read_timestamp, record_in_gradebook
 from .report_parts import remove_assignment_leftovers, write_assignment_report, write_student_report
@@ -117,7 +117,7 @@ class Writer:
         student = file_name(hand_in.student)
         if result.status in (StudentStatus.GRADER_FAILED, StudentStatus.NO_SANDBOX):
             failure = self._failed(student, result.status == StudentStatus.NO_SANDBOX)
-            print(f"error grading {student}: {writable(result.error)}", file=sys.stderr)
+            print(f"error grading {shown(student)}: {shown(result.error)}", file=sys.stderr)
             self._report_only(hand_in, f"not graded: the grader failed on this submission "
                                           f"({result.error})")
             return failure
@@ -147,7 +147,7 @@ class Writer:
             self.close()  # the next student starts on a new connection
             failure = self._failed(student, False)
             message = writable(f"{type(error).__name__}: {error}")
-            print(f"error recording {student}: {message}", file=sys.stderr)
+            print(f"error recording {shown(student)}: {shown(message)}", file=sys.stderr)
             self._report_only(hand_in, f"not recorded: the grader failed while recording "
                                           f"this submission ({message})")
             return failure
@@ -156,7 +156,7 @@ class Writer:
             self.close()
             raise
         states = ", ".join(f"{nb.notebook}: {nb.status}" for nb in result.notebooks)
-        print(f"{student}: {result.points:g}/{result.max_points:g} ({states}) in "
+        print(f"{shown(student)}: {result.points:g}/{result.max_points:g} ({states}) in "
               f"{result.seconds:.1f} s", file=sys.stderr)
         return None
 
@@ -208,7 +208,7 @@ class Writer:
                                  StudentResult(student, self.assignment,
                                                StudentStatus.GRADER_FAILED, [note]))
         except Exception as error:  # noqa: BLE001 (already failing; say so and go on)
-            print(f"error reporting on {student}: {writable(repr(error))}", file=sys.stderr)
+            print(f"error reporting on {shown(student)}: {shown(repr(error))}", file=sys.stderr)
 
 
 def write_autograded(autograded_root: str, student: str, assignment: str, result: StudentResult,

@@ -27,7 +27,7 @@ from ..plan import HandIn
 from ..recording import Writer, read_student_parts
 from ..reports import number, read_grades
 from ..results import StudentResult
-from ..safe_text import one_line, writable
+from ..safe_text import one_line, shown, writable
 from ..settings import Limits, Settings
 from .changes import StudentChange, answer_to, in_notebook_order, student_change
 from .grading import grade_again, hand_ins_of
@@ -159,6 +159,7 @@ def request_lines(requests: list[RegradeRequest], regraded: set[str],
         return [f"regrade requests ({REQUESTS_FILE}): none for this assignment"]
     lines = [f"regrade requests ({REQUESTS_FILE}): {len(requests)}"]
     for request in requests:
-        lines.append(f"  {request.student}, {request.check}: \"{request.message}\" -> "
+        lines.append(f"  {shown(request.student)}, {shown(request.check)}: "
+                     f"\"{shown(request.message)}\" -> "
                      f"{answer_to(request, regraded, changes)}")
     return lines

@@ -17,7 +17,7 @@ import time
 
 from traitlets.config import Config
 
-from ..safe_text import writable
+from ..safe_text import shown
 from ..settings import Settings
 from .queue_database import QueueUnreachable
 from .records import JobSource, SourceKind
@@ -86,8 +86,8 @@ def owner_problem(folder: str, student: str) -> str:
         owner = f"user id {uid}, no account"
     if owner == student:
         return ""
-    return (f"refused: it claims to be handed in by {writable(student)} but is owned by "
-            f"{writable(owner)} (a hand-in in another student's name?); not graded")
+    return (f"refused: it claims to be handed in by {shown(student)} but is owned by "
+            f"{shown(owner)} (a hand-in in another student's name?); not graded")
 
 
 def take_inbound(store: Store, inbound: str, known: set[JobSource],
@@ -117,13 +117,13 @@ def take_inbound(store: Store, inbound: str, known: set[JobSource],
             job = store.hand_in(parts[0], parts[1], files, source, arrival(folder), refused)
             made.append(job.id)
             if refused:
-                print(f"exchange: {writable(name)}: {refused}", file=sys.stderr)
+                print(f"exchange: {shown(name)}: {refused}", file=sys.stderr)
         except QueueUnreachable as error:  # taken at the next look
             known.discard(source)
-            print(f"exchange: {writable(name)} not taken yet: {writable(str(error))}",
+            print(f"exchange: {shown(name)} not taken yet: {shown(str(error))}",
                   file=sys.stderr)
         except (OSError, StoreError) as error:
-            print(f"exchange: {writable(name)} not taken: {writable(str(error))}",
+            print(f"exchange: {shown(name)} not taken: {shown(str(error))}",
                   file=sys.stderr)
     return made
 

@@ -28,7 +28,7 @@ import os
 from ..settings import Settings
 from .records import JobSource, JobState, SourceKind
 from .release_watch import release_folder
-from .requests import ask_for_check, unfit_files
+from .requests import ask_for_check, submit_words, unfit_files
 from .store import Store, utc_now
 
 
@@ -90,8 +90,9 @@ def hand_in_files(settings: Settings, store: Store, student: str, assignment: st
     if job.state == JobState.DUPLICATE:
         return (f"not handed in again: your saved notebook is the same as your last hand-in "
                 f"({job.reason}), which stands")
+    held = submit_words(settings, store, job)
     return (f"handed in: hand-in {job.id} of {assignment} at {arrived:%Y-%m-%d %H:%M:%S} UTC "
-            f"(digest {job.digest[:12]}); it is graded in turn")
+            f"(digest {job.digest[:12]}); it is graded in turn" + (f"; {held}" if held else ""))
 
 
 def released_feedback(settings: Settings, store: Store, student: str, assignment: str

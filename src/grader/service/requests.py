@@ -11,8 +11,11 @@ check is never a submission: it is graded for its student's eyes only (loop.py),
 only a Submit changes what is graded.
 
 Every hand-in whose verdicts the student sees before the due date counts against the
-limit (`counted_checks`): each check, and each Submit while checks are left; a Submit
-over the limit is graded all the same and its verdicts wait for the due date.
+limit (`counted_checks`), in the order they arrived: each check, and each Submit while
+checks are left; a Submit over the limit is graded all the same and its verdicts wait
+for the due date, and so do a check's that got past the refusal (asked at the same
+moment as another, from another process). So in no window do more hand-ins show their
+verdicts than the limit allows, however they came.
 
 `student_hand_ins` is what the student's page lists: each hand-in of theirs, newest
 first, with its state and each check as `visibility.student_view` shows it at their
@@ -22,12 +25,12 @@ gradebook holds as the gradebook records it (recorded.py), and the checks left.
 
 import dataclasses
 import datetime
-import json
+import threading
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..plan import MAX_NOTEBOOK_BYTES
+from ..plan import MAX_NOTEBOOK_BYTES, NOTES_KEY, Unreadable, parse_submission
 from ..settings import Settings
 from .rate_limit import Allowance, RateLimit, allowance, course_rate_limit
 from .records import JobSource, JobState, QueuedJob, SourceKind
@@ -41,6 +44,9 @@ from .visibility import (CheckView, Visibility, assertion_messages, course_visib
 COUNTED_STATES = (JobState.WAITING, JobState.GRADING, JobState.GRADED)
 OVER_THE_LIMIT = ("handed in over the limit of checks: it is graded all the same, and its "
                   "checks show after the due date")
+# one request of this process at a time between counting a student's checks and storing
+# theirs (the page answers each request in a thread of its own)
+ASKING = threading.Lock()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,26 +71,45 @@ class HandInView:
 
 def counted_checks(jobs: list[QueuedJob], due: datetime.datetime | None, limit: RateLimit
                    ) -> tuple[list[datetime.datetime], set[int]]:
-    """(the arrival times of the hand-ins that cost a check, the ids of the submissions
-    whose checks are kept until the due date because they came over the limit).
+    """(the arrival times of the hand-ins that cost a check, the ids of the hand-ins whose
+    checks are kept until the due date because they came over the limit).
 
-    Every hand-in whose verdicts the student sees before the due date costs one: each
-    check asked for (refused at the limit, before it was stored), and each submission
-    (Submit through the exchange) that arrived while checks were left; a submission over
-    the limit is graded all the same, its verdicts shown only after the due date."""
+    Every hand-in whose verdicts the student sees before the due date costs one, taken in
+    the order they arrived: each check asked for (refused at the limit, before it was
+    stored), and each submission (Submit) that arrived before the due date, while checks
+    were left in the window of its arrival. One over the limit is graded all the same, its
+    verdicts shown only after the due date: a Submit, which is never refused for the rate,
+    or a check stored past the limit (two asked at once from two processes)."""
     counted: list[datetime.datetime] = []
     withheld: set[int] = set()
-    for job in sorted(jobs, key=lambda job: job.id):
+    for job in sorted(jobs, key=lambda job: (job.arrived, job.id)):
         if job.state not in COUNTED_STATES:
             continue
-        if job.is_check:
+        if not job.is_check and due is not None and job.arrived >= due:
+            continue  # its verdicts show at once, with everyone's after the due date
+        if allowance(counted, job.arrived, limit).allowed:
             counted.append(job.arrived)
-        elif due is None or job.arrived < due:
-            if allowance(counted, job.arrived, limit).allowed:
-                counted.append(job.arrived)
-            else:
-                withheld.add(job.id)
+        else:
+            withheld.add(job.id)
     return counted, withheld
+
+
+def withheld_words(limit: RateLimit) -> str:
+    """What a Submit over the limit is told: "its checks are shown at the due date since
+    this hour's 5 checks are used"."""
+    minutes = limit.window.total_seconds() / 60
+    window = "this hour's" if minutes == 60 else f"the last {minutes:g} minutes'"
+    return f"its checks are shown at the due date since {window} {limit.checks} checks are used"
+
+
+def submit_words(settings: Settings, store: Store, job: QueuedJob,
+                 limit: RateLimit | None = None) -> str:
+    """The clause a student's Submit `job` adds to "handed in": `withheld_words` when its
+    verdicts wait for the due date because the hour's checks are used, else ""."""
+    limit = limit or course_rate_limit(settings.config)
+    _, withheld = counted_checks(store.jobs(job.student, job.assignment),
+                                 student_due(settings, job.assignment, job.student), limit)
+    return withheld_words(limit) if job.id in withheld else ""
 
 
 def unfit_files(settings: Settings, assignment: str, files: dict[str, bytes]) -> str:
@@ -102,12 +127,12 @@ def unfit_files(settings: Settings, assignment: str, files: dict[str, bytes]) ->
             return (f"{name} is {len(content) >> 20} MiB, more than a notebook may be "
                     f"({MAX_NOTEBOOK_BYTES >> 20} MiB)")
         try:
-            cells = json.loads(content.decode("utf-8")).get("cells")
-        except (UnicodeDecodeError, ValueError, AttributeError):
-            cells = None
-        if not isinstance(cells, list):
-            return f"{name} is not a notebook (no cells could be read from it)"
-        problem = syntax_error(cells)
+            nb = parse_submission(content)  # the one reader of a student's notebook
+        except Unreadable as error:
+            return f"{name}: {error}"
+        if nb[NOTES_KEY]:  # a cell the grader would repair: the student's to mend first
+            return f"{name} is damaged: {nb[NOTES_KEY][0].split(';')[0]}"
+        problem = syntax_error(nb["cells"])
         if problem:
             return f"{name} has a syntax error: {problem}"
     return ""
@@ -149,12 +174,13 @@ def ask_for_check(settings: Settings, store: Store, student: str, assignment: st
         return Asked(None, f"not checked: {problem}; it costs no check", None)
     now = now or utc_now()
     limit = limit or course_rate_limit(settings.config)
-    counted, _ = counted_checks(store.jobs(student, assignment),
-                                student_due(settings, assignment, student), limit)
-    left = allowance(counted, now, limit)
-    if not left.allowed:
-        return Asked(None, f"not checked: {left.sentence()}", left)
-    job = store.hand_in(student, assignment, files, JobSource.of(SourceKind.CHECK), now)
+    due = student_due(settings, assignment, student)
+    with ASKING:  # two requests at once both counting the last check left: one gets it
+        counted, _ = counted_checks(store.jobs(student, assignment), due, limit)
+        left = allowance(counted, now, limit)
+        if not left.allowed:
+            return Asked(None, f"not checked: {left.sentence()}", left)
+        job = store.hand_in(student, assignment, files, JobSource.of(SourceKind.CHECK), now)
     if job.state == JobState.DUPLICATE:
         return Asked(job, "", left)
     return Asked(job, "", dataclasses.replace(left, remaining=left.remaining - 1))

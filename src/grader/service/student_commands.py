@@ -14,6 +14,7 @@ import json
 import os
 import sys
 
+from ..safe_text import quoted, shown
 from ..sandbox import require_sandbox
 from ..settings import load
 from .requests import HandInView, ask_for_check, student_hand_ins
@@ -90,7 +91,7 @@ def view_lines(view: HandInView) -> list[str]:
     job = view.job
     score = shown_score(view)
     lines = [f"hand-in {job.id}, {job.arrived:%Y-%m-%d %H:%M} UTC, {kind_words(view)}: "
-             f"{job.state}" + (f" ({job.reason})" if job.reason else "")
+             f"{job.state}" + (f" ({shown(job.reason)})" if job.reason else "")
              + (f"; score {score:g}/{job.max_score or 0:g}" if score is not None else "")]
     if view.note:
         lines.append(f"  {view.note}")
@@ -100,8 +101,13 @@ def view_lines(view: HandInView) -> list[str]:
             continue
         verdict = "passed" if check.passed else "failed"
         points = "" if check.points is None else f" {check.points:g}/{check.max_points:g}"
-        lines.append(f"  {check.grade_id}: {verdict}{points}"
-                     + (f": {check.message}" if check.message else ""))
+        message = check.message.strip("\n")
+        if "\n" not in message:
+            lines.append(f"  {check.grade_id}: {verdict}{points}"
+                         + (f": {shown(message)}" if message else ""))
+            continue
+        lines.append(f"  {check.grade_id}: {verdict}{points}:")
+        lines += quoted(message, "the whole message: student-view --json", mark="    \u2502 ")
     return lines
 
 

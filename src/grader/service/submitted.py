@@ -23,7 +23,7 @@ import sys
 from nbgrader.utils import parse_utc
 
 from ..plan import HandIn
-from ..safe_text import writable
+from ..safe_text import shown
 from ..settings import Settings
 from .inbound import inbound_files
 from .records import JobSource, QueuedJob, SourceKind
@@ -53,8 +53,8 @@ def bounded_timestamp(job: QueuedJob, written: bytes | None) -> str | None:
     if said is not None and arrived - ARRIVAL_TOLERANCE <= said <= arrived:
         return None
     graded = arrived if said is None or said > arrived else arrived - ARRIVAL_TOLERANCE
-    print(f"serve: hand-in {job.id} of {job.assignment} by {writable(job.student)}: its "
-          f"timestamp.txt says {writable(said.isoformat() if said else 'nothing readable')}, but "
+    print(f"serve: hand-in {job.id} of {job.assignment} by {shown(job.student)}: its "
+          f"timestamp.txt says {shown(said.isoformat() if said else 'nothing readable')}, but "
           f"it reached the exchange at {arrived.isoformat()}: graded as handed in at "
           f"{graded.isoformat()}", file=sys.stderr, flush=True)
     return graded.strftime(TIMESTAMP_FORMAT)
@@ -111,12 +111,12 @@ def queue_submitted(settings: Settings, store: Store, assignment: str, source: J
     for student in settings.students(assignment):
         folder = os.path.join(settings.submitted, student, assignment)
         if os.path.islink(folder) or os.path.islink(os.path.dirname(folder)):
-            lines.append(f"{assignment}: {writable(student)} not queued: its folder is a link")
+            lines.append(f"{assignment}: {shown(student)} not queued: its folder is a link")
             continue
         try:
             job = store.hand_in(student, assignment, inbound_files(folder), source)
         except (OSError, StoreError) as error:
-            lines.append(f"{assignment}: {writable(student)} not queued: {writable(str(error))}")
+            lines.append(f"{assignment}: {shown(student)} not queued: {shown(str(error))}")
             continue
-        lines.append(f"{assignment}: {writable(student)} queued as hand-in {job.id} ({job.state})")
+        lines.append(f"{assignment}: {shown(student)} queued as hand-in {job.id} ({job.state})")
     return lines

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..cells import nbgrader_meta, source_text
 from ..plan import Unreadable, read_submission, submission_link_problem
-from ..safe_text import shown_id, student_id_problem, without_controls
+from ..safe_text import shown, shown_id, student_id_problem
 from ..settings import CourseError, Settings
 
 RELEASED_STUB = "raise NotImplementedError()\n"
@@ -38,7 +38,7 @@ class AnswerCell:
     notebook: str
     number: int  # 1-based position in the notebook
     label: str  # its grade_id, or "added cell"
-    source: str
+    source: str  # every control, bidi or invisible character written as its escape
 
 
 @dataclass
@@ -117,8 +117,8 @@ def student_cells(settings: Settings, student: str, assignment: str,
             label = compared_cell(cell)
             source = budget.taken(cell["source"]) if label else ""
             if source:
-                cells.append(AnswerCell(name, number, without_controls(label),
-                                        without_controls(source)))
+                cells.append(AnswerCell(name, number, shown(label),
+                                        shown(source, keep_layout=True)))
     if missing and len(missing) == len(notebooks):
         raise Unreadable("no notebook handed in (" + ", ".join(missing) + ")")
     return cells, budget.left_out()

@@ -5,8 +5,9 @@ pairs at or above the threshold, each with its matching passages side by side
 and highlighted, and the submissions that could not be compared. Both are
 written beside the grade report, as it is (same folder, same permissions),
 and hold student code: they are for the course team, never for feedback.
-The page is one self-contained file: every student text in it is escaped, and
-it loads nothing from anywhere.
+The page is one self-contained file: every student text in it is escaped, each
+control, bidi or invisible character shown as its escape (safe_text.shown_on_page),
+and it loads nothing from anywhere.
 """
 
 import html
@@ -14,7 +15,7 @@ import os
 
 from ..files import csv_text, write_atomically
 from ..report_shell import report_page
-from ..safe_text import spreadsheet_cell
+from ..safe_text import shown_on_page, spreadsheet_cell
 from ..settings import Settings
 from .answers import AnswerCell, read_class
 from .comparison import Comparison, Pair, compare_class, passages
@@ -67,7 +68,7 @@ def pair_table(comparison: Comparison, pairs: list[Pair], linked: bool) -> str:
         return "<p>None.</p>"
     rows = []
     for rank, pair in enumerate(pairs, 1):
-        names = f"{html.escape(pair.student_a)} and {html.escape(pair.student_b)}"
+        names = f"{shown_on_page(pair.student_a)} and {shown_on_page(pair.student_b)}"
         if linked:
             names = f'<a href="#pair-{rank}">{names}</a>'
         rows.append(f"<tr><td class=n>{rank}</td><td>{names}</td>"
@@ -79,14 +80,14 @@ def pair_table(comparison: Comparison, pairs: list[Pair], linked: bool) -> str:
 
 
 def cell_caption(student: str, cell: AnswerCell) -> str:
-    return html.escape(f"{student}: {cell.notebook}.ipynb, cell {cell.number} ({cell.label})")
+    return shown_on_page(f"{student}: {cell.notebook}.ipynb, cell {cell.number} ({cell.label})")
 
 
 def pair_details(comparison: Comparison, rank: int, pair: Pair) -> str:
     cells_a = comparison.answers.students[pair.student_a]
     cells_b = comparison.answers.students[pair.student_b]
     parts = [f'<section aria-labelledby="pair-{rank}"><h2 id="pair-{rank}">{rank}. '
-             f"{html.escape(pair.student_a)} and {html.escape(pair.student_b)}: "
+             f"{shown_on_page(pair.student_a)} and {shown_on_page(pair.student_b)}: "
              f"{pair.similarity:.0%}</h2>"]
     for cell_a, spans_a, cell_b, spans_b, shared in passages(comparison, pair):
         a, b = cells_a[cell_a], cells_b[cell_b]
@@ -109,14 +110,14 @@ def render_similarity(comparison: Comparison) -> str:
                 f"{len(comparison.pairs)} pair(s); threshold {comparison.threshold:.0%} "
                 f"(c.SimilarityReport.threshold); {len(above)} pair(s) at or above it.")
     if answers.not_compared:
-        rows = "\n".join(f"<tr><td>{html.escape(s)}</td><td>{html.escape(reason)}</td></tr>"
+        rows = "\n".join(f"<tr><td>{shown_on_page(s)}</td><td>{shown_on_page(reason)}</td></tr>"
                          for s, reason in sorted(answers.not_compared.items()))
         missing = ('<table><tr><th scope="col">student</th><th scope="col">why</th></tr>\n'
                    f"{rows}\n</table>")
     else:
         missing = "<p>Nobody: every submission was read.</p>"
     if answers.compared_in_part:
-        rows = "\n".join(f"<tr><td>{html.escape(s)}</td><td>{html.escape(what)}</td></tr>"
+        rows = "\n".join(f"<tr><td>{shown_on_page(s)}</td><td>{shown_on_page(what)}</td></tr>"
                          for s, what in sorted(answers.compared_in_part.items()))
         part = ('<table><tr><th scope="col">student</th><th scope="col">left out</th></tr>\n'
                 f"{rows}\n</table>")

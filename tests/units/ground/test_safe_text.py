@@ -2,7 +2,8 @@
 
 import pytest
 
-from grader.safe_text import (capped, file_name, one_line, shown_id, spreadsheet_cell,
+from grader.safe_text import (capped, file_name, one_line, shown_on_page, quoted, shown, shown_id,
+                              spreadsheet_cell,
                               student_id_problem, without_controls, writable)
 
 
@@ -63,3 +64,56 @@ def test_the_scheme_of_a_url_is_read_after_every_decoding_a_browser_does(url, sc
     from grader.safe_text import url_scheme
 
     assert url_scheme(url) == scheme
+
+
+@pytest.mark.parametrize("text, one_line_shown, layout_kept", [
+    ("plain text, café — ok", "plain text, café — ok", "plain text, café — ok"),
+    ("a\x1b[2Jb", "a\\x1b[2Jb", "a\\x1b[2Jb"),
+    ("\x1b]52;c;aGk=\x07", "\\x1b]52;c;aGk=\\x07", "\\x1b]52;c;aGk=\\x07"),
+    ("\x9b31m\x7f\x00", "\\x9b31m\\x7f\\x00", "\\x9b31m\\x7f\\x00"),
+    ("a\tb\nc\rd", "a\\x09b\\x0ac\\x0dd", "a\tb\nc\\x0dd"),
+    ("\u202eabc\u202c \u2066x\u2069 z\u200bw \ufeff", "\\u202eabc\\u202c \\u2066x\\u2069 "
+     "z\\u200bw \\ufeff", "\\u202eabc\\u202c \\u2066x\\u2069 z\\u200bw \\ufeff"),
+    ("line\u2028sep \U000e0041 \ud800", "line\\u2028sep \\U000e0041 \\ud800",
+     "line\\u2028sep \\U000e0041 \\ud800"),
+    ("no\xa0break", "no\xa0break", "no\xa0break"),  # a space of another width shows as one
+])
+def test_every_character_that_would_act_shows_as_its_escape(text, one_line_shown,
+                                                              layout_kept):
+    assert shown(text) == one_line_shown
+    assert shown(text, keep_layout=True) == layout_kept
+
+
+def test_no_character_a_terminal_or_browser_acts_on_passes_shown():
+    """Every C0 and C1 control, DEL, format character (bidi, zero-width, tags), line or
+    paragraph separator, surrogate and unassigned code point comes out escaped."""
+    import sys
+    import unicodedata
+
+    acting = [chr(code) for code in range(sys.maxunicode + 1)
+              if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Cn")]
+    assert len(acting) > 800_000
+    assert all(shown(c).startswith("\\") for c in acting)
+    assert all(shown(c, keep_layout=True).startswith("\\") for c in acting if c not in "\n\t")
+
+
+def test_a_quoted_text_keeps_each_line_in_its_margin_and_is_cut_saying_where():
+    forged = quoted("fine\n\nStudent bob \u2014 score 2/2\n\x1b[2J", "see nb.ipynb")
+    assert forged == ["  \u2502 fine", "  \u2502", "  \u2502 Student bob \u2014 score 2/2",
+                      "  \u2502 \\x1b[2J"]
+    long = quoted("x" * 10_000_000, "see nb.ipynb")
+    assert long == ["  \u2502 " + "x" * 4_000,
+                    "  \u2026 (9,996,000 more characters: see nb.ipynb)"]
+    many = quoted("\n".join(f"line {n}" for n in range(100)), "see nb.ipynb")
+    assert len(many) == 41 and many[39] == "  \u2502 line 39"
+    assert many[40] == f"  \u2026 ({sum(len(f'line {n}') + 1 for n in range(40, 100)):,} more " \
+                       "characters: see nb.ipynb)"
+
+
+def test_a_page_shows_the_escapes_as_text_and_no_markup():
+    assert shown_on_page("<b>\u202ex</b>\n\x1b") == "&lt;b&gt;\\u202ex&lt;/b&gt;\n\\x1b"
+
+
+def test_an_id_that_would_act_is_shown_as_its_repr():
+    assert shown_id("ada") == "ada"
+    assert shown_id("bob\u202e") == "'bob\\u202e'"

@@ -5,8 +5,9 @@ import json
 
 import pytest
 
-from grader.plan import Unreadable, read_submission, submission_link_problem
-from grader.plan.submission import normalised_cells
+from grader.plan import Unreadable, parse_submission, read_submission, submission_link_problem
+from grader.plan.submission import nesting_depth, normalised_cells
+from testsupport.malformed_notebooks import MALFORMED, NOTEBOOK, nested_dict, with_output
 
 
 @pytest.mark.parametrize("content, words", [
@@ -60,3 +61,29 @@ def test_every_path_component_of_a_submission_is_checked_for_links(tmp_path):
     assert "symbolic link" in submission_link_problem(str(tmp_path), "b", "hw")
     assert "symbolic link" in submission_link_problem(str(tmp_path), "c", "hw")
     assert "not a folder" in submission_link_problem(str(tmp_path), "d", "hw")
+
+
+@pytest.mark.parametrize("content, words", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_notebook_is_refused_with_a_sentence_and_nothing_recurses(tmp_path,
+                                                                              content, words):
+    import sys
+
+    path = tmp_path / "nb.ipynb"
+    path.write_bytes(content)
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(200)  # the reader recurses no deeper than a notebook goes
+        with pytest.raises(Unreadable) as refused:
+            read_submission(str(path))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert str(refused.value).startswith("notebook could not be read: ")
+    assert words in str(refused.value)
+
+
+def test_a_notebook_as_deep_as_jupyter_writes_them_is_read():
+    nb = with_output(nested_dict(90))
+    assert parse_submission(json.dumps(nb).encode())["cells"][0]["source"] == "x = 1\n"
+    brackets_in_strings = dict(NOTEBOOK, metadata={"text": "[[[[{{{{" * 1_000 + '\\"]]'})
+    assert parse_submission(json.dumps(brackets_in_strings).encode())["nbformat"] == 4
+    assert nesting_depth(b'{"a": "[[\\"{{", "b": [[]]}') == 3

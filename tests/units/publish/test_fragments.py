@@ -52,9 +52,9 @@ def test_the_tiny_courses_hidden_test_gives_its_block_and_its_long_lines_only(ti
     assert min(len(f.squeezed) for f in fragments if f.kind is not SecretKind.CANARY) >= MIN_CHARS
 
 
-def write_course(root, released_text, page_text):
+def write_course(root, released_text, shown_on_page):
     """A course whose one solution block has two long lines; the released notebook shows
-    `released_text` and the book's page `page_text`."""
+    `released_text` and the book's page `shown_on_page`."""
     config = "c = get_config()\nc.CourseDirectory.source_directory = 'solutions'\n" \
              "c.CourseDirectory.release_directory = 'exercises'\n"
     (root / "nbgrader_config.py").write_text(config)
@@ -69,7 +69,7 @@ def write_course(root, released_text, page_text):
         nb.cells = [cell]
         nbformat.write(nb, str(root / folder / "a" / "a.ipynb"))
     (root / "book").mkdir()
-    (root / "book" / "page.md").write_text(page_text)
+    (root / "book" / "page.md").write_text(shown_on_page)
     return load(str(root))
 
 

@@ -13,6 +13,7 @@ from grader.service.requests import ask_for_check, student_hand_ins
 from grader.service.records import ReleaseOutcome
 from grader.service.store import CheckRecord, JobState, Store
 from grader.settings import load
+from testsupport.malformed_notebooks import DAMAGED, MALFORMED
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -47,8 +48,8 @@ def test_another_assignments_notebook_or_a_non_notebook_is_refused_and_nothing_s
     assert other.refusal == (f"not checked: parameters.ipynb is not a notebook of {ASSIGNMENT} "
                              f"(its notebooks: {NOTEBOOK}.ipynb); it costs no check")
     garbled = ask(settings, store, {f"{NOTEBOOK}.ipynb": b"\x89PNG not json"})
-    assert garbled.refusal == (f"not checked: {NOTEBOOK}.ipynb is not a notebook (no cells could "
-                               "be read from it); it costs no check")
+    assert garbled.refusal == (f"not checked: {NOTEBOOK}.ipynb: notebook could not be read: not "
+                               "UTF-8 text; it costs no check")
     assert store.jobs() == []
 
 
@@ -174,3 +175,94 @@ def test_once_the_feedback_went_out_the_points_stay_shown_whatever_the_due_date_
     store.record_release(job, ReleaseOutcome.THROUGH_EXCHANGE, NOW - timedelta(minutes=5))
     views, _ = student_hand_ins(settings, store, "eve", ASSIGNMENT, NOW)
     assert [c.points for c in views[0].checks] == [1.0, 2.0, 2.0, 1.0]
+
+
+# --- a malformed notebook, on every route that takes one ---------------------------------
+
+def nothing_stored(store):
+    return store.jobs() == [] and all(not files for _, _, files in os.walk(store.blobs))
+
+
+ROUTES = {**MALFORMED, **DAMAGED}
+
+
+@pytest.mark.parametrize("content, words", ROUTES.values(), ids=ROUTES.keys())
+def test_a_malformed_notebook_is_refused_on_every_route_with_a_sentence_and_nothing_stored(
+        settings, store, content, words):
+    """The hub's page and `grader check` (ask_for_check), the course page's API over HTTP
+    (Check, Hand in), and the panel's Get, which compares the saved notebook with the
+    release: a sentence, nothing stored, no check spent, no error page."""
+    from grader.service.over_http import check_files, hand_in_files
+    from grader.student_server import same_cells
+
+    name = f"{NOTEBOOK}.ipynb"
+    asked = ask(settings, store, {name: content})
+    assert asked.job is None and asked.allowance is None
+    assert asked.refusal.startswith(f"not checked: {name}") and words in asked.refusal
+    assert asked.refusal.endswith("; it costs no check")
+    checked = check_files(settings, store, "alice", ASSIGNMENT, {name: content})
+    assert checked.startswith(f"not checked: {name}") and words in checked
+    handed = hand_in_files(settings, store, "alice", ASSIGNMENT, {name: content})
+    assert handed.startswith(f"not handed in: {name}") and words in handed
+    assert handed.endswith("; nothing was recorded")
+    assert nothing_stored(store)
+    assert not same_cells(content, notebook_bytes(settings))  # Get keeps it, no error
+
+
+# --- the checks of the hour: Submits and checks alike -----------------------------------
+
+def test_submits_and_checks_of_an_hour_show_at_most_the_allowances_verdicts(settings, store):
+    """8 Submits and 12 checks in an hour, the checks stored as two processes asking at once
+    would leave them (past the refusal): before the due date at most 5 (the course's
+    c.CheckRateLimit: 5 per hour) show their verdicts; the rest are graded and wait for it."""
+    from grader.service.records import JobSource, SourceKind
+
+    for minute in range(20):
+        source = (JobSource.of(SourceKind.CHECK) if minute % 5 < 3
+                  else f"exchange:fay+{ASSIGNMENT}+{minute}")
+        graded(store, store.hand_in("fay", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(
+            settings, answer_answer=f"answer = {minute}\n")}, source,
+            NOW + timedelta(minutes=minute)))
+    assert sum(not job.is_check for job in store.jobs()) == 8
+    views, left = student_hand_ins(settings, store, "fay", ASSIGNMENT,
+                                   NOW + timedelta(minutes=30))
+    shown = [view for view in views if any(c.passed is not None for c in view.checks)]
+    assert len(views) == 20 and len(shown) == 5 and left.remaining == 0
+    assert [v.job.arrived for v in reversed(shown)] == [NOW + timedelta(minutes=m)
+                                                        for m in range(5)]
+    assert {v.note for v in views if v not in shown} == {
+        "handed in over the limit of checks: it is graded all the same, and its checks show "
+        "after the due date"}
+    due = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    views, _ = student_hand_ins(settings, store, "fay", ASSIGNMENT, due)
+    assert all(c.points == c.max_points for view in views for c in view.checks)
+
+
+def test_checks_asked_at_once_are_stored_only_up_to_the_limit(settings, store):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def asking(number):
+        return ask(settings, store, {f"{NOTEBOOK}.ipynb": notebook_bytes(
+            settings, answer_answer=f"answer = {number}\n")}, student="gil")
+
+    with ThreadPoolExecutor(8) as pool:
+        asked = list(pool.map(asking, range(8)))
+    assert sum(a.job is not None for a in asked) == 2 and len(store.jobs()) == 2
+
+
+def test_a_submit_over_the_hours_checks_is_handed_in_saying_its_checks_wait(settings, store,
+                                                                           monkeypatch):
+    from grader.service import over_http
+    from grader.service.over_http import hand_in_files
+
+    for minute in range(5):
+        graded(store, store.hand_in("hal", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(
+            settings, answer_answer=f"answer = {minute}\n")}, f"exchange:hal+{ASSIGNMENT}+{minute}",
+            NOW + timedelta(minutes=minute)))
+    monkeypatch.setattr(over_http, "utc_now", lambda: NOW + timedelta(minutes=10))
+    handed = hand_in_files(settings, store, "hal", ASSIGNMENT,
+                           {f"{NOTEBOOK}.ipynb": notebook_bytes(settings)})
+    assert handed.startswith("handed in: hand-in 6 of")
+    assert handed.endswith("; it is graded in turn; its checks are shown at the due date since "
+                           "this hour's 5 checks are used")
+    assert store.job(6).state == JobState.WAITING

@@ -344,3 +344,37 @@ def test_a_notebook_past_the_budget_costs_the_report_a_bounded_share_and_says_wh
     page = render_similarity(compare_class(answers, 0.6, 0.2))
     assert "<h2>Compared in part (1)</h2>" in page
     assert f"({cut_cells} cells not compared at all)" in page
+
+
+def test_code_that_would_act_on_a_browser_or_terminal_shows_as_its_escapes(tmp_path):
+    """A class of twelve where a student and their copier hand in a cell holding ESC
+    sequences (clear, OSC 52 clipboard, hidden text), CSI as U+009B, DEL and a bidi
+    override that would show the code reordered: the page holds none of those
+    characters, each shows as its escape, and the command's own lines hold none either."""
+    import unicodedata
+
+    from testsupport.similar_students import hand_in_each, synthetic_class
+
+    course = copy_course(str(tmp_path / "course"))
+    students, planted = synthetic_class(honest=12)
+    hostile = ("# \x1b[2J\x1b]52;c;cm0gLXJmIH4vCg==\x07\x1b[8mhidden\x1b[0m\x9b2J\x7f\n"
+               "is_admin = False  # \u202e } \u2066if is_admin\u2069 \u2066 begin admins only\n")
+    copier, original = next((c, o) for c, o in planted if o in students)
+    class_of = {name: students[name] for name in students if name.startswith("student-")}
+    class_of[copier] = students[copier]
+    for name in (copier, original):
+        cell = next(c for c in class_of[name]["cells"] if c["cell_type"] == "code"
+                    and c["metadata"].get("nbgrader", {}).get("solution"))
+        cell["source"] = "".join(cell["source"]) + hostile
+    hand_in_each(course, class_of)
+    assert main(["similarity", "parameters", "--course", course]) == 0
+    with open(os.path.join(course, "course-data", "reports", "similarity-parameters.html"),
+              encoding="utf-8") as handle:
+        page = handle.read()
+    acting = {c for c in page if (ord(c) < 32 and c not in "\n\t") or 0x7f <= ord(c) <= 0x9f
+              or unicodedata.category(c) in ("Cf", "Zl", "Zp")}
+    assert acting == set()
+    assert "Pairs at or above the threshold (1)" in page
+    assert page.count("# \\x1b[2J\\x1b]52;c;cm0gLXJmIH4vCg==\\x07\\x1b[8mhidden\\x1b[0m"
+                      "\\x9b2J\\x7f") == 2
+    assert page.count("# \\u202e } \\u2066if is_admin\\u2069 \\u2066 begin admins only") == 2
