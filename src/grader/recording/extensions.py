@@ -40,6 +40,7 @@ from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
 from .due_dates import ZONE_FORMS, instant_problem, read_instant
 from .late_penalties import assign_late_penalties
+from .points_windows import known_students
 
 EXTENSIONS_FILE = "extensions.csv"
 COLUMNS = ("student_id", "assignment", "extra_hours", "new_due", "note")
@@ -180,15 +181,6 @@ def _checked_row(values, line, students, due_dates, seen):
                              f"{MAX_HOURS} h (a year), as extra_hours allows; a typing mistake?")
     seen[student, assignment] = line
     return Extension(student, assignment, extension, line)
-
-
-def known_students(settings: Settings, gb: Gradebook) -> set[str]:
-    """Students of the gradebook (the roster imported, or graded) and of submitted/."""
-    students = {s.id for s in gb.students}
-    if os.path.isdir(settings.submitted):
-        students |= {name for name in os.listdir(settings.submitted)
-                     if os.path.isdir(os.path.join(settings.submitted, name))}
-    return students
 
 
 def read_extensions_file(path: str) -> str:
