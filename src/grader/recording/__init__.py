@@ -13,6 +13,8 @@
   points under the late policy (`PointsWindow`).
 - ``solutions_record.py``: solutions-released.csv, the assignments whose solutions are
   public and when they went out.
+- ``after_solutions.py``: the extensions that would let a student earn points after an
+  assignment's solutions went out.
 - ``ungraded.py``: submissions newer than the grade the gradebook holds (`not_graded_yet`).
 """
 
