@@ -30,8 +30,9 @@ from .ungraded import NotGradedYet, not_graded_yet
 from .writer import RecordingFailure, Writer, write_autograded
 
 __all__ = ["EXTENSIONS_FILE", "NotGradedYet", "PointsWindow", "RecordingFailure", "Writer",
-           "apply_extensions", "charges_of", "local_instant", "check_released", "hours_text", "lateness_of",
-           "not_graded_yet", "parse_due_date", "points_windows", "parse_extensions", "read_student_parts",
+           "apply_extensions", "charges_of", "local_instant", "check_released", "hours_text",
+           "lateness_of", "not_graded_yet", "parse_due_date", "points_windows",
+           "parse_extensions", "read_student_parts",
            "read_timestamp", "rebuild_assignment_reports", "record_in_gradebook",
            "set_due_date", "unreleased_changes", "write_assignment_report", "write_autograded",
            "write_student_report"]

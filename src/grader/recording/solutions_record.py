@@ -77,9 +77,9 @@ def record_release(settings: Settings, assignment: str, latest: datetime.datetim
     """`assignment` written into solutions-released.csv (whole, or not at all); its path.
     `latest` and `now` are aware; `open_students` names who could still earn points."""
     rows = read_record(settings)
+    now = now or datetime.datetime.now(datetime.timezone.utc)
     rows[assignment] = {"assignment": assignment, "latest_due_utc": utc_text(latest),
-                        "released_utc": utc_text(now or datetime.datetime.now(datetime.timezone.utc)),
-                        "open_students": open_students}
+                        "released_utc": utc_text(now), "open_students": open_students}
     text = io.StringIO(newline="")
     writer = csv.DictWriter(text, RECORD_FIELDS, lineterminator="\n")
     writer.writeheader()
