@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from nbgrader.api import Gradebook, SubmittedAssignment
 from nbgrader.plugins import LateSubmissionPlugin
 
+from ..safe_text import shown_id
 from ..settings import Settings
 from .points_windows import Extensions, PointsWindow, course_lateness, when_text, window_of
 from .solutions_record import solutions_public_since
@@ -42,7 +43,8 @@ class PastSolutions:
         lines = ", ".join(map(str, self.lines))
         where = (f"{self.source}, line{'s' if len(self.lines) != 1 else ''} {lines}"
                  if self.lines else self.source)
-        return (f"{window.student}, {window.assignment}: the extensions let {window.student} "
+        who = shown_id(window.student)
+        return (f"{who}, {window.assignment}: the extensions let {who} "
                 f"hand it in for points {window.until_text()} {window.terms()}, after its "
                 f"solutions went out, {when_text(self.released)} ({where})")
 

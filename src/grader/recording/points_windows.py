@@ -19,6 +19,7 @@ from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
 from nbgrader.plugins import LateSubmissionPlugin
 
 from ..plugins.late import Lateness, late_charges, points_end
+from ..safe_text import shown_id
 from ..settings import CourseError, Settings, shown_url
 
 UTC = datetime.timezone.utc
@@ -70,7 +71,8 @@ class PointsWindow:
     def in_words(self) -> str:
         """'bob until 2026-12-08 17:00:00 UTC (due 2026-12-03 17:00:00 UTC, 5 late days
         left)'."""
-        who = self.student if self.student != NOBODY_YET else "a student not in the gradebook"
+        who = shown_id(self.student) if self.student != NOBODY_YET else (
+            "a student not in the gradebook")
         return f"{who} {self.until_text()} {self.terms()}"
 
 

@@ -264,3 +264,11 @@ def test_the_record_keeps_the_students_an_override_named(settings, tmp_path):
         f"23:00:00 UTC (due 2026-12-02 23:00:00 UTC, 5 late days left)\"\n")
     assert read_record(course)[ASSIGNMENT]["open_students"] == permit.open_in_words()
     assert assignments_with_public_solutions(course, at(5)) == [ASSIGNMENT]
+
+
+def test_a_student_id_from_a_folder_name_is_shown_on_one_line():
+    """submitted/'s folder names count as students: one holding a line break is written with
+    escapes, so a refusal stays one line per student."""
+    window = PointsWindow("eve\nbob until never", ASSIGNMENT, DUE, at(1), None)
+    assert some_windows([window]) == ("'eve\\nbob until never' until 2026-12-02 17:00:00 UTC "
+                                      "(due 2026-12-01 17:00:00 UTC)")
