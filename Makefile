@@ -28,7 +28,8 @@ help:
 	@echo "Homework, the instructor's side ([ASSIGNMENT=name] limits each to one assignment)"
 	@echo "  make release             solutions/ -> exercises/ (with the term's salt) and the gradebook [DUEDATE=\"2026-12-01 17:00:00 UTC\"]"
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
-	@echo "  make extensions          [EXTENSIONS=extensions.csv] the students' extensions into the gradebook"
+	@echo "  make extensions          [EXTENSIONS=extensions.csv] the students' extensions into the gradebook; one past"
+	@echo "                           an assignment's public solutions is refused [DESPITE_PUBLIC_SOLUTIONS=1]"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
@@ -64,7 +65,8 @@ help:
 	@echo "                           for students; refused if any byte holds a solution or hidden test"
 	@echo "  make leak-scan           search _publish/ for every solution and hidden test; exit 1 on a hit"
 	@echo "  make publish-repo        REMOTE=git-url [PUBLISH_BRANCH=main]: _publish/ into a separate public repository"
-	@echo "  make release-solutions   ASSIGNMENT=name: its solutions into _publish/ once every due date passed"
+	@echo "  make release-solutions   ASSIGNMENT=name: its solutions into _publish/ once no student can still earn"
+	@echo "                           points on it under the late policy [DESPITE_OPEN_STUDENTS=ids: all those who can]"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
 	@echo "  make fetch               fetch the released assignment"
 	@echo "  make submit              submit it"
@@ -271,11 +273,13 @@ DUEDATE ?=
 ROSTER ?=
 STUDENT ?=
 EXTENSIONS ?=
+DESPITE_PUBLIC_SOLUTIONS ?=
 REHEARSAL_STUDENTS ?= 4
 ZIP ?=
 LMS ?= canvas
 export ZIP LMS
 export ASSIGNMENT STUDENTS SHARD SCHEDULER DUEDATE ROSTER STUDENT REHEARSAL_STUDENTS EXTENSIONS
+export DESPITE_PUBLIC_SOLUTIONS
 THE_ASSIGNMENTS = $(if $(ASSIGNMENT),$(ASSIGNMENT),$(ASSIGNMENTS))
 ON_PATH := PATH="$(CURDIR)/$(BIN):$$PATH"
 NBGRADER := $(ON_PATH) $(BIN)/nbgrader
@@ -308,11 +312,16 @@ roster: $(STAMP)
 
 # The students' extensions (student_id,assignment,extra_hours or new_due,note), by
 # default extensions.csv here (git-ignored: it names students); the whole list, so
-# a row removed removes that extension. Late penalties are charged again.
+# a row removed removes that extension. Late penalties are charged again. A file that lets a
+# student earn points on an assignment after its solutions went out is refused whole, unless
+# DESPITE_PUBLIC_SOLUTIONS=1 (then a warning names each).
 .PHONY: extensions
 extensions: $(STAMP)
+	@case "$$DESPITE_PUBLIC_SOLUTIONS" in ""|1) ;; *) \
+	  echo "DESPITE_PUBLIC_SOLUTIONS=1, or leave it out; not '$$DESPITE_PUBLIC_SOLUTIONS'"; exit 2;; esac
 	$(CHECK_CONFIG)
-	$(GRADER) extensions $${EXTENSIONS:+"$$EXTENSIONS"}
+	$(GRADER) extensions $${EXTENSIONS:+"$$EXTENSIONS"} \
+	  $${DESPITE_PUBLIC_SOLUTIONS:+--despite-public-solutions}
 
 release-to-exchange: $(STAMP)
 	$(CHECK_CONFIG)
@@ -525,11 +534,14 @@ rehearse-lti: $(STAMP) grading-system
 # refused, naming the file. The released notebooks install the wheel from the site
 # c.CourseSite.url names (make release writes the line). make publish-repo commits
 # _publish/ to a separate public repository (for Colab's and Binder's launch buttons);
-# make release-solutions adds an assignment's solutions, hidden tests out, once every
-# student's due date, extensions included, has passed.
+# make release-solutions adds an assignment's solutions, hidden tests out, once no student
+# can still hand it in for points under the late policy (extensions and late days
+# included); DESPITE_OPEN_STUDENTS=ids (comma-separated, or @file) releases them all the same
+# when it names exactly every student who still can.
 REMOTE ?=
 PUBLISH_BRANCH ?= main
-export REMOTE PUBLISH_BRANCH
+DESPITE_OPEN_STUDENTS ?=
+export REMOTE PUBLISH_BRANCH DESPITE_OPEN_STUDENTS
 .PHONY: publish publish-repo release-solutions leak-scan
 publish: book
 	$(CHECK_CONFIG)
@@ -546,7 +558,8 @@ publish-repo: $(STAMP)
 release-solutions: book
 	@test -n "$$ASSIGNMENT" || { echo "make release-solutions ASSIGNMENT=name"; exit 2; }
 	$(CHECK_CONFIG)
-	$(GRADER) release-solutions "$$ASSIGNMENT" --site "$(BOOK_BUILD)/html"
+	$(GRADER) release-solutions "$$ASSIGNMENT" --site "$(BOOK_BUILD)/html" \
+	  $${DESPITE_OPEN_STUDENTS:+--despite-open-students "$$DESPITE_OPEN_STUDENTS"}
 
 # The test of the released install line (tests/publish/test_install_line.py) installs the
 # wheel from the bundle into a fresh venv offline: its dependencies (torch, tiktoken, numpy

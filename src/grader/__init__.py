@@ -51,7 +51,7 @@ The wings, from the top down:
   bundle _publish/ (the site, the released notebooks, the students' wheel) written whole,
   every byte of it searched for the solutions and hidden tests of solutions/ first;
   the bundle committed to a separate public repository; an assignment's solutions,
-  hidden tests out, once every student's due date has passed.
+  hidden tests out, once no student can still hand it in for points under the late policy.
 - ``terms/``: a course carried from one term to the next (``new-term``: due dates moved
   by whole weeks on the course's clock, a new salt, no students) and a finished term kept
   (``archive-term``: one archive with its checksum, then the students' files removed after
@@ -80,7 +80,9 @@ The wings, from the top down:
   student it could not record) and what it writes: gradebook
   rows, autograded notebooks, each student's part of the grade report; the
   gradebook's record of the release, the due dates, the students' extensions
-  and the late penalties.
+  (none past an assignment's public solutions unless told) and the late penalties;
+  how late each student may still hand an assignment in for points; the record of
+  the solutions made public.
 - ``worker/``: one student graded, from a `Job` of plain data to a
   `StudentResult`: the `Assignment` prepared once (its instructor notebooks as
   `instructor_texts`), the plan executed in

@@ -9,7 +9,7 @@
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader roster students.csv
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle] [--queue]
-    python -m grader extensions [extensions.csv]
+    python -m grader extensions [extensions.csv] [--despite-public-solutions]
     python -m grader grades [ASSIGNMENT ...]
     python -m grader item-analysis ASSIGNMENT
     python -m grader regrade ASSIGNMENT [--students a,b] [--reason TEXT] [--apply] [--jobs N]
@@ -59,7 +59,7 @@ through the exchange to the students who handed in through it and lists the othe
 LMS takes back; `rehearse` runs a whole fake class on this machine (make rehearse),
 `rehearse-lms` one that hands in through Canvas instead of a hub (make rehearse-lms);
 `extensions` applies the students' extensions file to the gradebook (make extensions,
-grader/recording/extensions.py); `similarity` writes reports/similarity-ASSIGNMENT.csv and
+grader/service/commands.py); `similarity` writes reports/similarity-ASSIGNMENT.csv and
 .html, the pairs of students whose answers look alike, for a person to read
 (docs/similarity.md); `canvas-push` sends each student's grade and feedback summary into
 Canvas's gradebook, or with --dry-run prints what it would send (make canvas-push,
@@ -99,7 +99,7 @@ from .lti import lti_push
 from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check_lines
 from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
-from .recording import EXTENSIONS_FILE, parse_due_date, rebuild_assignment_reports, set_due_date
+from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
@@ -107,8 +107,7 @@ from .sandbox import require_sandbox
 from .settings import (CONFIGURABLES, CourseError, DaskCluster, SandboxGrader, Settings,
                        check_config, load, no_install_line_warning, stale_salts,
                        write_release_lines)
-from .service import (JobSource, SourceKind, StoreError, course_store, extensions_applied,
-                      queue_submitted)
+from .service import JobSource, SourceKind, StoreError, course_store, queue_submitted
 from .service.commands import SERVICE_COMMANDS, add_service_commands, serving_with
 from .similarity import write_similarity
 from .terms.commands import TERM_COMMANDS, add_term_commands
@@ -187,10 +186,6 @@ def build_parser() -> argparse.ArgumentParser:
     collect.add_argument("--queue", action="store_true",
                          help="also hand what submitted/ holds to the grading service's queue "
                               "(make serve grades it; unchanged notebooks are not graded again)")
-    extensions = commands.add_parser("extensions", help="the extensions file, into the gradebook")
-    extensions.add_argument("csv", nargs="?", default="",
-                            help=f"student_id,assignment,extra_hours|new_due,note rows "
-                                 f"(default: {EXTENSIONS_FILE} in the course folder)")
     grades = commands.add_parser("grades", help="grades.csv, exports, summary and report pages")
     grades.add_argument("assignments", nargs="*", help="assignments (default: all)")
     for name, what in (("release-feedback", "feedback through the exchange, and who needs "
@@ -352,14 +347,6 @@ def run_collect_zip(args: argparse.Namespace) -> int:
     return 1 if outcome.refused else 0
 
 
-def run_extensions(args: argparse.Namespace) -> int:
-    settings = loaded_with_warnings(args)
-    path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
-    for line in extensions_applied(settings, course_store(settings.data, settings.db_url), path):
-        print(line)
-    return 0
-
-
 def run_grades(args: argparse.Namespace) -> int:
     settings = loaded_with_warnings(args)
     names = args.assignments or settings.assignments
@@ -438,7 +425,7 @@ def run_push(args: argparse.Namespace) -> int:
 
 COMMANDS = {f"{GRADE_PUSH_PLATFORM.name}-push": run_push, "autograde": run_autograde,
             "summary": run_summary, "check-config": run_check_config, "due": run_due,
-            "roster": run_roster, "extensions": run_extensions, "grades": run_grades,
+            "roster": run_roster, "grades": run_grades,
             "collect-zip": run_collect_zip,
             "release-feedback": lines_of_one_assignment(release_feedback),
             "feedback-zip": lines_of_one_assignment(write_feedback_zip),

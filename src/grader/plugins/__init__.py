@@ -9,7 +9,8 @@ itself loads by their dotted names (``grader.plugins.feedback.FeedbackPage``).
   which refuses nbgrader's own autograde before it touches a file or a grade.
 - ``late.py``: the late policies c.AssignLatePenalties.plugin_class may name
   (`PercentPerDay`, `LateDayBudget`), and what each student's late assignments
-  are charged (`late_charges`).
+  are charged (`late_charges`), and how late one may still be handed in for points
+  (`points_end`).
 
 They import only the ground floor (``cells.py``), so that loading them, as the
 check of nbgrader_config.py does, lifts nothing above them. The old paths
@@ -18,8 +19,9 @@ the same classes, deprecated.
 """
 
 from .feedback import FeedbackPage, HideTestCode
-from .late import LateCharge, LateDayBudget, Lateness, PercentPerDay, late_charges
+from .late import (LateCharge, LateDayBudget, Lateness, PercentPerDay, late_charges,
+                   points_end)
 from .nbgrader_guard import SandboxedGradingOnly
 
 __all__ = ["FeedbackPage", "HideTestCode", "LateCharge", "LateDayBudget", "Lateness",
-           "PercentPerDay", "SandboxedGradingOnly", "late_charges"]
+           "PercentPerDay", "SandboxedGradingOnly", "late_charges", "points_end"]

@@ -12,9 +12,12 @@ nbgrader's own plugin has two policies, ``penalty_method = "none"`` and
 Lateness is always counted from the student's own due date: the class's due
 date plus the student's extension (nbgrader's ``SubmittedAssignment.extension``).
 A `Lateness` is what the gradebook says of one student's assignment; `late_charges`
-turns a student's `Lateness` records into what each assignment is charged.
+turns a student's `Lateness` records into what each assignment is charged, and
+`points_end` asks the same policy how late one assignment may still be handed in for
+points (the solutions wait for it).
 """
 
+import dataclasses
 import datetime
 import math
 from dataclasses import dataclass
@@ -24,6 +27,8 @@ from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Bool, Float, Integer, TraitError, Type, validate
 
 DAY_SECONDS = 86400.0
+# a hand-in that still earns points this long after its due date earns them for ever
+POINTS_HORIZON = datetime.timedelta(days=36525)  # a century
 
 
 def days_late(seconds_late: float) -> int:
@@ -186,3 +191,53 @@ def late_charges(plugin: LateSubmissionPlugin,
     if isinstance(plugin, LateDayBudget):
         return plugin.spend(lateness)
     return {e.assignment: LateCharge(e.seconds_late, e.seconds_late) for e in lateness}
+
+
+def earns_points(plugin: LateSubmissionPlugin, student_id: str, lateness: list[Lateness],
+                 assignment: str, handed_in: datetime.datetime) -> bool:
+    """Whether `assignment` handed in at `handed_in` (naive UTC) would keep any of its points
+    under `plugin`, for the student whose `Lateness` records these are: charged exactly as the
+    recording charges it (`late_charges`, then the plugin's late_submission_penalty of a
+    score of 1), the student's other hand-ins spending their late days first."""
+    mine = [e for e in lateness if e.assignment == assignment]
+    if not mine:
+        raise ValueError(f"no Lateness record of {assignment} among {student_id}'s")
+    others = [e for e in lateness if e.assignment != assignment]
+    charge = late_charges(plugin, others + [dataclasses.replace(mine[0], timestamp=handed_in)])
+    if charge[assignment].seconds_charged <= 0:
+        return True
+    penalty = plugin.late_submission_penalty(student_id, 1.0, charge[assignment].seconds_charged)
+    return penalty is None or penalty < 1.0
+
+
+def points_end(plugin: LateSubmissionPlugin, student_id: str, lateness: list[Lateness],
+               assignment: str) -> datetime.datetime | None:
+    """When points run out for `assignment` under `plugin` (naive UTC, rounded up to the
+    second): a hand-in before it earns some (`earns_points`), one after it none. The
+    student's own due date under nbgrader's "zero", later under a late-day budget with days
+    left or a percentage per day that has not yet taken everything; None when a hand-in
+    earns points however late (nbgrader's "none", a floor above 0%, or points for more than
+    `POINTS_HORIZON`).
+
+    The policy's own charging is asked, never a copy of its arithmetic: the moment is
+    searched for, to the microsecond, on the hand-in time, since a later hand-in never
+    earns more. ValueError when the assignment has no due date."""
+    due = next((e.due for e in lateness if e.assignment == assignment), None)
+    if due is None:
+        raise ValueError(f"{assignment} has no due date, so no hand-in of it is late")
+
+    def earns(microseconds: int) -> bool:
+        return earns_points(plugin, student_id, lateness, assignment,
+                            due + datetime.timedelta(microseconds=microseconds))
+
+    earning, not_earning = 0, POINTS_HORIZON // datetime.timedelta(microseconds=1)
+    if earns(not_earning):
+        return None
+    while not_earning - earning > 1:  # earns(earning) and not earns(not_earning)
+        middle = (earning + not_earning) // 2
+        if earns(middle):
+            earning = middle
+        else:
+            not_earning = middle
+    end = due + datetime.timedelta(microseconds=earning)
+    return end + datetime.timedelta(microseconds=-end.microsecond % 1_000_000)

@@ -7,8 +7,9 @@
 - ``release_check.py``: the released notebooks are what solutions/ generates now, and their
   install line names the wheel built now.
 - ``students_page.py``: students.html, how to install the package and where the homework is.
-- ``solutions_policy.py``: an assignment's solutions, hidden tests out, once every
-  student's due date (extensions included) has passed; the record of those released.
+- ``solutions_policy.py``: an assignment's solutions, hidden tests out, once no student
+  can still hand it in for points under the late policy (or despite those an override
+  names); which assignments the record releases.
 - ``bundle.py``: `write_bundle`, _publish/ written whole or not at all (make publish).
 - ``bundle_repository.py``: the bundle committed to a separate public repository.
 - ``commands.py``: publish, leak-scan, publish-repo and release-solutions, added to
@@ -19,9 +20,11 @@ from .bundle import BUNDLE_FOLDER, Bundle, bundle_fragments, write_bundle
 from .bundle_repository import publish_repository
 from .fragments import CANARIES, MIN_CHARS, Fragment, SecretKind, secret_fragments, squeeze
 from .leak_scan import Leak, scan_bytes, scan_folder
-from .solutions_policy import RECORD_FILE, latest_due, solution_notebooks
+from .solutions_policy import (RECORD_FILE, SolutionsPermit, check_solutions_may_go_out,
+                               solution_notebooks)
 
 __all__ = ["BUNDLE_FOLDER", "CANARIES", "MIN_CHARS", "RECORD_FILE", "Bundle", "Fragment", "Leak",
-           "SecretKind",
-           "bundle_fragments", "latest_due", "publish_repository", "scan_bytes", "scan_folder",
-           "secret_fragments", "solution_notebooks", "squeeze", "write_bundle"]
+           "SecretKind", "SolutionsPermit",
+           "bundle_fragments", "check_solutions_may_go_out", "publish_repository",
+           "scan_bytes", "scan_folder", "secret_fragments", "solution_notebooks", "squeeze",
+           "write_bundle"]

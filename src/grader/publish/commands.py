@@ -5,9 +5,10 @@
                                                            and hidden test (exit 1 if found)
     python -m grader publish-repo REMOTE [--branch NAME]   the bundle committed to a separate
                                                            public repository (make publish-repo)
-    python -m grader release-solutions ASSIGNMENT [--site DIR]
+    python -m grader release-solutions ASSIGNMENT [--site DIR] [--despite-open-students IDS]
                                                            its solutions into the bundle once
-                                                           every due date passed
+                                                           no student can still earn points
+                                                           on it (or despite those named)
 """
 
 import argparse
@@ -19,8 +20,10 @@ from ..settings.release_lines import no_install_line_warning
 from .bundle import BUNDLE_FOLDER, Bundle, bundle_fragments, leak_report, write_bundle
 from .bundle_repository import publish_repository
 from .leak_scan import scan_folder
+from ..recording.points_windows import when_text
+from ..recording.solutions_record import RECORD_FILE, record_release
 from .solutions_policy import (assignments_with_public_solutions, check_solutions_may_go_out,
-                               record_release)
+                               named_students)
 
 SITE_FOLDER = os.path.join("_build", "html")
 
@@ -50,10 +53,14 @@ def add_publish_commands(commands: "argparse._SubParsersAction[argparse.Argument
     repository.add_argument("remote", help="the git repository's URL or path")
     repository.add_argument("--branch", default="main", help="its branch (default main)")
     solutions = commands.add_parser("release-solutions", help="an assignment's solutions, "
-                                    "hidden tests out, into the bundle once every student's "
-                                    "due date has passed")
+                                    "hidden tests out, into the bundle once no student can "
+                                    "still hand it in for points under the late policy")
     solutions.add_argument("assignment")
     solutions.add_argument("--site", default="", help=site_help)
+    solutions.add_argument("--despite-open-students", default=None, metavar="IDS",
+                           help="release all the same, naming exactly every student who can "
+                                "still hand it in for points (comma-separated, or @file of "
+                                "one id per line); recorded in " + RECORD_FILE)
 
 
 def said(bundle: Bundle, settings: Settings) -> int:
@@ -103,12 +110,23 @@ def run_publish_repo(args: argparse.Namespace) -> int:
 def run_release_solutions(args: argparse.Namespace) -> int:
     settings = course_settings(args)
     settings.check_assignments([args.assignment])
-    latest = check_solutions_may_go_out(settings, args.assignment)
+    despite = (None if args.despite_open_students is None
+               else named_students(args.despite_open_students))
+    permit = check_solutions_may_go_out(settings, args.assignment, despite_open=despite)
     bundle = write_bundle(settings, site_of(args, settings), also_released=(args.assignment,),
-                          before_swap=lambda: record_release(settings, args.assignment, latest))
-    print(f"the solutions of {args.assignment} are public from now on (the latest due date "
-          f"was {latest:%Y-%m-%d %H:%M:%S} UTC): recorded in solutions-released.csv, which "
-          f"make publish reads: commit it")
+                          before_swap=lambda: record_release(settings, args.assignment,
+                                                             permit.latest, None,
+                                                             permit.open_in_words()))
+    if permit.open:
+        print(f"warning: the solutions of {args.assignment} went out while "
+              f"{len(permit.open)} student(s) can still hand it in for points, as "
+              f"--despite-open-students says: {permit.open_in_words()}", file=sys.stderr)
+        print(f"the solutions of {args.assignment} are public from now on: recorded, with "
+              f"the students named, in {RECORD_FILE}, which make publish reads: commit it")
+    else:
+        print(f"the solutions of {args.assignment} are public from now on (the last moment "
+              f"anyone could earn points on it was {when_text(permit.latest)}): recorded in "
+              f"{RECORD_FILE}, which make publish reads: commit it")
     return said(bundle, settings)
 
 

@@ -24,6 +24,11 @@ nbgrader's own field (SubmittedAssignment.extension, created for a student who
 has not handed in yet), and removes every extension of the gradebook it no
 longer names. Applying the same file again changes nothing. The late penalties
 of every student whose extension changed are charged again.
+
+A file that would let a student earn points on an assignment after its solutions
+went out (after_solutions.py) is refused whole, naming each student, assignment
+and moment, unless `despite_public_solutions` is given; then it is applied and a
+warning line names each.
 """
 
 import csv
@@ -35,11 +40,14 @@ import re
 from dataclasses import dataclass
 
 from nbgrader.api import Gradebook, Student, SubmittedAssignment, SubmittedNotebook
+from nbgrader.plugins import LateSubmissionPlugin
 
 from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
+from .after_solutions import FLAG, MAKE_VARIABLE, extensions_past_solutions
 from .due_dates import ZONE_FORMS, instant_problem, read_instant
 from .late_penalties import assign_late_penalties
+from .points_windows import known_students
 
 EXTENSIONS_FILE = "extensions.csv"
 COLUMNS = ("student_id", "assignment", "extra_hours", "new_due", "note")
@@ -182,15 +190,6 @@ def _checked_row(values, line, students, due_dates, seen):
     return Extension(student, assignment, extension, line)
 
 
-def known_students(settings: Settings, gb: Gradebook) -> set[str]:
-    """Students of the gradebook (the roster imported, or graded) and of submitted/."""
-    students = {s.id for s in gb.students}
-    if os.path.isdir(settings.submitted):
-        students |= {name for name in os.listdir(settings.submitted)
-                     if os.path.isdir(os.path.join(settings.submitted, name))}
-    return students
-
-
 def read_extensions_file(path: str) -> str:
     """The text of the extensions file; CourseError if it cannot be read."""
     if not os.path.isfile(path):
@@ -203,16 +202,39 @@ def read_extensions_file(path: str) -> str:
         raise CourseError(f"{path} cannot be read: {error}") from None
 
 
-def apply_extensions(settings: Settings, path: str) -> list[str]:
+def past_solutions_lines(settings: Settings, gb: Gradebook, wanted: list[Extension],
+                         plugin: LateSubmissionPlugin, path: str,
+                         despite_public_solutions: bool) -> list[str]:
+    """Warning lines for the extensions that reach past an assignment's public solutions
+    (after_solutions.py) when `despite_public_solutions`; CourseError naming them otherwise."""
+    past = extensions_past_solutions(
+        settings, gb, plugin,
+        {(e.student, e.assignment): (e.extension, e.line) for e in wanted}, path)
+    if past and not despite_public_solutions:
+        raise CourseError(
+            f"{len(past)} extension(s) would let a student earn points after the solutions "
+            f"went out, and could hand in what they read; nothing was applied:\n"
+            + "\n".join(p.in_words() for p in past)
+            + f"\nto grant them all the same: make extensions {MAKE_VARIABLE}=1 (python -m "
+              f"grader extensions {FLAG})")
+    return [f"warning: granted after the solutions went out, as {FLAG} says: {p.in_words()}"
+            for p in past]
+
+
+def apply_extensions(settings: Settings, path: str,
+                     despite_public_solutions: bool = False) -> list[str]:
     """Applies the extensions file at `path` to the gradebook; returns one line per
-    extension set, kept or removed."""
+    extension set, kept or removed, after a warning line for each that reaches past an
+    assignment's public solutions (refused without `despite_public_solutions`)."""
     text = read_extensions_file(path)
     late_penalties = settings.late_penalties()
     with Gradebook(settings.db_url, settings.course_id) as gb:
         db = gb.db
         due_dates = {a.name: a.duedate for a in gb.assignments}
         wanted = parse_extensions(text, path, known_students(settings, gb), due_dates)
-        lines, changed = [], set()
+        lines = past_solutions_lines(settings, gb, wanted, late_penalties.plugin_inst, path,
+                                     despite_public_solutions)
+        changed = set()
         try:
             granted = {(e.student, e.assignment) for e in wanted}
             for submission in (db.query(SubmittedAssignment)

@@ -15,16 +15,18 @@ from .recorded import recorded_grades
 from .store import FEEDBACK_SENT, Store
 
 
-def extensions_applied(settings: Settings, store: Store, path: str) -> list[str]:
+def extensions_applied(settings: Settings, store: Store, path: str,
+                       despite_public_solutions: bool = False) -> list[str]:
     """`make extensions`: the extensions file at `path` applied to the gradebook
-    (recording.apply_extensions), its lines, then a line for each student whose extension
-    changed after their feedback went out (`after_feedback`)."""
+    (recording.apply_extensions, which refuses one that reaches past an assignment's public
+    solutions unless `despite_public_solutions`), its lines, then a line for each student
+    whose extension changed after their feedback went out (`after_feedback`)."""
     released: dict[Pair, datetime.datetime] = {}
     for release in store.releases():
         pair = (release.student, release.assignment)
         released[pair] = max(release.released, released.get(pair, release.released))
     before = due_dates(settings, released) if released else {}
-    lines = apply_extensions(settings, path)
+    lines = apply_extensions(settings, path, despite_public_solutions)
     if not released:
         return lines
     after = due_dates(settings, released)

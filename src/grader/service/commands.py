@@ -5,24 +5,31 @@
     python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
+    python -m grader extensions [extensions.csv] [--despite-public-solutions]
 
 `serve` grades each hand-in as it arrives (loop.py); `queue` lists every hand-in
 the service knows (listing.py), below whether the service is warm (status.py),
 and with --status only that, exiting 0 only when a service is warm; `page` is the
 students' page on the hub (page.py; page_http.py with c.HubTransport.transport =
 "http"); `check` and `student-view` are the page's two actions at the command line
-(student_commands.py).
+(student_commands.py); `extensions` applies the students' extensions file to the gradebook
+(make extensions, grader/recording/extensions.py), here since it asks the service's store
+whose feedback already went out (after_feedback.py); it refuses an extension that lets a
+student earn points after the assignment's solutions went out unless told.
 """
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Mapping
 
+from ..recording import EXTENSIONS_FILE
 from ..sandbox import require_sandbox
 from ..settings import GradingService, HubTransport, ServicePage, Settings, load
+from .after_feedback import extensions_applied
 from .final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
@@ -75,6 +82,14 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
     page.add_argument("--instructors", default=None, metavar="GROUP",
                       help="the Unix group that sees every student (default: "
                            "c.ServicePage.instructors_group)")
+    extensions = commands.add_parser("extensions", help="the extensions file, into the gradebook")
+    extensions.add_argument("csv", nargs="?", default="",
+                            help=f"student_id,assignment,extra_hours|new_due,note rows "
+                                 f"(default: {EXTENSIONS_FILE} in the course folder)")
+    extensions.add_argument("--despite-public-solutions", action="store_true",
+                            help="apply an extension that lets a student earn points after "
+                                 "the assignment's solutions went out (refused without it), "
+                                 "with a warning line naming each")
     add_student_commands(commands)
 
 
@@ -141,6 +156,15 @@ def run_page(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_extensions(args: argparse.Namespace) -> int:
+    settings = loaded(args)
+    path = args.csv or os.path.join(settings.root, EXTENSIONS_FILE)
+    store = course_store(settings.data, settings.db_url)
+    for line in extensions_applied(settings, store, path, args.despite_public_solutions):
+        print(line, file=sys.stderr if line.startswith("warning: ") else sys.stdout)
+    return 0
+
+
 def is_loopback(address: str) -> bool:
     """Whether `address` is one of this machine's own (127.0.0.0/8, ::1, localhost)."""
     import ipaddress
@@ -154,4 +178,4 @@ def is_loopback(address: str) -> bool:
 
 
 SERVICE_COMMANDS = {"serve": serving_with({}), "queue": run_queue, "page": run_page,
-                    **STUDENT_COMMANDS}
+                    "extensions": run_extensions, **STUDENT_COMMANDS}

@@ -2,6 +2,7 @@
 spent in due-date order, each on the table of cases the syllabi's examples use."""
 
 import datetime
+import math
 
 import pytest
 from nbgrader.plugins import LateSubmissionPlugin
@@ -9,7 +10,8 @@ from traitlets import TraitError
 from traitlets.config import Config
 
 from grader.plugins.late import (DAY_SECONDS, LateCharge, LateDayBudget, Lateness,
-                                 PercentPerDay, days_late, late_charges, policy_in_words)
+                                 PercentPerDay, days_late, earns_points, late_charges,
+                                 points_end, policy_in_words)
 
 HOUR = 3600.0
 MINUTE = 60.0
@@ -154,3 +156,77 @@ def test_each_policy_is_said_in_words_from_the_config(case, settings, words):
     late = AssignLatePenalties(config=config)
     late.init_plugin()
     assert policy_in_words(late.plugin_inst) == words
+
+
+def budget_then(days, after="nbgrader.plugins.LateSubmissionPlugin", **after_settings):
+    """A LateDayBudget of `days`, then `after` (nbgrader's "zero", or PercentPerDay with
+    `after_settings`)."""
+    config = Config()
+    config.LateSubmissionPlugin.penalty_method = "zero"
+    config.LateDayBudget.days = days
+    config.LateDayBudget.after = after
+    for name, value in after_settings.items():
+        setattr(config.PercentPerDay, name, value)
+    return LateDayBudget(config=config)
+
+
+# the student's records: `first` handed in 25 hours late (2 late days under a budget); `this`,
+# due NEXT_MONDAY with a 48-hour extension, not handed in yet; `later`, due a week after it,
+# handed in 4 days late (which, due later, spends nothing `this` could use)
+RECORDS = [lateness("first", MONDAY, 25), Lateness("this", NEXT_MONDAY,
+                                                    datetime.timedelta(hours=48), None),
+           lateness("later", NEXT_MONDAY + datetime.timedelta(days=7), 4 * 24)]
+OWN_DUE = NEXT_MONDAY + datetime.timedelta(hours=48)  # 2026-12-16 17:00
+
+# (case, the policy, the last moment a hand-in of `this` earns points; None: however late)
+POINTS_END = [
+    ("nbgraders zero: the student's own due date", LateSubmissionPlugin(penalty_method="zero"),
+     OWN_DUE),
+    ("nbgraders none: however late", LateSubmissionPlugin(penalty_method="none"), None),
+    ("25% a day, parts of days whole: 3 days", percent_per_day(percent=25.0),
+     OWN_DUE + datetime.timedelta(days=3)),
+    ("30% a day: 3 days (the 4th takes all)", percent_per_day(percent=30.0),
+     OWN_DUE + datetime.timedelta(days=3)),
+    ("25% a day in fractions: 4 days", percent_per_day(percent=25.0, part_day_counts=False),
+     OWN_DUE + datetime.timedelta(days=4)),
+    ("7% a day in fractions: to the second", percent_per_day(percent=7.0,
+                                                             part_day_counts=False),
+     OWN_DUE + datetime.timedelta(seconds=math.ceil(100 / 7 * DAY_SECONDS))),
+    ("10% a day down to a floor of 10%: however late",
+     percent_per_day(percent=10.0, floor_percent=10.0), None),
+    ("5 late days, 2 spent on an earlier assignment, then zero: 3 days", budget_then(5),
+     OWN_DUE + datetime.timedelta(days=3)),
+    ("2 late days, both spent: the own due date", budget_then(2), OWN_DUE),
+    ("5 late days, 2 spent, then 25% a day: 3 + 3 days",
+     budget_then(5, "grader.plugins.late.PercentPerDay", percent=25.0),
+     OWN_DUE + datetime.timedelta(days=6)),
+    ("a budget, then 10% a day down to a floor of 50%: however late",
+     budget_then(5, "grader.plugins.late.PercentPerDay", percent=10.0, floor_percent=50.0),
+     None),
+]
+
+
+@pytest.mark.parametrize("case, policy, end", POINTS_END, ids=[p[0] for p in POINTS_END])
+def test_the_last_moment_a_hand_in_earns_points_is_the_policys_own(case, policy, end):
+    assert points_end(policy, "alice", RECORDS, "this") == end
+    if end is not None:  # a second earlier earns points, a second later none
+        for offset, earns in ((-1, True), (1, False)):
+            moment = end + datetime.timedelta(seconds=offset)
+            assert earns_points(policy, "alice", RECORDS, "this", moment) is earns, offset
+    else:
+        late = OWN_DUE + datetime.timedelta(days=365 * 50)
+        assert earns_points(policy, "alice", RECORDS, "this", late)
+
+
+def test_a_hand_in_already_recorded_is_replaced_not_added():
+    """alice handed `this` in 3 days late already: a new hand-in replaces it, so its days do
+    not count twice (under a budget the same 3 days are still there to spend)."""
+    handed = [RECORDS[0], Lateness("this", NEXT_MONDAY, datetime.timedelta(hours=48),
+                                   OWN_DUE + datetime.timedelta(days=3)), RECORDS[2]]
+    assert points_end(budget_then(5), "alice", handed, "this") == OWN_DUE + datetime.timedelta(
+        days=3)
+
+
+def test_an_assignment_without_a_due_date_has_no_end_of_points():
+    with pytest.raises(ValueError, match="has no due date"):
+        points_end(budget_then(5), "alice", [Lateness("this", None, None, None)], "this")
