@@ -54,11 +54,11 @@ help:
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
 	@echo "Terms (docs/terms.md)"
 	@echo "  make new-term            TO=../gptcourse-2027-spring TERM_NAME=2027-spring START=2027-01-18"
-	@echo "                           [ZONE=Europe/Berlin] [WEEKS=N]: next term's course, due dates moved by"
-	@echo "                           whole weeks, a new salt, no students"
+	@echo "                           [ZONE=Europe/Berlin] [WEEKS=N] [COURSE_ID=...]: next term's course, due"
+	@echo "                           dates moved by whole weeks, a new salt and course id, nothing of this term's"
 	@echo "  make archive-term        the term's data in term-archives/, one archive and its sha256;"
 	@echo "                           PURGE=1 CONFIRM=yes [ARCHIVE=...]: then, after c.TermRetention.grace_days,"
-	@echo "                           remove the students' notebooks, feedback, queued bytes (grades stay)"
+	@echo "                           remove every file of the students' work or values (grades stay)"
 	@echo "  make restore-term        ARCHIVE=term-archives/NAME.tar.gz: an archived term back, checksum checked"
 	@echo "Publishing the course without its answers (docs/publishing.md)"
 	@echo "  make publish             _publish/: the site, the released notebooks, the students' wheel, a page"
@@ -477,11 +477,12 @@ similarity: $(STAMP)
 
 # --- terms (docs/terms.md) ---------------------------------------------------------
 # make new-term writes next term's course into TO (which must not exist): the course's own
-# files, its due dates moved by whole weeks on the clocks of ZONE (the fewest that put the
-# first due date on or after START, or WEEKS), a new salt named after TERM_NAME, the term in
-# the course id replaced; no roster, extensions, submissions or grades. make archive-term
-# writes the term's data into term-archives/ (git-ignored) with a .sha256 file; PURGE=1
-# CONFIRM=yes removes the students' notebooks, feedback and queued bytes once
+# content (c.TermCarryOver.carried), its due dates moved by whole weeks on the clocks of ZONE
+# (the fewest that put the first due date on or after START, or WEEKS), a new salt named
+# after TERM_NAME, a course id of its own (COURSE_ID, or this one's with the term replaced
+# or added); nothing of this term's state (data, reports, released solutions, extensions).
+# make archive-term writes the term's data into term-archives/ (git-ignored) with a .sha256
+# file; PURGE=1 CONFIRM=yes removes every file of the students' work or values once
 # c.TermRetention.grace_days have passed, keeping the grades and the item analysis.
 # make restore-term ARCHIVE=... puts an archive back (then make regrade works again).
 TO ?=
@@ -489,16 +490,18 @@ TERM_NAME ?=
 START ?=
 WEEKS ?=
 ZONE ?= UTC
+COURSE_ID ?=
 ARCHIVE ?=
 PURGE ?=
 CONFIRM ?=
-export TO TERM_NAME START WEEKS ZONE ARCHIVE
+export TO TERM_NAME START WEEKS ZONE COURSE_ID ARCHIVE
 .PHONY: new-term archive-term restore-term
 new-term: $(STAMP)
-	@test -n "$$TO" -a -n "$$TERM_NAME" -a -n "$$START$$WEEKS" || { echo "make new-term TO=../gptcourse-2027-spring TERM_NAME=2027-spring START=2027-01-18 [ZONE=Europe/Berlin] [WEEKS=N]"; exit 2; }
+	@test -n "$$TO" -a -n "$$TERM_NAME" -a -n "$$START$$WEEKS" || { echo "make new-term TO=../gptcourse-2027-spring TERM_NAME=2027-spring START=2027-01-18 [ZONE=Europe/Berlin] [WEEKS=N] [COURSE_ID=...]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) new-term "$$TO" --term "$$TERM_NAME" --zone "$$ZONE" \
-	  $${START:+--start "$$START"} $${WEEKS:+--weeks "$$WEEKS"}
+	  $${START:+--start "$$START"} $${WEEKS:+--weeks "$$WEEKS"} \
+	  $${COURSE_ID:+--course-id "$$COURSE_ID"}
 
 archive-term: $(STAMP)
 	$(CHECK_CONFIG)

@@ -26,6 +26,8 @@
     hub             a real JupyterHub from deploy/, with real accounts
     postgres        a throw-away PostgreSQL server on 127.0.0.1
     machine_load    busy processes and a forking one, started and stopped by a test
+    term_state      a file of every kind a term leaves in a course folder (make new-term,
+                    archive-term)
 
 The tests find this package through pytest's ``pythonpath`` (pyproject.toml); the
 benchmarks put the repository's root on ``sys.path`` themselves.

@@ -52,10 +52,11 @@ The wings, from the top down:
   every byte of it searched for the solutions and hidden tests of solutions/ first;
   the bundle committed to a separate public repository; an assignment's solutions,
   hidden tests out, once no student can still hand it in for points under the late policy.
-- ``terms/``: a course carried from one term to the next (``new-term``: due dates moved
-  by whole weeks on the course's clock, a new salt, no students) and a finished term kept
-  (``archive-term``: one archive with its checksum, then the students' files removed after
-  a grace period, grades and item analysis kept; ``restore-term``).
+- ``terms/``: a course carried from one term to the next (``new-term``: the course's own
+  content only, due dates moved by whole weeks on the course's clock, a new salt and
+  course id, nothing of this term's state) and a finished term kept (``archive-term``: one
+  archive with its checksum, then every file of the students' work or values removed
+  after a grace period, the grade record kept; ``restore-term``).
 - ``push/``: grades sent into an LMS's own gradebook (``canvas-push``) through its
   `LmsCourseApi`: what each student's grade and comment are, compared with what the
   LMS holds, then sent where they differ, retried, each row's `PushOutcome` reported

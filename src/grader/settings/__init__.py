@@ -24,7 +24,7 @@ setting that one command reads (the LTI tool's, the service's) is read by it fro
   lists), `StudentVariants` (the salt of each student's own model), `GradebookWriter`
   (how long a run waits for a gradebook that stopped answering), `DaskCluster` (the
   names of the Dask cluster's certificates), `TermRetention` (how long a finished term's
-  students' files stay).
+  students' files stay), `TermCarryOver` (what next term's course is made of).
 - ``service.py``: what the grading service shows students before their due date:
   `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window);
   `GradingService`, when it releases each student's feedback and looks for a new
@@ -54,17 +54,17 @@ from .limits import Limits, SandboxGrader, limits_from_config
 from .lti import LtiTool
 from .release_lines import no_install_line_warning, stale_salts, write_release_lines
 from .sections import (DaskCluster, GradebookWriter, Reports, SimilarityReport, StudentVariants,
-                       TermRetention)
+                       TermCarryOver, TermRetention)
 from .service import CheckFeedback, CheckRateLimit, GradingService, HubTransport, ServicePage
 
 # every class of the grader's own settings, as the command line's help lists them
 CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, GradebookWriter,
                  DaskCluster, CheckFeedback, CheckRateLimit, GradingService, ServicePage,
-                 HubTransport, LtiTool, TermRetention)
+                 HubTransport, LtiTool, TermRetention, TermCarryOver)
 
 __all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "CheckFeedback", "CheckRateLimit",
            "CourseError", "DaskCluster", "GradebookWriter", "GradingService", "HubTransport",
            "Limits", "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
-           "Settings", "SimilarityReport", "StudentVariants", "TermRetention", "check_config",
-           "limits_from_config", "load", "no_install_line_warning", "shown_url", "stale_salts",
-           "with_postgres_driver", "write_release_lines"]
+           "Settings", "SimilarityReport", "StudentVariants", "TermCarryOver", "TermRetention",
+           "check_config", "limits_from_config", "load", "no_install_line_warning", "shown_url",
+           "stale_salts", "with_postgres_driver", "write_release_lines"]

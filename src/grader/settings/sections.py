@@ -13,14 +13,16 @@ that makes the certificates):
   (``c.GradebookWriter.retry_seconds``).
 - `DaskCluster`: the names the certificates of the course's Dask cluster carry
   (``c.DaskCluster.authority_name``, ``.certificate_name``; make dask-certs).
-- `TermRetention`: how long the students' notebooks, feedback and queued bytes are kept
-  after a term is archived (``c.TermRetention.grace_days``; make archive-term).
+- `TermRetention`: how long the students' files are kept after a term is archived
+  (``c.TermRetention.grace_days``; make archive-term).
+- `TermCarryOver`: what of the course folder next term's course is made of
+  (``c.TermCarryOver.carried``; make new-term).
 
 The first four were settings of `SandboxGrader` before; the old names still work
 (renamed.py).
 """
 
-from traitlets import Float, Int, Unicode
+from traitlets import Float, Int, List, Unicode
 from traitlets.config import Configurable
 
 
@@ -78,5 +80,24 @@ class TermRetention(Configurable):
 
     grace_days = Int(180, min=0, help="days after both the term's archive was written and its "
                      "last due date (extensions included) before make archive-term PURGE=1 "
-                     "CONFIRM=yes may remove the students' notebooks, feedback and queued "
-                     "bytes (the grades and the item analysis stay)").tag(config=True)
+                     "CONFIRM=yes may remove the students' work and what shows it (the "
+                     "grades and the item analysis stay)").tag(config=True)
+
+
+# the course's own content at the top of this course's folder, besides its notebooks
+# (c.CourseDirectory.source_directory, release_directory), rubrics/ and nbgrader_config.py
+CARRIED = ["Makefile", "pyproject.toml", "requirements*.txt", "requirements*.lock", "*.md",
+           "LICENSE*", ".gitignore", ".gitattributes", "_config.yml", "_toc.yml", ".github",
+           ".ci", "book", "src", "docs", "tests", "testsupport", "benchmarks", "deploy"]
+
+
+class TermCarryOver(Configurable):
+    """What `make new-term` carries into next term's course: an allow-list of the course's
+    own content; the rest of the folder (the term's data and records) stays behind."""
+
+    carried = List(Unicode(), default_value=CARRIED, help="the names (or shell patterns) at "
+                   "the top of the course folder that make new-term copies into next term's "
+                   "course, a folder with what is in it, besides nbgrader_config.py, the "
+                   "notebooks and rubrics/, which it always copies; nothing else is carried "
+                   "(no run-time data, released-solutions record, extensions, regrade "
+                   "requests)").tag(config=True)

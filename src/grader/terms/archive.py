@@ -7,9 +7,13 @@ folder (git ignores it) and beside it ``<the same>.tar.gz.sha256`` in the form
 - the whole run-time data folder (course-data/): the gradebook, submitted/,
   autograded/, feedback/, reports/ (grades, item analysis), exports, the grading
   service's queue (service/queue.db and its blobs), regrades/, a local exchange;
+- the reports folder where ``c.Reports.directory`` puts it elsewhere in the course
+  folder;
 - nbgrader_config.py, the instructor's and the students' notebooks (solutions/,
-  exercises/), the extensions and regrade requests files: what regrading the term
-  again needs;
+  exercises/), the rubrics (rubrics/), the record of the released solutions
+  (solutions-released.csv), the extensions and regrade requests files: what regrading
+  the term again needs, the explain answers as graded included (their rubrics, the
+  grading state in course-data/explain/, the salt of the students' values);
 - ``TERM-MANIFEST.json`` first: when it was written, the course id, and the SHA-256 of
   every other file in it.
 
@@ -33,14 +37,14 @@ from dataclasses import dataclass
 from nbgrader.coursedir import CourseDirectory
 from sqlalchemy.engine import make_url
 
-from ..recording import EXTENSIONS_FILE
+from ..rubric import RUBRICS_FOLDER
 from ..settings import CourseError, Settings
 from ..settings.course_wheel import file_sha256
+from .places import ARCHIVE_FOLDER, ARCHIVED_RECORDS
 
-ARCHIVE_FOLDER = "term-archives"
 MANIFEST = "TERM-MANIFEST.json"
 CHECKSUM_SUFFIX = ".sha256"
-COURSE_FILES = ("nbgrader_config.py", EXTENSIONS_FILE, "regrade-requests.csv")
+COURSE_FILES = ("nbgrader_config.py", *ARCHIVED_RECORDS)
 SQLITE_MAGIC = b"SQLite format 3\0"
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # in the copy through SQLite's backup
 
@@ -78,11 +82,17 @@ def students_versions_folder(settings: Settings) -> str:
 
 
 def term_files(settings: Settings) -> list[str]:
-    """Every file of the term, relative to the course folder, sorted."""
+    """Every file of the term, relative to the course folder, sorted; CourseError when the
+    reports are outside the course folder."""
     root = settings.root
+    reports = os.path.abspath(settings.reports)
+    if os.path.relpath(reports, root).startswith(os.pardir):
+        raise CourseError(f"the reports folder {reports} (c.Reports.directory) is outside the "
+                          f"course folder {root}: make archive-term archives what is inside it")
     found = {sqlite_gradebook(settings)} | {n for n in COURSE_FILES
                                             if os.path.isfile(os.path.join(root, n))}
-    for top in (settings.data, settings.source, students_versions_folder(settings)):
+    for top in (settings.data, reports, settings.source, students_versions_folder(settings),
+                os.path.join(root, RUBRICS_FOLDER)):
         for folder, subfolders, files in os.walk(top):
             subfolders.sort()
             if os.path.relpath(folder, root).split(os.sep)[0] == ARCHIVE_FOLDER:

@@ -1,6 +1,7 @@
 """The term commands, added to ``python -m grader`` by cli.py (docs/terms.md):
 
     python -m grader new-term TARGET --term NAME (--start YYYY-MM-DD | --weeks N) [--zone ZONE]
+                              [--course-id ID]
                                          next term's course, in a new folder (make new-term)
     python -m grader archive-term [--purge [--archive PATH] [--confirm]]
                                          the term's data in one archive with its checksum;
@@ -39,12 +40,14 @@ def add_term_commands(commands: "argparse._SubParsersAction[argparse.ArgumentPar
                      help="move every due date by this many weeks instead")
     new.add_argument("--zone", default="UTC", help="the IANA time zone whose clocks the due "
                      "dates keep (default UTC), e.g. Europe/Berlin")
+    new.add_argument("--course-id", default="", help="the new course's id (default: this "
+                     "one's with the term replaced, or with the term added where it names none)")
     archive = commands.add_parser("archive-term", help="the term's course data in one "
                                   "archive with a SHA-256 checksum file; --purge removes "
                                   "the students' files after the grace period")
     archive.add_argument("--purge", action="store_true",
-                         help="remove the students' notebooks, feedback and queued bytes "
-                              "(kept: grades, item analysis) instead of archiving")
+                         help="remove every file of the students' work or values (kept: "
+                              "grades, item analysis) instead of archiving")
     archive.add_argument("--archive", default="",
                          help="with --purge: the archive that holds them (default: the "
                               "newest in term-archives/)")
@@ -56,14 +59,25 @@ def add_term_commands(commands: "argparse._SubParsersAction[argparse.ArgumentPar
 
 def run_new_term(args: argparse.Namespace) -> int:
     made = start_new_term(load(args.course), args.target, args.term, args.start, args.zone,
-                          args.weeks)
-    print(f"{made.folder}: course {made.course_id}, salt {made.salt!r}, "
-          + (f"due dates moved by {made.weeks} week(s):" if made.due_dates else
-             "no due dates (this term's gradebook holds none; make release DUEDATE=... there)"))
+                          args.weeks, args.course_id)
+    how = "given" if args.course_id else "named after the term"
+    print(f"{made.folder}: next term's course")
+    print(f"  course id: {made.course_id} ({how}; this term's is {made.old_course_id})"
+          if made.course_id != made.old_course_id else
+          f"  course id: {made.course_id}, this term's (given; the new course's exchange is "
+          f"its own)")
+    print(f"  salt: {made.salt!r}")
+    print("  " + (f"due dates moved by {made.weeks} week(s):" if made.due_dates else
+                  "no due dates (this term's gradebook holds none; make release DUEDATE=... "
+                  "there)"))
     for name, due in made.due_dates.items():
         print(f"  {name}: due {due:%Y-%m-%d %H:%M} UTC")
-    print("no students, extensions or grades were carried over; next, in that folder: make "
-          "setup, then make release (the students' notebooks with the new salt)")
+    tops = sorted({name.split(os.sep)[0] for name in made.carried})
+    print(f"  carried: {len(made.carried)} file(s) of {', '.join(tops)}")
+    print(f"  left behind: {', '.join(made.left_behind) or 'nothing'}")
+    print("no students, grades, reports, queue, released solutions or other state of this "
+          "term were carried over; next, in that folder: make setup, then make release (the "
+          "students' notebooks with the new salt)")
     return 0
 
 

@@ -1,28 +1,42 @@
 """Next term's course started from this one (make new-term).
 
-`start_new_term` copies the course's own files (those git keeps, or every file but
-the run-time data when the folder is no git work tree) into a folder that must not
-exist yet, and changes there what belongs to a term:
+`start_new_term` copies the course's own content into a folder that must not exist yet,
+and changes there what belongs to a term. What is carried is an allow-list
+(`carried_files`): nbgrader_config.py, the notebooks (the source and release folders),
+rubrics/, and the names at the folder's top that ``c.TermCarryOver.carried`` lists (the
+course's code, pages, documents and build files); of those, the files git keeps (and new
+ones it does not ignore) in a git work tree, otherwise every file but the built and
+installed folders. Nothing of the term's own state is carried even where a name on the
+list would take it (places.py): no run-time data (gradebook, notebooks, feedback, the
+service's queue and stores, reports, defense sheets, similarity reports, regrade and
+explain state), no released-solutions record (the new term's ``make publish`` would put
+last term's solutions out on its first day), extensions, regrade requests or
+gradebook-url.txt. What is left behind at the top is named (`NewTerm.left_behind`).
+
+It changes:
 
 - the salt of each student's own model, ``c.StudentVariants.salt``: the new term's
   name and a random part, so last term's answers fit no one's model; the instructor
   notebooks' ``COURSE_SALT`` lines are written with it (make release then writes the
   students' copies);
-- the course id, ``c.CourseDirectory.course_id``, where it names the term
-  (``gptcourse-2026-fall`` becomes ``gptcourse-2027-spring``);
+- the course id, ``c.CourseDirectory.course_id`` (`next_course_id`): the one given, or
+  the term in it replaced (``gptcourse-2026-fall`` becomes ``gptcourse-2027-spring``), or
+  the term added to an id that names none (``gptcourse-2027-spring``). The id names the
+  course's folders in nbgrader's exchange: a new course that keeps this term's id while
+  the exchange is this term's too (``c.Exchange.root`` the same, or left to the
+  machine's) is refused, since its service would take this term's hand-ins;
 - the due dates: each assignment's due date, moved by the same whole number of weeks,
   into a gradebook of the new course that holds nothing else. Whole weeks in the
   course's time zone keep each date's weekday and its time of day on the clock, across
   a change to or from daylight saving time. The number of weeks is the fewest that put
   the first due date on or after the new term's start (`weeks_to_shift`), unless given.
 
-Nothing of the students goes: no roster, extensions, regrade requests, submissions,
-grades, feedback or queue (the run-time data folder and the files that name students
-are not copied). The new folder is written beside the target and renamed into place
-last, so a failure leaves no half-made course.
+The new folder is written beside the target and renamed into place last, so a failure
+leaves no half-made course.
 """
 
 import datetime
+import fnmatch
 import os
 import re
 import secrets
@@ -34,16 +48,18 @@ from dataclasses import dataclass
 
 from nbgrader.api import Gradebook
 
-from ..recording import EXTENSIONS_FILE, local_instant
-from ..settings import CourseError, Settings, load, write_release_lines
+from ..recording import local_instant
+from ..rubric import RUBRICS_FOLDER
+from ..settings import CourseError, Settings, TermCarryOver, load, write_release_lines
+from .archive import students_versions_folder
+from .places import exchange_root, is_term_state
 
-# files of a course folder that name students or hold a secret: never carried over
-PERSONAL_FILES = (EXTENSIONS_FILE, "regrade-requests.csv", "gradebook-url.txt")
 # folders that are built or installed, not written by the course's authors
 NOT_COURSE = {".git", ".venv", "_build", "_publish", "__pycache__", ".pytest_cache",
               ".book-deps", ".hub-deps", ".student-wheels", ".lock-tools", "dask-certs",
               "term-archives"}
 TERM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+COURSE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 SEASONS = "spring|summer|fall|autumn|winter"
 # a term in a course id: 2026-fall, fall2026, 2026_spring, ...
 TERM_IN_ID = re.compile(rf"(?i)(?:19|20)\d\d[-_]?(?:{SEASONS})|(?:{SEASONS})[-_]?(?:19|20)\d\d")
@@ -54,14 +70,17 @@ COURSE_ID_SETTING = re.compile(r"^(c\.CourseDirectory\.course_id\s*=\s*)(['\"])(
 
 @dataclass(frozen=True)
 class NewTerm:
-    """What `start_new_term` wrote: where, the course id, the salt, the weeks and each
-    assignment's new due date (naive UTC, as nbgrader stores it)."""
+    """What `start_new_term` wrote: where, the course id, the salt, the weeks, each
+    assignment's new due date (naive UTC, as nbgrader stores it), and what it carried."""
 
     folder: str
     course_id: str
     salt: str
     weeks: int
     due_dates: dict[str, datetime.datetime]
+    old_course_id: str = ""  # this term's
+    carried: tuple[str, ...] = ()  # the files copied, relative to the folder
+    left_behind: tuple[str, ...] = ()  # the names at this course folder's top not carried
 
 
 def zone_of(name: str) -> zoneinfo.ZoneInfo:
@@ -100,48 +119,104 @@ def shifted(due: datetime.datetime, weeks: int, zone: zoneinfo.ZoneInfo) -> date
     return instant.astimezone(datetime.timezone.utc).replace(tzinfo=None)
 
 
-def course_files(settings: Settings) -> list[str]:
-    """The course's own files, relative to its root: those git keeps (and new ones it does
-    not ignore) in a git work tree, otherwise every file outside the built and installed
-    folders; never the run-time data or a file that names students."""
-    root = settings.root
+def kept_by_git(root: str) -> list[str] | None:
+    """The files git keeps (and new ones it does not ignore) in the work tree whose top is
+    `root`, relative to it; None when `root` is no git work tree's top."""
     listed = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others",
                              "--exclude-standard"], capture_output=True)
     top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"],
                          capture_output=True, text=True)
-    if listed.returncode == 0 and os.path.realpath(top.stdout.strip()) == os.path.realpath(root):
-        names = [n for n in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
-    else:
+    if listed.returncode != 0 or os.path.realpath(top.stdout.strip()) != os.path.realpath(root):
+        return None
+    return [n for n in listed.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
+
+
+def carried_names(settings: Settings) -> list[str]:
+    """The allow-list: the names at the course folder's top that next term's course is made
+    of (shell patterns among them): nbgrader_config.py, the notebooks' folders, rubrics/,
+    and c.TermCarryOver.carried. CourseError for an entry that is not a name at the top."""
+    listed = TermCarryOver(config=settings.config).carried
+    bad = [n for n in listed if not n or "/" in n.strip("/") or n in (".", "..")]
+    if bad:
+        raise CourseError(f"c.TermCarryOver.carried lists {bad[0]!r}: each entry is a name (or "
+                          f"a shell pattern) at the top of the course folder, e.g. 'book'")
+    own = [os.path.relpath(f, settings.root).split(os.sep)[0]
+           for f in (settings.source, students_versions_folder(settings))
+           if not os.path.relpath(f, settings.root).startswith(os.pardir)]
+    return ["nbgrader_config.py", RUBRICS_FOLDER, *own, *(n.strip("/") for n in listed)]
+
+
+def carried_files(settings: Settings) -> tuple[list[str], list[str]]:
+    """(the files next term's course is made of, relative to the course folder; the names
+    at the folder's top left behind, built and installed folders aside), both sorted:
+    the allow-list's files, never a file of the term's own state (places.py)."""
+    root = settings.root
+    names = kept_by_git(root)
+    if names is None:
         names = []
         for folder, subfolders, files in os.walk(root):
             subfolders[:] = sorted(d for d in subfolders if d not in NOT_COURSE)
             names += [os.path.relpath(os.path.join(folder, f), root) for f in files]
-    data = os.path.relpath(settings.data, root) + os.sep
-    return sorted(n for n in names
-                  if not (n + os.sep).startswith(data) and n not in PERSONAL_FILES
-                  and os.path.isfile(os.path.join(root, n))
-                  and not set(n.split(os.sep)) & NOT_COURSE)
+    allowed = carried_names(settings)
+    carried = sorted(n for n in names
+                     if any(fnmatch.fnmatchcase(n.split(os.sep)[0], p) for p in allowed)
+                     and not set(n.split(os.sep)) & NOT_COURSE
+                     and os.path.isfile(os.path.join(root, n))
+                     and not is_term_state(settings, n))
+    tops = {n.split(os.sep)[0] for n in carried}
+    left = sorted(n + (os.sep if os.path.isdir(os.path.join(root, n)) else "")
+                  for n in os.listdir(root) if n not in tops and n not in NOT_COURSE)
+    return carried, left
 
 
-def rewritten_config(text: str, salt: str, old_term: str, term: str) -> tuple[str, str]:
-    """(nbgrader_config.py's text with the new salt and, where the course id names a term,
-    the new term in it; the course id as written)."""
-    salt_line = f"c.StudentVariants.salt = {salt!r}"
-    if SALT_SETTING.search(text):
-        text = SALT_SETTING.sub(lambda m: m[1] + repr(salt), text, count=1)
+def next_course_id(course_id: str, old_term: str, term: str, given: str = "") -> str:
+    """Next term's course id: `given`, or `course_id` with its term replaced by `term`
+    (`old_term`, this term's salt, counts as its term where the id holds it), or with
+    `term` added where it names none. CourseError for an id nbgrader cannot use."""
+    if given:
+        new_id = given
+    elif TERM_IN_ID.search(course_id):
+        new_id = TERM_IN_ID.sub(term, course_id, count=1)
+    elif old_term and old_term in course_id:
+        new_id = course_id.replace(old_term, term, 1)
     else:
-        text = text.rstrip("\n") + f"\n\n# this term's salt of each student's own model " \
-                                   f"(make new-term)\n{salt_line}\n"
-    found = COURSE_ID_SETTING.search(text)
-    if found and TERM_IN_ID.search(found[3]):
-        new_id = TERM_IN_ID.sub(term, found[3], count=1)
-        text = text[:found.start()] + f"{found[1]}{new_id!r}" + text[found.end():]
-        return text, new_id
-    if found and old_term and old_term in found[3]:
-        new_id = found[3].replace(old_term, term, 1)
-        text = text[:found.start()] + f"{found[1]}{new_id!r}" + text[found.end():]
-        return text, new_id
-    return text, found[3] if found else ""
+        new_id = f"{course_id}-{term}"
+    if not COURSE_ID.match(new_id):
+        raise CourseError(f"{'COURSE_ID' if given else 'the new course id'} {new_id!r} is not "
+                          f"a course id: letters, digits, '.', '_' and '-', e.g. "
+                          f"gptcourse-2027-spring" + ("" if given else "; give one with "
+                                                          "COURSE_ID=..."))
+    return new_id
+
+
+def rewritten_config(text: str, salt: str, course_id: str) -> str:
+    """nbgrader_config.py's text with the new salt and the new course id, each written over
+    its setting or, where there is none as a plain string, added at the end."""
+    for pattern, name, value in ((SALT_SETTING, "c.StudentVariants.salt", salt),
+                                 (COURSE_ID_SETTING, "c.CourseDirectory.course_id", course_id)):
+        found = pattern.search(text)
+        if found:
+            text = text[:found.start()] + found[1] + repr(value) + text[found.end():]
+        else:
+            text = text.rstrip("\n") + f"\n\n# this term's (make new-term)\n{name} = {value!r}\n"
+    return text
+
+
+def check_exchange_apart(this: Settings, new: Settings) -> None:
+    """CourseError when next term's course keeps this term's id on this term's exchange:
+    its service would take this term's hand-ins from the same inbound folder."""
+    if new.course_id != this.course_id:
+        return
+    old_root, new_root = exchange_root(this), exchange_root(new)
+    if new_root is not None and new_root != old_root:
+        return
+    where = new_root or "the machine's exchange (c.Exchange.root is not set in " \
+                        "nbgrader_config.py)"
+    raise CourseError(f"the new course would keep the course id {this.course_id!r} on this "
+                      f"term's exchange, {where}: its grading service would take this "
+                      f"term's hand-ins from {this.course_id}/inbound there; give it an id "
+                      f"of its own (leave COURSE_ID out for one named after the term); "
+                      f"nothing was written")
 
 
 def this_term_due_dates(settings: Settings) -> dict[str, datetime.datetime]:
@@ -151,7 +226,8 @@ def this_term_due_dates(settings: Settings) -> dict[str, datetime.datetime]:
 
 
 def start_new_term(settings: Settings, target: str, term: str, start: datetime.date | None,
-                   zone_name: str = "UTC", weeks: int | None = None) -> NewTerm:
+                   zone_name: str = "UTC", weeks: int | None = None,
+                   course_id: str = "") -> NewTerm:
     """Next term's course in `target`, from this one (see the module's docstring)."""
     if not TERM_NAME.match(term):
         raise CourseError(f"TERM={term!r}: a term's name is letters, digits, '.', '_' and "
@@ -174,15 +250,17 @@ def start_new_term(settings: Settings, target: str, term: str, start: datetime.d
     salt = f"{term}-{secrets.token_hex(4)}"
     old_term = settings.variant_salt if settings.variant_salt and \
         settings.variant_salt in settings.course_id else ""
+    new_id = next_course_id(settings.course_id, old_term, term, course_id)
+    carried, left_behind = carried_files(settings)
     building = tempfile.mkdtemp(prefix=f".{os.path.basename(target)}-", dir=os.path.dirname(target))
     try:
-        for name in course_files(settings):
+        for name in carried:
             os.makedirs(os.path.join(building, os.path.dirname(name)), exist_ok=True)
             shutil.copy2(os.path.join(settings.root, name), os.path.join(building, name),
                          follow_symlinks=False)
         config_path = os.path.join(building, "nbgrader_config.py")
         with open(config_path, encoding="utf-8") as handle:
-            text, _ = rewritten_config(handle.read(), salt, old_term, term)
+            text = rewritten_config(handle.read(), salt, new_id)
         with open(config_path, "w", encoding="utf-8") as handle:
             handle.write(text)
         os.rename(building, target)
@@ -195,12 +273,18 @@ def start_new_term(settings: Settings, target: str, term: str, start: datetime.d
             raise CourseError(f"{target}/nbgrader_config.py: the new salt did not take (it "
                               f"reads {fresh.variant_salt!r}); set c.StudentVariants.salt = "
                               f"{salt!r} there by hand")
+        if fresh.course_id != new_id:
+            raise CourseError(f"{target}/nbgrader_config.py: the new course id did not take "
+                              f"(it reads {fresh.course_id!r}); write c.CourseDirectory."
+                              f"course_id = {new_id!r} in this course's file as a plain string")
+        check_exchange_apart(settings, fresh)
         write_release_lines(fresh)
         record_due_dates(fresh, new_dues)
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)
         raise
-    return NewTerm(target, fresh.course_id, salt, weeks, new_dues)
+    return NewTerm(target, fresh.course_id, salt, weeks, new_dues, settings.course_id,
+                   tuple(carried), tuple(left_behind))
 
 
 def record_due_dates(settings: Settings, dues: dict[str, datetime.datetime]) -> None:
