@@ -67,17 +67,25 @@ def course_title(root: str) -> str:
 
 def leak_report(leaks: list[Leak], where: str) -> str:
     """The leaks found, by file: each file once for each cell whose block or line it holds
-    (a whole block first), the first MAX_FILES_SHOWN files."""
-    cells: dict[str, dict[tuple[str, str, str, str], Leak]] = {}
-    for leak in sorted(leaks, key=lambda leak: (leak.path, not leak.fragment.whole)):
+    (a whole block first), and once if it cannot be searched; the first MAX_FILES_SHOWN
+    files."""
+    cells: dict[str, dict[tuple[str, ...], Leak]] = {}
+    for leak in sorted(leaks, key=lambda leak: (leak.path, leak.fragment is not None,
+                                                leak.fragment is not None
+                                                and not leak.fragment.whole)):
         fragment = leak.fragment
-        key = (fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id)
+        key = ("refused",) if fragment is None else (
+            fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id)
         cells.setdefault(leak.path, {}).setdefault(key, leak)
     lines = [leak.line() for path in sorted(cells)[:MAX_FILES_SHOWN]
              for leak in cells[path].values()]
     more = len(cells) - MAX_FILES_SHOWN
-    return (f"{len(leaks)} secret fragment(s) found in {len(cells)} file(s) of {where}; it was "
-            f"not published:\n" + "\n".join(lines)
+    found = [leak for leak in leaks if leak.fragment is not None]
+    refused = {leak.path for leak in leaks if leak.fragment is None}
+    said = ([f"{len(found)} secret fragment(s) found in {len({leak.path for leak in found})} "
+             f"file(s) of {where}"] if found else []) + (
+        [f"{len(refused)} file(s) of {where} cannot be searched"] if refused else [])
+    return ("; ".join(said) + "; it was not published:\n" + "\n".join(lines)
             + (f"\n... and {more} more file(s)" if more > 0 else ""))
 
 
