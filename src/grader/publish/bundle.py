@@ -30,7 +30,8 @@ from ..files import remove_left_over_folders, tagged_folder
 from ..settings import CourseError, Settings
 from ..settings.course_wheel import PACKAGES_FOLDER, CourseWheel, build_course_wheel
 from ..settings.release_lines import install_requirement, public_address_problems
-from .fragments import Fragment, SecretKind, course_public_text, secret_fragments
+from .fragments import (Fragment, SecretKind, course_public_text, rubric_fragments,
+                        secret_fragments)
 from .leak_scan import Leak, scan_folder
 from .release_check import (install_line_problems, regenerated_differences,
                             released_notebooks_folder)
@@ -66,16 +67,17 @@ def course_title(root: str) -> str:
 
 
 def leak_report(leaks: list[Leak], where: str) -> str:
-    """The leaks found, by file: each file once for each cell whose block or line it holds
-    (a whole block first), and once if it cannot be searched; the first MAX_FILES_SHOWN
-    files."""
+    """The leaks found, by file: each file once for each cell or rubric text whose block or
+    line it holds (a whole block first), and once if it cannot be searched; the first
+    MAX_FILES_SHOWN files."""
     cells: dict[str, dict[tuple[str, ...], Leak]] = {}
     for leak in sorted(leaks, key=lambda leak: (leak.path, leak.fragment is not None,
                                                 leak.fragment is not None
                                                 and not leak.fragment.whole)):
         fragment = leak.fragment
         key = ("refused",) if fragment is None else (
-            fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id)
+            fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id,
+            fragment.part)
         cells.setdefault(leak.path, {}).setdefault(key, leak)
     lines = [leak.line() for path in sorted(cells)[:MAX_FILES_SHOWN]
              for leak in cells[path].values()]
@@ -101,13 +103,14 @@ def package_sources(settings: Settings) -> list[str]:
 
 
 def bundle_fragments(settings: Settings, released: list[str]) -> list[Fragment]:
-    """The fragments no byte of the bundle may hold: every hidden test, and the solutions of
-    the assignments whose solutions are not released."""
+    """The fragments no byte of the bundle may hold: every hidden test, every rubric's texts,
+    and the solutions of the assignments whose solutions are not released."""
     public = course_public_text(settings, released_notebooks_folder(settings),
                                 package_sources(settings))
     hidden = secret_fragments(settings, public, kinds=(SecretKind.HIDDEN_TEST,))
     kept = [a for a in settings.assignments if a not in released]
-    return hidden + secret_fragments(settings, public, kept, kinds=(SecretKind.SOLUTION,))
+    return (hidden + secret_fragments(settings, public, kept, kinds=(SecretKind.SOLUTION,))
+            + rubric_fragments(settings, public))
 
 
 def check_site(site: str) -> None:
