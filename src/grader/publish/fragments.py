@@ -202,11 +202,14 @@ def rubric_texts(rubric: Any) -> Iterator[tuple[str, str, bool]]:
 
 
 def literal_pieces(text: str) -> list[str]:
-    """The text of `text` between its placeholders ({name} or {name:format})."""
+    """The text of `text` between its placeholders ({name} or {name:format}); [] when it has
+    none."""
     try:
-        return [literal for literal, _, _, _ in string.Formatter().parse(text)]
+        parsed = list(string.Formatter().parse(text))
     except ValueError:
-        return [text]
+        return []
+    return [literal for literal, _, _, _ in parsed] if any(
+        field is not None for _, field, _, _ in parsed) else []
 
 
 def rubric_fragments(settings: Settings, public: PublicText) -> list[Fragment]:
@@ -233,8 +236,7 @@ def rubric_fragments(settings: Settings, public: PublicText) -> list[Fragment]:
             whole = squeeze(words)
             if len(whole) >= MIN_CHARS and not public.holds_block(whole):
                 fragments.setdefault(whole, Fragment(whole, whole=True, **where))
-            pieces = literal_pieces(words) if worded else []
-            for piece in (squeeze(p) for p in pieces if len(pieces) > 1):
+            for piece in map(squeeze, literal_pieces(words) if worded else []):
                 if len(piece) >= MIN_CHARS and not public.holds_line(piece):
                     fragments.setdefault(piece, Fragment(piece, whole=False, **where))
     return list(fragments.values())
