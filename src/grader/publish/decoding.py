@@ -107,8 +107,14 @@ def archive_members(data: bytes, budget: Budget) -> list[Layer] | None:
                 members = []
                 for info in archive.infolist():
                     if not info.is_dir():
-                        with archive.open(info) as member:
-                            read = member.read(budget.left + 1)
+                        try:
+                            with archive.open(info) as member:
+                                read = member.read(budget.left + 1)
+                        except (zipfile.BadZipFile, zlib.error, EOFError) as error:
+                            raise Unsearchable(  # the archive opens: a member is damaged
+                                f"the archive's member {info.filename} cannot be read "
+                                f"({error}): it cannot be searched, so it is not published"
+                            ) from None
                         members.append(Layer(info.filename, budget.take(
                             read, f"the archive's member {info.filename}"), member=True))
                 return members
@@ -178,9 +184,9 @@ def zlib_streams(data: bytes, budget: Budget) -> list[Layer]:
 
 
 def pdf_texts(data: bytes, budget: Budget) -> list[Layer]:
-    """The text of each page of a PDF as a reader extracts it (pypdf), ligatures made letters
-    again: a page printed by a browser draws its text glyph by glyph, which no stream holds
-    as it reads. [] when `data` is no PDF or pypdf cannot read it (its streams are still
+    """The text of each page of a PDF as a reader extracts it (pypdf), and again with its
+    ligatures made letters: a page printed by a browser draws its text glyph by glyph, which
+    no stream holds as it reads. [] when `data` is no PDF or pypdf cannot read it (its streams are still
     inflated); Unsearchable when it is encrypted with a password."""
     if b"%PDF-" not in data[:1024]:
         return []
@@ -193,9 +199,14 @@ def pdf_texts(data: bytes, budget: Budget) -> list[Layer]:
         if reader.is_encrypted and not reader.decrypt(""):
             raise Unsearchable("a PDF encrypted with a password: it cannot be searched, so "
                                "it is not published")
-        return [Layer(f"page {number}'s text", budget.take(unicodedata.normalize(
-            "NFKC", page.extract_text()).encode(), f"page {number}'s text"))
-            for number, page in enumerate(reader.pages, 1)]
+        layers = []
+        for number, page in enumerate(reader.pages, 1):
+            text = page.extract_text()
+            letters = unicodedata.normalize("NFKC", text)  # the fi of "configuration"
+            layers.append(Layer(f"page {number}'s text", budget.take(
+                (text if letters == text else f"{text}\n{letters}").encode(),
+                f"page {number}'s text")))
+        return layers
     except Unsearchable:
         raise
     except Exception:  # noqa: BLE001 (pypdf raises many kinds on a damaged file)

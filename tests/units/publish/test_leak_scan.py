@@ -230,6 +230,14 @@ def test_a_zip_bomb_is_refused_with_a_sentence_before_it_is_unpacked():
                            "cannot be searched, so it is not published")
 
 
+def damaged_zip(content):
+    """A zip of a.py whose CRC-32 (in the local header and the central directory) is wrong."""
+    data = bytearray(zipped({"a.py": content}))
+    data[14] ^= 0xFF
+    data[data.index(b"PK\x01\x02") + 16] ^= 0xFF
+    return bytes(data)
+
+
 @pytest.mark.parametrize("what, made, said", [
     ("gzip data that inflates without end", lambda: gzip.compress(b"\0" * (MAX_EXPANDED + 1)),
      "notes.gz: gzip data unpacks to more than 64 MiB"),
@@ -240,7 +248,9 @@ def test_a_zip_bomb_is_refused_with_a_sentence_before_it_is_unpacked():
                                                range(MAX_LAYERS), zipped({"a.py": b"pass"}))),
      "notes.gz > base64 at character 0!5.zip!4.zip!3.zip!2.zip!1.zip: an archive inside 6 "
      "other layers: it cannot be searched"),
-], ids=["gzip", "pdf stream", "nested"])
+    ("a zip whose member's checksum is wrong", lambda: damaged_zip(HIDDEN.encode()),
+     "notes.gz: the archive's member a.py cannot be read (Bad CRC-32 for file 'a.py')"),
+], ids=["gzip", "pdf stream", "nested", "damaged"])
 def test_a_file_that_cannot_be_searched_is_refused(what, made, said):
     [leak] = scan_bytes("notes.gz", made(), INDEX)
     assert leak.fragment is None and leak.line().startswith(said)
