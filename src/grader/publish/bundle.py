@@ -19,6 +19,7 @@ hidden-test fragment (leak_scan.py), and only then put in place of the old one, 
 is removed: nothing of an earlier bundle stays, and a refused bundle changes nothing.
 """
 
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -30,8 +31,8 @@ from ..files import remove_left_over_folders, tagged_folder
 from ..settings import CourseError, Settings
 from ..settings.course_wheel import PACKAGES_FOLDER, CourseWheel, build_course_wheel
 from ..settings.release_lines import install_requirement, public_address_problems
-from .fragments import (Fragment, SecretKind, course_public_text, rubric_fragments,
-                        secret_fragments)
+from .fragments import (Fragment, PublicText, SecretKind, cell_text, course_public_text,
+                        rubric_fragments, secret_fragments, squeeze)
 from .leak_scan import Leak, scan_folder
 from .release_check import (install_line_problems, regenerated_differences,
                             released_notebooks_folder)
@@ -103,14 +104,19 @@ def package_sources(settings: Settings) -> list[str]:
 
 
 def bundle_fragments(settings: Settings, released: list[str]) -> list[Fragment]:
-    """The fragments no byte of the bundle may hold: every hidden test, every rubric's texts,
-    and the solutions of the assignments whose solutions are not released."""
+    """The fragments no byte of the bundle may hold: every hidden test, the solutions of the
+    assignments whose solutions are not released, and every rubric's texts but what the
+    released solutions show (a model answer in the words of an item's explanation)."""
     public = course_public_text(settings, released_notebooks_folder(settings),
                                 package_sources(settings))
     hidden = secret_fragments(settings, public, kinds=(SecretKind.HIDDEN_TEST,))
     kept = [a for a in settings.assignments if a not in released]
+    solutions = [cell_text(cell) for assignment in released
+                 for text in solution_notebooks(settings, assignment).values()
+                 for cell in json.loads(text).get("cells", [])]
+    shown = PublicText("\0".join([public.released, *map(squeeze, solutions)]), public.pages)
     return (hidden + secret_fragments(settings, public, kept, kinds=(SecretKind.SOLUTION,))
-            + rubric_fragments(settings, public))
+            + rubric_fragments(settings, shown))
 
 
 def check_site(site: str) -> None:

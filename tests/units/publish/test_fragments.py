@@ -12,10 +12,11 @@ import pytest
 from grader.publish import (CANARIES, MIN_CHARS, SecretKind, scan_bytes, scan_folder,
                             secret_fragments, squeeze)
 from grader.publish.bundle import bundle_fragments, package_sources
-from grader.publish.fragments import (PublicText, course_public_text, rubric_fragments,
-                                      secret_blocks)
+from grader.publish.fragments import (PublicText, cell_text, course_public_text,
+                                      rubric_fragments, secret_blocks)
 from grader.publish.leak_scan import FragmentIndex
 from grader.publish.release_check import released_notebooks_folder
+from grader.publish.solutions_policy import solution_notebooks
 from grader.rubric import filled, load_rubric, rubric_path
 from grader.settings import load
 from testsupport.course import ROOT
@@ -200,3 +201,18 @@ def test_the_courses_own_pages_released_notebooks_and_package_hold_no_fragment(c
     for folder in ("book", "exercises", os.path.join("src", settings.package)):
         assert scan_folder(os.path.join(settings.root, folder), fragments) == [], folder
     assert sum(f.kind is SecretKind.RUBRIC for f in fragments) > 3 * len(settings.assignments)
+
+
+@pytest.mark.parametrize("assignment", ["logits-to-text", "parameters", "sampling"])
+def test_a_rubric_text_that_the_released_solutions_show_is_no_fragment(course, assignment):
+    """Once an assignment's solutions are released (make release-solutions), its model
+    answer is public, in words an item's explanation may share: the bundle stays
+    publishable."""
+    settings, _, before = course
+    shown = "\0".join(squeeze(cell_text(cell))
+                      for text in solution_notebooks(settings, assignment).values()
+                      for cell in json.loads(text)["cells"])
+    after = bundle_fragments(settings, [assignment])
+    assert [f.where() for f in after if f.kind is SecretKind.RUBRIC and f.squeezed in shown] == []
+    assert {f for f in before if f.kind is SecretKind.RUBRIC and f.squeezed not in shown} == {
+        f for f in after if f.kind is SecretKind.RUBRIC}
