@@ -62,9 +62,11 @@ help:
 	@echo "  make restore-term        ARCHIVE=term-archives/NAME.tar.gz: an archived term back, checksum checked"
 	@echo "Publishing the course without its answers (docs/publishing.md)"
 	@echo "  make publish             _publish/: the site, the released notebooks, the students' wheel, a page"
-	@echo "                           for students; refused if any byte holds a solution or hidden test"
-	@echo "  make leak-scan           search _publish/ for every solution and hidden test; exit 1 on a hit"
-	@echo "  make publish-repo        REMOTE=git-url [PUBLISH_BRANCH=main]: _publish/ into a separate public repository"
+	@echo "                           for students; refused if any byte holds a solution, hidden test or"
+	@echo "                           rubric text, decoded (archives, PDFs, base64, %-escapes, UTF-16/32)"
+	@echo "  make leak-scan           search _publish/ for every solution, hidden test and rubric text; exit 1 on a hit"
+	@echo "  make publish-repo        REMOTE=git-url [PUBLISH_BRANCH=main]: _publish/ into a separate public"
+	@echo "                           repository; the course's own, however spelled, is refused"
 	@echo "  make release-solutions   ASSIGNMENT=name: its solutions into _publish/ once no student can still earn"
 	@echo "                           points on it under the late policy [DESPITE_OPEN_STUDENTS=ids: all those who can]"
 	@echo "Homework, a student's side on this machine (ASSIGNMENT=name [STUDENT=id])"
@@ -533,8 +535,8 @@ rehearse-lti: $(STAMP) grading-system
 # released notebooks of exercises/ (refused while they differ from what solutions/
 # generates), the students' wheel of the course package and its sha256, students.html,
 # and the solutions released so far (solutions-released.csv); every byte is searched for
-# the solutions and hidden tests of solutions/ first, and a bundle that holds one is
-# refused, naming the file. The released notebooks install the wheel from the site
+# the solutions and hidden tests of solutions/ and the texts of rubrics/ first, under every
+# layer it is decoded from, and a bundle that holds one is refused, naming the file. The released notebooks install the wheel from the site
 # c.CourseSite.url names (make release writes the line). make publish-repo commits
 # _publish/ to a separate public repository (for Colab's and Binder's launch buttons);
 # make release-solutions adds an assignment's solutions, hidden tests out, once no student

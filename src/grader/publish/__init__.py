@@ -1,9 +1,14 @@
 """The publishing wing: the course made public without its answers (docs/publishing.md).
 
 - ``fragments.py``: what must never be published, as text to search for: the solution and
-  hidden-test blocks of solutions/, whole and by distinctive line, and the canaries.
+  hidden-test blocks of solutions/, whole and by distinctive line, the canaries, and the
+  texts of the rubrics of rubrics/.
+- ``decoding.py``: the layers a file can hold text under, undone in memory within a bound:
+  archives, zlib streams (a PDF's), a PDF's pages' text, base64, percent-escapes, UTF-16
+  and UTF-32.
 - ``leak_scan.py``: every file of a folder searched for them, in every form a page, a
-  notebook, the search index or an archive (the wheel) holds text.
+  notebook, the search index or an archive (the wheel) holds text, under every layer.
+- ``remotes.py``: whether a git remote is the course's own repository, however spelled.
 - ``release_check.py``: the released notebooks are what solutions/ generates now, and their
   install line names the wheel built now.
 - ``students_page.py``: students.html, how to install the package and where the homework is.

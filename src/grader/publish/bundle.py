@@ -19,6 +19,7 @@ hidden-test fragment (leak_scan.py), and only then put in place of the old one, 
 is removed: nothing of an earlier bundle stays, and a refused bundle changes nothing.
 """
 
+import json
 import os
 import shutil
 from collections.abc import Callable
@@ -30,7 +31,8 @@ from ..files import remove_left_over_folders, tagged_folder
 from ..settings import CourseError, Settings
 from ..settings.course_wheel import PACKAGES_FOLDER, CourseWheel, build_course_wheel
 from ..settings.release_lines import install_requirement, public_address_problems
-from .fragments import Fragment, SecretKind, course_public_text, secret_fragments
+from .fragments import (Fragment, PublicText, SecretKind, cell_text, course_public_text,
+                        rubric_fragments, secret_fragments, squeeze)
 from .leak_scan import Leak, scan_folder
 from .release_check import (install_line_problems, regenerated_differences,
                             released_notebooks_folder)
@@ -66,18 +68,27 @@ def course_title(root: str) -> str:
 
 
 def leak_report(leaks: list[Leak], where: str) -> str:
-    """The leaks found, by file: each file once for each cell whose block or line it holds
-    (a whole block first), the first MAX_FILES_SHOWN files."""
-    cells: dict[str, dict[tuple[str, str, str, str], Leak]] = {}
-    for leak in sorted(leaks, key=lambda leak: (leak.path, not leak.fragment.whole)):
+    """The leaks found, by file: each file once for each cell or rubric text whose block or
+    line it holds (a whole block first), and once if it cannot be searched; the first
+    MAX_FILES_SHOWN files."""
+    cells: dict[str, dict[tuple[str, ...], Leak]] = {}
+    for leak in sorted(leaks, key=lambda leak: (leak.path, leak.fragment is not None,
+                                                leak.fragment is not None
+                                                and not leak.fragment.whole)):
         fragment = leak.fragment
-        key = (fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id)
+        key = ("refused",) if fragment is None else (
+            fragment.kind, fragment.assignment, fragment.notebook, fragment.grade_id,
+            fragment.part)
         cells.setdefault(leak.path, {}).setdefault(key, leak)
     lines = [leak.line() for path in sorted(cells)[:MAX_FILES_SHOWN]
              for leak in cells[path].values()]
     more = len(cells) - MAX_FILES_SHOWN
-    return (f"{len(leaks)} secret fragment(s) found in {len(cells)} file(s) of {where}; it was "
-            f"not published:\n" + "\n".join(lines)
+    found = [leak for leak in leaks if leak.fragment is not None]
+    refused = {leak.path for leak in leaks if leak.fragment is None}
+    said = ([f"{len(found)} secret fragment(s) found in {len({leak.path for leak in found})} "
+             f"file(s) of {where}"] if found else []) + (
+        [f"{len(refused)} file(s) of {where} cannot be searched"] if refused else [])
+    return ("; ".join(said) + "; it was not published:\n" + "\n".join(lines)
             + (f"\n... and {more} more file(s)" if more > 0 else ""))
 
 
@@ -93,13 +104,19 @@ def package_sources(settings: Settings) -> list[str]:
 
 
 def bundle_fragments(settings: Settings, released: list[str]) -> list[Fragment]:
-    """The fragments no byte of the bundle may hold: every hidden test, and the solutions of
-    the assignments whose solutions are not released."""
+    """The fragments no byte of the bundle may hold: every hidden test, the solutions of the
+    assignments whose solutions are not released, and every rubric's texts but what the
+    released solutions show (a model answer in the words of an item's explanation)."""
     public = course_public_text(settings, released_notebooks_folder(settings),
                                 package_sources(settings))
     hidden = secret_fragments(settings, public, kinds=(SecretKind.HIDDEN_TEST,))
     kept = [a for a in settings.assignments if a not in released]
-    return hidden + secret_fragments(settings, public, kept, kinds=(SecretKind.SOLUTION,))
+    solutions = [cell_text(cell) for assignment in released
+                 for text in solution_notebooks(settings, assignment).values()
+                 for cell in json.loads(text).get("cells", [])]
+    shown = PublicText("\0".join([public.released, *map(squeeze, solutions)]), public.pages)
+    return (hidden + secret_fragments(settings, public, kept, kinds=(SecretKind.SOLUTION,))
+            + rubric_fragments(settings, shown))
 
 
 def check_site(site: str) -> None:

@@ -16,9 +16,9 @@ import tempfile
 
 from ..settings import CourseError, Settings
 from ..settings.course_wheel import PACKAGES_FOLDER, read_course_wheel
-from ..settings.site import own_repository_problems
 from .bundle import BUNDLE_FOLDER, bundle_fragments, leak_report
 from .leak_scan import scan_folder
+from .remotes import own_repository_push_problem
 from .solutions_policy import assignments_with_public_solutions
 
 AUTHOR = {"GIT_AUTHOR_NAME": "Course publisher", "GIT_AUTHOR_EMAIL": "publisher@localhost"}
@@ -37,16 +37,11 @@ def run_git(git_dir: str, *args: str, env: dict[str, str] | None = None,
 
 
 def check_remote(settings: Settings, remote: str) -> None:
-    """CourseError for a REMOTE that is the course's own repository or this checkout."""
-    problems = own_repository_problems(settings.root, {"REMOTE": remote})
-    local = os.path.abspath(remote) if "://" not in remote and ":" not in remote else None
-    if local and os.path.realpath(local) in (os.path.realpath(settings.root),
-                                             os.path.realpath(os.path.join(settings.root,
-                                                                           ".git"))):
-        problems.append(f"REMOTE is {remote!r}, this course's own checkout, which holds "
-                        f"solutions/: give a separate repository")
-    if problems:
-        raise CourseError("\n".join(problems))
+    """CourseError for a REMOTE that is the course's own repository, however it is spelled
+    (remotes.py)."""
+    problem = own_repository_push_problem(settings.root, remote)
+    if problem:
+        raise CourseError(problem)
 
 
 def publish_repository(settings: Settings, remote: str, branch: str = "main",

@@ -1,8 +1,9 @@
 """The publishing commands, added to ``python -m grader`` by cli.py (docs/publishing.md):
 
     python -m grader publish [--site DIR] [--to DIR]       the bundle, _publish/ (make publish)
-    python -m grader leak-scan [FOLDER]                    a folder searched for every solution
-                                                           and hidden test (exit 1 if found)
+    python -m grader leak-scan [FOLDER]                    a folder searched for every solution,
+                                                           hidden test and rubric text (exit 1
+                                                           if found)
     python -m grader publish-repo REMOTE [--branch NAME]   the bundle committed to a separate
                                                            public repository (make publish-repo)
     python -m grader release-solutions ASSIGNMENT [--site DIR] [--despite-open-students IDS]
@@ -44,8 +45,9 @@ def add_publish_commands(commands: "argparse._SubParsersAction[argparse.Argument
     publish.add_argument("--site", default="", help=site_help)
     publish.add_argument("--to", default="", help=f"where the bundle goes (default: "
                          f"{BUNDLE_FOLDER} of the course; replaced whole)")
-    scan = commands.add_parser("leak-scan", help="search every file of a folder for the "
-                               "solutions and hidden tests of solutions/")
+    scan = commands.add_parser("leak-scan", help="search every file of a folder, decoded, for "
+                               "the solutions and hidden tests of solutions/ and the texts of "
+                               "rubrics/")
     scan.add_argument("folder", nargs="?", default="",
                       help=f"the folder (default: {BUNDLE_FOLDER} of the course)")
     repository = commands.add_parser("publish-repo", help="commit the bundle to a separate "

@@ -1,5 +1,5 @@
-"""What must never be published: the solution and hidden-test blocks of solutions/, as text
-to search for.
+"""What must never be published: the solution and hidden-test blocks of solutions/, and the
+texts of the rubrics in rubrics/, as text to search for.
 
 Text is compared squeezed (`squeeze`: every whitespace character taken out, on both
 sides), so a block that a page reflowed, indented or split over lines of markup is
@@ -16,14 +16,25 @@ still found. The rule that keeps short, common code (``pass``, ``return idx``,
   page that shows a whole block is still found;
 - and the markers of nbgrader's hidden-test regions (CANARIES), which nbgrader takes
   out of every released notebook: where one is found, a file came from solutions/.
+
+A rubric (rubrics/<assignment>.yaml) gives its items' descriptions, explanations and
+graders' notes, its defense questions and their answers, and its `values`, each whole
+under the same rule as a block; and the pieces of a text between its placeholders
+(``{untied:,}``) under the rule of a line, which finds the text with a student's
+numbers written in. A rubric file that is not YAML of that shape gives its lines.
 """
 
 import json
 import os
-from collections.abc import Iterable
+import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
+import yaml
+
+from ..rubric import RUBRICS_FOLDER
 from ..settings import Settings
 
 MIN_CHARS = 24  # squeezed characters: `return idx` has 9, `model.eval()` 12
@@ -35,6 +46,7 @@ class SecretKind(StrEnum):
     SOLUTION = "solution"
     HIDDEN_TEST = "hidden test"
     CANARY = "canary"  # a marker of nbgrader's hidden regions
+    RUBRIC = "rubric"  # a text of a rubric: an item's words, a grader's note, a defense answer
 
 
 # {kind: (begin, end)}: a line that holds one of these opens or closes a region, as for nbgrader
@@ -56,13 +68,17 @@ class Fragment:
     squeezed: str
     kind: SecretKind
     assignment: str
-    notebook: str  # the notebook's file name in solutions/<assignment>/
+    notebook: str  # the notebook's file name in solutions/<assignment>/; a rubric's in rubrics/
     grade_id: str
-    whole: bool  # a whole block, or one distinctive line of it
+    whole: bool  # a whole block (a rubric's whole text), or one distinctive line (piece) of it
+    part: str = ""  # which text of a rubric: 'item counts, its note'
 
     def where(self) -> str:
         if self.kind is SecretKind.CANARY:
             return "a hidden-test marker of nbgrader (a file from solutions/)"
+        if self.kind is SecretKind.RUBRIC:
+            return (f"{'a' if self.whole else 'a piece of a'} text of rubrics/{self.notebook}"
+                    f"{', ' + self.part if self.part else ''}")
         part = "a" if self.whole else "a line of a"
         return (f"{part} {self.kind.value} block of solutions/{self.assignment}/"
                 f"{self.notebook}, "
@@ -164,4 +180,63 @@ def secret_fragments(settings: Settings, public: PublicText,
     for canary in CANARIES:
         fragments.setdefault(squeeze(canary), Fragment(squeeze(canary), SecretKind.CANARY,
                                                        "", "", "", True))
+    return list(fragments.values())
+
+
+def rubric_texts(rubric: Any) -> Iterator[tuple[str, str, bool]]:
+    """[(which text, text, whether it is worded)] of a rubric file's content: the items'
+    words, the defense questions and answers (worded: placeholders in prose) and the values
+    (code)."""
+    if not isinstance(rubric, dict):
+        return
+    for item in rubric.get("items") or []:
+        for field in ("description", "explanation", "note"):
+            if isinstance(item, dict) and isinstance(item.get(field), str):
+                yield f"item {item.get('key')}, its {field}", item[field], True
+    for number, entry in enumerate(rubric.get("defense") or [], 1):
+        for field in ("question", "answer"):
+            if isinstance(entry, dict) and isinstance(entry.get(field), str):
+                yield f"defense question {number}, its {field}", entry[field], True
+    if isinstance(rubric.get("values"), str):
+        yield "its values", rubric["values"], False
+
+
+def literal_pieces(text: str) -> list[str]:
+    """The text of `text` between its placeholders ({name} or {name:format}); [] when it has
+    none."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return []
+    return [literal for literal, _, _, _ in parsed] if any(
+        field is not None for _, field, _, _ in parsed) else []
+
+
+def rubric_fragments(settings: Settings, public: PublicText) -> list[Fragment]:
+    """The fragments of every rubric file of rubrics/ (module docstring); `public`: what is
+    published on purpose."""
+    folder = os.path.join(settings.root, RUBRICS_FOLDER)
+    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    fragments: dict[str, Fragment] = {}
+    for name in (n for n in names if n.endswith((".yaml", ".yml"))):
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            text = handle.read()
+        try:
+            rubric = yaml.safe_load(text)
+        except yaml.YAMLError:
+            rubric = None
+        texts = list(rubric_texts(rubric))
+        if not texts:  # not a rubric's shape: each of its lines
+            texts = [(f"line {number}", line, True)
+                     for number, line in enumerate(text.splitlines(), 1)]
+        cell = str(rubric.get("cell", "")) if isinstance(rubric, dict) else ""
+        for part, words, worded in texts:
+            where = dict(kind=SecretKind.RUBRIC, assignment=os.path.splitext(name)[0],
+                         notebook=name, grade_id=cell, part=part)
+            whole = squeeze(words)
+            if len(whole) >= MIN_CHARS and not public.holds_block(whole):
+                fragments.setdefault(whole, Fragment(whole, whole=True, **where))
+            for piece in map(squeeze, literal_pieces(words) if worded else []):
+                if len(piece) >= MIN_CHARS and not public.holds_line(piece):
+                    fragments.setdefault(piece, Fragment(piece, whole=False, **where))
     return list(fragments.values())

@@ -8,32 +8,34 @@ Each file is read as text and searched in every form a fragment can take there:
 - as a JSON or JavaScript string holds it: the escapes of strings undone (``\\n``,
   ``\\"``, ``\\u00e9``), which covers notebooks, the search index (searchindex.js) and
   the JSON a page embeds; a notebook is also read as JSON, each cell's lines joined;
-- and each of those as a page shows it, where it holds markup.
+- with its percent-escapes undone (a link's query), and each of those as a page shows it,
+  where it holds markup.
 
-Archives (a wheel, a zip, a tar, gzip/bzip2/xz data), known by their first bytes
-whatever their name, are opened in memory and their files searched the same way, to
-any depth. Every form is squeezed (no whitespace) before the search, which a
-`FragmentIndex` makes quick (the bundle holds tens of megabytes of scripts).
+Before that, the layers a file can hold text under are undone (decoding.py), each layer
+searched the same way: archives (a wheel, a zip, a tar, gzip/bzip2/xz data) known by
+their first bytes whatever their name, a PDF's compressed streams and zlib data in any
+binary file, a PDF's pages' text, base64 (data: URIs, long runs anywhere in text), UTF-16
+and UTF-32. A leak names the file (``a.whl!pkg/mod.py`` inside an archive) and the layers
+it was found under (``book.pdf > stream of object 12 (zlib)``); a file that cannot be
+searched (a zip bomb) is a leak too, with the reason. Every form is squeezed (no
+whitespace) before the search, which a `FragmentIndex` makes quick (the bundle holds tens
+of megabytes of scripts).
 """
 
-import bz2
-import gzip
 import html
-import io
 import json
-import lzma
 import os
 import re
-import tarfile
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .decoding import (MAX_LAYERS, NULS_OUT, Budget, Unsearchable, archive_members,
+                       base64_runs, is_image, pdf_texts, percent_decoded, wide_texts,
+                       zlib_streams)
 from .fragments import Fragment, squeeze
 
 TAG = re.compile(r"<[^>]*>")
-MAX_DEPTH = 4  # archives inside archives
 GRAM = 12  # characters of the pieces a FragmentIndex looks up
 INDEXED = 24  # fragments this long or longer are indexed; shorter ones searched one by one
 ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
@@ -72,14 +74,18 @@ class FragmentIndex:
 
 @dataclass(frozen=True)
 class Leak:
-    """A fragment found in a file: its path in the folder (``a.whl!pkg/mod.py`` inside an
-    archive) and what it is."""
+    """A fragment found in a file, or a file that cannot be searched (`fragment` None, the
+    `refusal` says why): its path in the folder (``a.whl!pkg/mod.py`` inside an archive),
+    and `how` the layers it was found under were decoded ('' for none)."""
 
     path: str
-    fragment: Fragment
+    fragment: Fragment | None
+    how: str = ""
+    refusal: str = ""
 
     def line(self) -> str:
-        return f"{self.path}: {self.fragment.where()}"
+        where = f"{self.path} > {self.how}" if self.how else self.path
+        return f"{where}: {self.refusal if self.fragment is None else self.fragment.where()}"
 
 
 def page_text(text: str) -> str:
@@ -113,56 +119,110 @@ def json_strings(value: Any) -> Iterator[str]:
             yield from json_strings(item)
 
 
-def text_forms(text: str) -> str:
-    """The squeezed forms `text` may hold a fragment in (module docstring), one after the
-    other, apart."""
-    forms = [text]
+def text_forms(text: str) -> list[tuple[str, str]]:
+    """[(how, squeezed form)] of the forms `text` may hold a fragment in (module docstring);
+    `how` is '' or 'percent-encoded'."""
+    forms = [("", text)]
     if "\\" in text:
-        forms.append(unescaped(text))
+        forms.append(("", unescaped(text)))
     if text.lstrip()[:1] in ("{", "["):
         try:
-            forms.append("\n".join(json_strings(json.loads(text))))
+            forms.append(("", "\n".join(json_strings(json.loads(text)))))
         except ValueError:
             pass
-    forms += [page_text(form) for form in list(forms) if "<" in form or "&" in form]
-    return "\0".join(squeeze(form) for form in forms)
+    decoded = percent_decoded(text)
+    if decoded is not None:
+        forms.append(("percent-encoded", decoded))
+    forms += [(how, page_text(form)) for how, form in list(forms) if "<" in form or "&" in form]
+    return [(how, squeeze(form)) for how, form in forms]
 
 
-def archive_members(data: bytes) -> list[tuple[str, bytes]] | None:
-    """[(name, bytes)] of the files of an archive or compressed stream, or None when `data`
-    is neither (known by its first bytes)."""
-    try:
-        if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
-            with zipfile.ZipFile(io.BytesIO(data)) as archive:
-                return [(i.filename, archive.read(i)) for i in archive.infolist()
-                        if not i.is_dir()]
-        if data[:2] == b"\x1f\x8b":
-            return [("(gzip)", gzip.decompress(data))]
-        if data[:3] == b"BZh":
-            return [("(bzip2)", bz2.decompress(data))]
-        if data[:6] == b"\xfd7zXZ\x00":
-            return [("(xz)", lzma.decompress(data))]
-        if data[257:262] == b"ustar":
-            with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-                return [(m.name, archive.extractfile(m).read()) for m in archive.getmembers()
-                        if m.isfile()]
-    except (zipfile.BadZipFile, OSError, EOFError, lzma.LZMAError, tarfile.TarError,
-            ValueError) as error:
-        return [("(unreadable archive)", str(error).encode())]
-    return None
+def joined(*hows: str) -> str:
+    """The layers' names one after the other: 'a > b'."""
+    return " > ".join(how for how in hows if how)
 
 
-def scan_bytes(path: str, data: bytes, index: FragmentIndex, depth: int = 0) -> list[Leak]:
-    """The leaks in one file's `data` (an archive's files searched in turn)."""
-    members = archive_members(data) if depth < MAX_DEPTH else None
-    if members is not None:
-        leaks = []
-        for name, member in members:
-            inner = f"{path}!{name}" if not name.startswith("(") else path
-            leaks += scan_bytes(inner, member, index, depth + 1)
-        return leaks
-    forms = text_forms(data.decode("utf-8", errors="replace"))
-    return [Leak(path, fragment) for fragment in index.found_in(forms)]
+class FileScan:
+    """One published file searched, through every layer it holds, within one `Budget`."""
+
+    def __init__(self, index: FragmentIndex):
+        self.index, self.budget, self.leaks = index, Budget(), []
+
+    def search_bytes(self, path: str, how: str, data: bytes, depth: int = 0) -> None:
+        """The leaks in `data`: its archives opened first, all the way down (so that a zip bomb
+        is refused before anything is searched), then each file's text in every encoding and
+        what its zlib streams inflate to."""
+        if self.budget.exceeded:
+            return  # the file is refused, and said so once
+        try:
+            for path, how, data, depth in self.unpacked(path, how, data, depth):
+                try:
+                    texts, binary = [("", data.decode("utf-8"))], False
+                except UnicodeDecodeError:
+                    texts, binary = [("", data.decode("utf-8", errors="replace"))], True
+                self.search_texts(path, how, texts + wide_texts(data), depth, binary)
+                if binary and not is_image(data) and depth < MAX_LAYERS:
+                    for layer in zlib_streams(data, self.budget) + pdf_texts(data, self.budget):
+                        self.search_bytes(path, joined(how, layer.name), layer.data, depth + 1)
+        except Unsearchable as refusal:
+            if not any(leak.fragment is None for leak in self.leaks):
+                at, at_how = refusal.where or (path, how)
+                self.leaks.append(Leak(at, None, at_how, str(refusal)))
+
+    def unpacked(self, path: str, how: str, data: bytes, depth: int
+                 ) -> list[tuple[str, str, bytes, int]]:
+        """[(path, how, bytes, depth)] of the files `data` holds: itself, or the files of the
+        archives it is, to the last; a member's name follows its archive's (a.zip!b.txt)."""
+        try:
+            members = archive_members(data, self.budget)
+            if members is not None and depth >= MAX_LAYERS:
+                raise Unsearchable(f"an archive inside {MAX_LAYERS} other layers: it cannot "
+                                   f"be searched, so it is not published")
+        except Unsearchable as refusal:
+            refusal.where = refusal.where or (path, how)
+            raise
+        if members is None:
+            return [(path, how, data, depth)]
+        files = []
+        for layer in members:
+            inner = f"!{layer.name}" if layer.member else ""
+            files += self.unpacked(path, how + inner, layer.data, depth + 1) if how else \
+                self.unpacked(path + inner, how, layer.data, depth + 1)
+        return files
+
+    def search_texts(self, path: str, how: str, texts: list[tuple[str, str]], depth: int,
+                     binary: bool = False) -> None:
+        """The leaks in `texts` ([(encoding, text)] of one layer) and in their base64; a
+        `binary` layer's bytes (not UTF-8) are searched as they are, without the forms of
+        markup or escapes, unless read as UTF-16 or UTF-32 (a text file)."""
+        forms = [(joined(encoding, form_how), form) for encoding, text in texts
+                 for form_how, form in (
+                     [("", squeeze(text))] if binary and encoding in ("", NULS_OUT)
+                     else text_forms(text))]
+        for fragment in self.index.found_in("\0".join(form for _, form in forms)):
+            where = next(form_how for form_how, form in forms if fragment.squeezed in form)
+            self.leaks.append(Leak(path, fragment, joined(how, where)))
+        if depth >= MAX_LAYERS:
+            return
+        seen: set[str] = set()
+        for encoding, text in texts:
+            holders = [(encoding, text)]
+            if "\\/" in text:  # JSON's escaped slashes
+                holders.append((encoding, text.replace("\\/", "/")))
+            decoded = percent_decoded(text)
+            if decoded is not None:
+                holders.append((joined(encoding, "percent-encoded"), decoded))
+            for text_how, holder in holders:
+                for layer in base64_runs(holder, self.budget, seen):
+                    self.search_bytes(path, joined(how, text_how, layer.name), layer.data,
+                                      depth + 1)
+
+
+def scan_bytes(path: str, data: bytes, index: FragmentIndex) -> list[Leak]:
+    """The leaks in one file's `data`, named `path`."""
+    scan = FileScan(index)
+    scan.search_bytes(path, "", data)
+    return scan.leaks
 
 
 def scan_folder(folder: str, fragments: list[Fragment]) -> list[Leak]:

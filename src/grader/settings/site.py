@@ -81,10 +81,10 @@ GITHUB_PAGES = re.compile(r"^([^.]+)\.github\.io$")
 
 def repository_key(url: str) -> str | None:
     """'host/owner/repository' of a git remote or of a web address inside a repository
-    (https://github.com/o/r/blob/..., git@github.com:o/r.git, raw.githubusercontent.com/o/r/...),
-    lowercased, or None when `url` names no repository."""
+    (https://github.com/o/r/blob/..., git@github.com:o/r.git, github.com:o/r,
+    raw.githubusercontent.com/o/r/...), lowercased, or None when `url` names no repository."""
     text = url.strip()
-    scp = re.fullmatch(r"[\w.-]+@([\w.-]+):(.+)", text)  # git@github.com:owner/repo.git
+    scp = re.fullmatch(r"(?:[\w.-]+@)?([\w.-]+):(?!//)(.+)", text)  # [git@]github.com:o/r.git
     if scp:
         host, path = scp.group(1), scp.group(2)
     else:

@@ -1,7 +1,10 @@
-"""The leak scan (grader.publish.leak_scan): a hidden test is found in every form a published
-file can hold it in, page markup, escapes, notebooks, archives, and named by its file; text
-that only looks like it is not."""
+"""The leak scan (grader.publish.leak_scan, decoding.py): a hidden test is found in every form
+a published file can hold it in, page markup, escapes, notebooks, archives, PDFs, base64,
+percent-escapes, UTF-16 and UTF-32, and named by its file and the layers it was under; text
+that only looks like it is not; a zip bomb is refused, not unpacked."""
 
+import base64
+import functools
 import gzip
 import html
 import io
@@ -9,6 +12,8 @@ import json
 import random
 import tarfile
 import zipfile
+import zlib
+from urllib.parse import quote, quote_plus
 
 import nbformat
 import pytest
@@ -16,7 +21,12 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from pypdf import PdfWriter
+from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
 from grader.publish import Fragment, SecretKind, scan_bytes, scan_folder, squeeze
+from grader.publish.bundle import leak_report
+from grader.publish.decoding import MAX_EXPANDED, MAX_LAYERS
 from grader.publish.leak_scan import GRAM, INDEXED, FragmentIndex
 
 HIDDEN = '''for unseen_cfg, unseen_count in unseen:
@@ -92,6 +102,88 @@ def test_the_hidden_test_is_found_and_its_file_named(what, name, data, where):
                                "parameters.ipynb, cell count_tied_parameters_unseen_configs")
 
 
+def flate_pdf(text):
+    """A PDF written by hand whose object 4 is a FlateDecode stream of `text`."""
+    stream = zlib.compress(text.encode())
+    return (b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n"
+            b"4 0 obj\n<< /Length " + str(len(stream)).encode() + b" /Filter /FlateDecode >>\n"
+            b"stream\n" + stream + b"\nendstream\nendobj\n%%EOF\n")
+
+
+def printed_pdf(text):
+    """A PDF of one page that shows `text` line by line, as PDF strings (parentheses escaped),
+    its content stream compressed (pypdf)."""
+    writer = PdfWriter()
+    page = writer.add_blank_page(400, 300)
+    font = writer._add_object(DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Courier")}))
+    page[NameObject("/Resources")] = DictionaryObject({
+        NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+    shown = " ".join("(" + line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                     + ") '" for line in text.splitlines())
+    content = DecodedStreamObject()
+    content.set_data(f"BT /F1 8 Tf 10 280 Td 10 TL {shown} ET".encode())
+    page[NameObject("/Contents")] = writer._add_object(content)
+    page.compress_content_streams()
+    data = io.BytesIO()
+    writer.write(data)
+    return data.getvalue()
+
+
+BASE64 = base64.b64encode(HIDDEN.encode()).decode()
+SCRIPT = f'const notes = "{BASE64}";'
+OUTPUT = nbformat.v4.new_output("display_data", data={
+    "application/zip": base64.b64encode(zipped({"notes/check.py": HIDDEN.encode()})).decode()})
+NOTEBOOK = notebook("show()", [OUTPUT]).decode()
+# UTF-16 text at an odd byte of a binary file, whose bytes are mostly not NUL
+ODD = bytes(range(1, 256)) * 8 + b"\x89" + HIDDEN.encode("utf-16-be") + bytes(range(1, 256)) * 8
+
+# (what it is, the file's name, its bytes, where the scan must say the block is)
+ENCODED = [
+    ("a PDF's FlateDecode stream", "handout.pdf", flate_pdf(HIDDEN),
+     "handout.pdf > stream of object 4 (zlib)"),
+    ("a PDF page's text, its parentheses escaped", "book.pdf", printed_pdf(HIDDEN),
+     "book.pdf > page 1's text"),
+    ("a data: URI of a link", "book/counting.html",
+     f'<p><a href="data:text/x-python;base64,{BASE64}">notes</a></p>'.encode(),
+     "book/counting.html > a data: URI (base64)"),
+    ("a long base64 run in a script", "_static/notes.js", SCRIPT.encode(),
+     f"_static/notes.js > base64 at character {SCRIPT.index(BASE64)}"),
+    ("base64 in lines of 76 characters", "notes.b64", base64.encodebytes(HIDDEN.encode()),
+     "notes.b64 > base64 at character 0"),
+    ("a link's percent-encoded query", "book/links.html",
+     f'<a href="https://colab.research.google.com/?code={quote_plus(HIDDEN)}">run</a>'.encode(),
+     "book/links.html > percent-encoded"),
+    ("a query percent-encoded twice", "book/links.html",
+     f'<a href="/go?to=%2Frun%3Fcode%3D{quote(quote(HIDDEN, safe=""), safe="")}">'.encode(),
+     "book/links.html > percent-encoded"),
+    ("UTF-16 little-endian, no byte-order mark", "notes.txt", HIDDEN.encode("utf-16-le"),
+     "notes.txt > UTF-16 LE"),
+    ("UTF-16 big-endian, no byte-order mark", "notes.txt", HIDDEN.encode("utf-16-be"),
+     "notes.txt > UTF-16 BE"),
+    ("UTF-16 with its byte-order mark", "notes.txt",
+     b"\xfe\xff" + HIDDEN.encode("utf-16-be"), "notes.txt > UTF-16 BE"),
+    ("UTF-32 little-endian", "notes.txt", HIDDEN.encode("utf-32-le"), "notes.txt > UTF-32 LE"),
+    ("UTF-32 big-endian with its mark", "notes.txt",
+     b"\x00\x00\xfe\xff" + HIDDEN.encode("utf-32-be"), "notes.txt > UTF-32 BE"),
+    ("UTF-16 at an odd byte of a binary file", "_static/font.bin", ODD,
+     "_static/font.bin > UTF-16 or UTF-32 (NUL bytes out)"),
+    ("a zip in base64 in a notebook's output", "book/counting.ipynb", NOTEBOOK.encode(),
+     f"book/counting.ipynb > base64 at character {NOTEBOOK.index(OUTPUT.data['application/zip'][:40])}"
+     "!notes/check.py"),
+]
+
+
+@pytest.mark.parametrize("what, name, data, where", ENCODED, ids=[e[0] for e in ENCODED])
+def test_the_hidden_test_is_found_under_every_encoding_and_the_layers_named(what, name, data,
+                                                                           where):
+    leaks = scan_bytes(name, data, INDEX)
+    assert [leak.line() for leak in leaks] == [
+        f"{where}: a hidden test block of solutions/parameters/parameters.ipynb, cell "
+        "count_tied_parameters_unseen_configs"]
+
+
 NEAR_MISSES = [
     ("another number", HIDDEN.replace("unseen_count", "unseen_total")),
     ("half of it", HIDDEN[:len(HIDDEN) // 2]),
@@ -102,8 +194,79 @@ NEAR_MISSES = [
 @pytest.mark.parametrize("what, text", NEAR_MISSES, ids=[n[0] for n in NEAR_MISSES])
 def test_text_that_only_resembles_it_is_no_leak(what, text):
     for data in (text.encode(), highlight(text, PythonLexer(), HtmlFormatter()).encode(),
-                 notebook(text), zipped({"m.py": text.encode()})):
+                 notebook(text), zipped({"m.py": text.encode()}), flate_pdf(text),
+                 base64.b64encode(text.encode()), quote_plus(text).encode(),
+                 text.encode("utf-16"), text.encode("utf-32-be")):
         assert scan_bytes("page.html", data, INDEX) == []
+
+
+def test_what_only_looks_encoded_is_searched_as_it_is():
+    """A hash, a PNG, zlib-like bytes in a binary file and a broken archive are read, and
+    hold nothing."""
+    chance = random.Random(3)
+    noise = bytes(chance.randrange(256) for _ in range(20000))
+    for data in (("sha384-" + base64.b64encode(noise[:48]).decode()).encode(),
+                 b"\x89PNG\r\n\x1a\n" + noise, b"\x78\x9c" + noise, b"PK\x03\x04" + noise,
+                 b"\x1f\x8b" + noise, noise.replace(b"\x00", b"")[:999] + b"%41%zz%"):
+        assert scan_bytes("_static/blob", data, INDEX) == []
+
+
+def nested_zip_bomb(layers=3, copies=16):
+    """A zip of `copies` zips of ... of a MiB of NUL bytes: a few kB that unpack to
+    copies ** layers MiB (4 GiB here)."""
+    bomb = zipped({"zeros.bin": b"\0" * 2 ** 20})
+    for layer in range(layers):
+        bomb = zipped({f"{layer}-{n}.zip": bomb for n in range(copies)})
+    return bomb
+
+
+def test_a_zip_bomb_is_refused_with_a_sentence_before_it_is_unpacked():
+    bomb = nested_zip_bomb()
+    assert len(bomb) < 20000 and 16 ** 3 * 2 ** 20 > 60 * MAX_EXPANDED
+    [leak] = scan_bytes("_downloads/data.zip", bomb, INDEX)
+    assert leak.fragment is None
+    assert leak.line() == ("_downloads/data.zip!2-0.zip!1-3.zip!0-15.zip: the archive's "
+                           "member zeros.bin unpacks to more than 64 MiB (a zip bomb?): it "
+                           "cannot be searched, so it is not published")
+
+
+def damaged_zip(content):
+    """A zip of a.py whose CRC-32 (in the local header and the central directory) is wrong."""
+    data = bytearray(zipped({"a.py": content}))
+    data[14] ^= 0xFF
+    data[data.index(b"PK\x01\x02") + 16] ^= 0xFF
+    return bytes(data)
+
+
+@pytest.mark.parametrize("what, made, said", [
+    ("gzip data that inflates without end", lambda: gzip.compress(b"\0" * (MAX_EXPANDED + 1)),
+     "notes.gz: gzip data unpacks to more than 64 MiB"),
+    ("a PDF stream that inflates without end", lambda: flate_pdf("\0" * (MAX_EXPANDED + 1)),
+     "notes.gz: the stream of object 4 (zlib) unpacks to more than 64 MiB"),
+    ("zips inside one another, deeper than the layers searched",
+     lambda: base64.b64encode(functools.reduce(lambda inner, n: zipped({f"{n}.zip": inner}),
+                                               range(MAX_LAYERS), zipped({"a.py": b"pass"}))),
+     "notes.gz > base64 at character 0!5.zip!4.zip!3.zip!2.zip!1.zip: an archive inside 6 "
+     "other layers: it cannot be searched"),
+    ("a zip whose member's checksum is wrong", lambda: damaged_zip(HIDDEN.encode()),
+     "notes.gz: the archive's member a.py cannot be read (Bad CRC-32 for file 'a.py')"),
+], ids=["gzip", "pdf stream", "nested", "damaged"])
+def test_a_file_that_cannot_be_searched_is_refused(what, made, said):
+    [leak] = scan_bytes("notes.gz", made(), INDEX)
+    assert leak.fragment is None and leak.line().startswith(said)
+
+
+def test_the_report_names_the_files_that_leak_and_those_that_cannot_be_searched(tmp_path):
+    (tmp_path / "data.zip").write_bytes(nested_zip_bomb(layers=2, copies=80))
+    (tmp_path / "notes.txt").write_bytes(HIDDEN.encode("utf-16"))
+    report = leak_report(scan_folder(str(tmp_path), [FRAGMENT]), "the bundle")
+    assert report.splitlines() == [
+        "1 secret fragment(s) found in 1 file(s) of the bundle; 1 file(s) of the bundle cannot "
+        "be searched; it was not published:",
+        "data.zip!1-0.zip!0-62.zip: the archive's member zeros.bin unpacks to more than 64 MiB "
+        "(a zip bomb?): it cannot be searched, so it is not published",
+        "notes.txt > UTF-16 LE: a hidden test block of solutions/parameters/parameters.ipynb, "
+        "cell count_tied_parameters_unseen_configs"]
 
 
 def test_the_report_never_shows_the_hidden_text():

@@ -57,6 +57,7 @@ def test_a_plain_http_site_is_refused_with_the_line_of_the_setting(tmp_path):
     ("https://github.com/Uni-ML/GPTcourse", "github.com/uni-ml/gptcourse"),
     ("https://github.com/uni-ml/gptcourse.git", "github.com/uni-ml/gptcourse"),
     ("git@github.com:uni-ml/gptcourse.git", "github.com/uni-ml/gptcourse"),
+    ("github.com:uni-ml/gptcourse", "github.com/uni-ml/gptcourse"),  # scp form, no user
     ("ssh://git@github.com/uni-ml/gptcourse", "github.com/uni-ml/gptcourse"),
     ("https://github.com/uni-ml/gptcourse/blob/main/exercises/a.ipynb",
      "github.com/uni-ml/gptcourse"),
