@@ -1,6 +1,7 @@
-"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer, text generation
-and the model of each student's own (variants)."""
+"""gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer, text generation,
+the model of each student's own (variants), and GPT-2's own weights loaded from a checkpoint."""
 
+from .checkpoints import CheckpointError, load_gpt2, read_safetensors
 from .counting import (
     MIB,
     build_on_meta,
@@ -23,6 +24,7 @@ from .tokenizer import TokenizerFileError, get_tokenizer, text_to_token_ids, tok
 from .variants import larger_configs, student_config, student_logits
 
 __all__ = [
+    "CheckpointError",
     "GPT2_CONFIGS",
     "GPT_CONFIG_124M",
     "GPTModel",
@@ -38,11 +40,13 @@ __all__ = [
     "get_tokenizer",
     "is_tied",
     "larger_configs",
+    "load_gpt2",
     "model_size_bytes",
     "model_size_mib",
     "module_tree",
     "parameter_breakdown",
     "parameter_summary",
+    "read_safetensors",
     "sample_next_token",
     "state_dict_numel",
     "student_config",
