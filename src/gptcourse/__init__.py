@@ -1,5 +1,5 @@
 """gptcourse: the GPT-2 model, parameter counting, weight tying, tokenizer, text generation,
-the model of each student's own (variants), and GPT-2's own weights loaded from a checkpoint."""
+the model of each student's own (variants), and GPT-2's own weights loaded and inspected."""
 
 from .checkpoints import CheckpointError, load_gpt2, read_safetensors
 from .counting import (
@@ -18,6 +18,7 @@ from .counting import (
     parameter_summary,
     state_dict_numel,
 )
+from .doctor import format_report, inspect_checkpoint
 from .generation import generate_text_simple, sample_next_token
 from .model import GPT2_CONFIGS, GPT_CONFIG_124M, GPTModel, tie_weights, validate_config
 from .tokenizer import TokenizerFileError, get_tokenizer, text_to_token_ids, token_ids_to_text
@@ -36,8 +37,10 @@ __all__ = [
     "count_parameter_tensors",
     "count_parameters",
     "count_tied_parameters",
+    "format_report",
     "generate_text_simple",
     "get_tokenizer",
+    "inspect_checkpoint",
     "is_tied",
     "larger_configs",
     "load_gpt2",
