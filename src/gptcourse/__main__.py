@@ -1,4 +1,5 @@
-"""Command line: ``python -m gptcourse params gpt2-xl`` and ``python -m gptcourse generate "Hello, I am"``."""
+"""Command line: ``python -m gptcourse params gpt2-xl``, ``python -m gptcourse generate "Hello, I am"``
+and ``python -m gptcourse inspect gpt2/model.safetensors``."""
 
 import argparse
 import sys
@@ -55,6 +56,19 @@ def _generate(args):
         print(out.squeeze(0).tolist())
 
 
+def _inspect(args):
+    from .checkpoints import CheckpointError
+    from .doctor import format_report, inspect_checkpoint
+
+    try:
+        report = inspect_checkpoint(args.checkpoint, n_heads=args.heads)
+    except CheckpointError as exc:
+        print(f"python -m gptcourse inspect: {exc}", file=sys.stderr)
+        return 1
+    print(format_report(report))
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="python -m gptcourse", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -73,6 +87,14 @@ def build_parser():
     g.add_argument("--tie", action="store_true", help="tie the output head to the token embedding")
     g.add_argument("--ids", action="store_true", help="also print the token ids")
     g.set_defaults(run=_generate)
+
+    i = sub.add_parser("inspect", help="what a GPT-2 checkpoint holds: its configuration, counts, "
+                       "output head, biases and KV cache, read from shapes where it can")
+    i.add_argument("checkpoint", help="a safetensors or PyTorch file, or a folder from the hub")
+    i.add_argument("--heads", type=_positive_int, default=None,
+                   help="the number of heads, when no config.json is beside the file and "
+                   "the width is none of GPT-2's")
+    i.set_defaults(run=_inspect)
     return parser
 
 
@@ -82,8 +104,7 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse already printed usage and the one-line reason
         return exc.code
-    args.run(args)
-    return 0
+    return args.run(args) or 0
 
 
 if __name__ == "__main__":

@@ -80,3 +80,35 @@ def test_in_a_fresh_environment_no_module_of_the_grader_imports(students_environ
     assert done.stdout.strip() == "[True, True, True]", done.stdout + done.stderr
     assert done.returncode == 1
     assert "ModuleNotFoundError: No module named 'grader'" in done.stderr
+
+
+def test_in_a_fresh_environment_gptcourse_loads_and_inspects_a_safetensors_file_by_itself(
+        students_environment):
+    """Neither safetensors nor transformers is there: the wheel reads the format itself."""
+    python, folder = students_environment
+    done = run_python(python, (
+        "import importlib.util, json, struct, torch, gptcourse\n"
+        "print([importlib.util.find_spec(n) is None for n in ('safetensors', 'transformers')])\n"
+        "cfg = {'vocab_size': 50, 'context_length': 8, 'emb_dim': 16, 'n_heads': 2,\n"
+        "       'n_layers': 2, 'drop_rate': 0.0, 'qkv_bias': True}\n"
+        "torch.manual_seed(0)\n"
+        "model = gptcourse.tie_weights(gptcourse.GPTModel(cfg)).eval()\n"
+        "header, data = {}, b''\n"
+        "for name, t in model.state_dict().items():\n"
+        "    if name.endswith('.att.mask') or name == 'out_head.weight':\n"
+        "        continue\n"
+        "    raw = t.contiguous().numpy().tobytes()\n"
+        "    header[name] = {'dtype': 'F32', 'shape': list(t.shape),\n"
+        "                    'data_offsets': [len(data), len(data) + len(raw)]}\n"
+        "    data += raw\n"
+        "text = json.dumps(header).encode()\n"
+        "with open('tiny.safetensors', 'wb') as f:\n"
+        "    f.write(struct.pack('<Q', len(text)) + text + data)\n"
+        "loaded = gptcourse.load_gpt2('tiny.safetensors', n_heads=2)\n"
+        "ids = torch.tensor([[1, 2, 3, 49]])\n"
+        "print(gptcourse.is_tied(loaded), torch.equal(loaded(ids), model(ids)))\n"
+        "report = gptcourse.format_report(gptcourse.inspect_checkpoint('tiny.safetensors', 2))\n"
+        "print(report.splitlines()[10])\n"), folder)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["[True, True]", "True True",
+                                        "parameters: 8,320 untied, 7,520 tied"]
