@@ -1,17 +1,19 @@
 """Hand-in to visible feedback on the Kubernetes stand-in, against nbgrader's exchange.
 
 The stand-in is testsupport.pod_hub: a real JupyterHub on 127.0.0.1 whose students'
-servers each run in a bubblewrap "pod" (one uid for all, a disk of their own), the course
-page and `grader serve` running as an account that reads no student's disk, the loop
-over HTTP. The tiny course's due date has passed, so a hand-in's feedback is given out
-as soon as it is graded. In headless Chromium every student logs in, starts their
-server, presses Get and saves the correct notebook through their server's contents API;
-then the burst: each student's Hand in pressed, one after the other. The latency is
-from a hand-in's arrival to its feedback given out (recorded as shown on the course
+servers each run in a bubblewrap "pod" (one uid for all, a disk of their own, the
+hand-in panel on), the course page and `grader serve` running as an account that reads
+no student's disk, the loop over HTTP. The tiny course's due date has passed, so a
+hand-in's feedback is given out as soon as it is graded. In headless Chromium every
+student logs in, starts their server, presses Get in the hand-in panel of their own
+server and saves the correct notebook through their server's contents API; then the
+burst: each student's Hand in pressed in their panel, one after the other. The latency
+is from a hand-in's arrival to its feedback given out (recorded as shown on the course
 page). The same burst then goes through nbgrader's exchange to a warm `grader serve`,
 as benchmarks/hub_http.py sends it. It prints p50, p95 and max per transport, the time
-from the first hand-in to the last feedback and how long the page's Hand in took. It
-never fails because the machine is slow.
+from the first hand-in to the last feedback and how long the panel's Hand in took (the
+panel's read, the page's API through the proxy, the record). It never fails because the
+machine is slow.
 
     .venv/bin/python benchmarks/hub_pods.py [--burst 20]
 """
@@ -61,7 +63,8 @@ def on_the_stand_in(students):
             for student in students:  # each ready: logged in, server started, answers saved
                 page = hub_browser.log_in(browser, hub.url, student, PASSWORD, [])
                 hub_browser.start_server(page, hub.url, student)
-                said = hub_browser.press(page, hub.url, "Get", service=service)
+                said = hub_browser.press_in_panel(page, hub.url, student, "Get",
+                                                  service=service)
                 if not said.startswith("written into your server"):
                     raise SystemExit(f"{student}: Get said {said!r}")
                 save(page, hub.url, student, notebook)
@@ -69,7 +72,8 @@ def on_the_stand_in(students):
             asked = []
             for student, page in pages.items():  # the burst
                 started = time.monotonic()
-                said = hub_browser.press(page, hub.url, "Hand in", service=service)
+                said = hub_browser.press_in_panel(page, hub.url, student, "Hand in",
+                                                  service=service)
                 asked.append(time.monotonic() - started)
                 if not said.startswith("handed in"):
                     raise SystemExit(f"{student}: Hand in said {said!r}")

@@ -9,19 +9,24 @@ what the hub loads at its start:
   ``/services/grading-<name>/`` on the hub, on its own port of 127.0.0.1);
 - ``load_groups``: the two groups of each course with their members (a student in two
   courses is in both courses' groups);
-- ``load_roles``: per course, the role of its page, which may reach the servers of that
-  course's students and no one else's (``access:servers!group=<name>-students``) and read
-  their state and groups, and the role of its members, who may open that page and no
-  other course's.
+- ``load_roles``: per course, the role of its members, who may open that course's page
+  and no other course's (``access:services!service=grading-<name>``), and whose servers
+  may find it (``read:services!service=grading-<name>``).
 
-Every scope of a course's roles names that course's groups or services only.
-`server_access_scopes` says which pages' scopes a student's server lets in: those of
-the student's own courses.
+A course's page holds no role and no scope: it reaches into no student's server (the
+course over HTTP goes from each student's own server to the page, docs/hub-over-http.md)
+and learns who asks, and that person's groups, from the hub's answer about the asker's
+own token. Every scope of a course's roles names that course's groups or service only.
+`server_token_scopes` says what a student's server's own token holds: the hub's
+defaults for a server, the student's own groups, and the pages of the student's own
+courses.
 """
 
 import re
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$")  # a group, service and path part
+# what the hub gives a server's token unless told otherwise (JupyterHub's `server` role)
+SERVER_SCOPES = ("users:activity!user", "access:servers!server")
 
 
 def groups_of(name):
@@ -76,26 +81,28 @@ def hub_settings(courses, python="/opt/gptcourse/.venv/bin/python", workers=2):
             "oauth_no_confirm": True, "display": True,
         })
         roles.append({
-            "name": f"{name}-page",
-            "description": f"the page of {name}: its students' servers, no one else's",
-            "scopes": [f"access:servers!group={students}", f"read:servers!group={students}",
-                       f"read:users:groups!group={students}",
-                       f"read:users:groups!group={instructors}"],
-            "services": [f"grading-{name}"],
-        })
-        roles.append({
             "name": f"{name}-members",
-            "description": f"the students and instructors of {name} open its page",
-            "scopes": [f"access:services!service=grading-{name}"],
+            "description": f"the students and instructors of {name} open its page; their "
+                           "servers find it and hand in to it",
+            "scopes": page_scopes(name),
             "groups": [students, instructors],
         })
     return {"services": services, "load_groups": groups, "load_roles": roles}
 
 
-def server_access_scopes(user_groups, courses):
-    """The scopes of the pages a student's server lets in beside the hub's own: one per
-    course whose students' group holds the student. A Jupyter server compares a token's
-    scopes as written and does not look a group up, so the page's
-    ``access:servers!group=<name>-students`` must be listed on the server itself."""
-    return [f"access:servers!group={groups_of(course['name'])[0]}" for course in courses
-            if groups_of(course["name"])[0] in user_groups]
+def page_scopes(name):
+    """Opening the course's page (and calling its API), and finding where it listens."""
+    return [f"access:services!service=grading-{name}", f"read:services!service=grading-{name}"]
+
+
+def server_token_scopes(user_groups, courses, given=None):
+    """The scopes a student's server's own token (its JUPYTERHUB_API_TOKEN) asks the hub
+    for: `given` (what was set before, else the hub's defaults for a server), the owner's
+    own groups, and for each course whose students' group holds the owner, that course's
+    page, which the hand-in panel (grader.student_server) finds and calls with this
+    token. The hub grants only what the owner holds, so asking for more would not get it."""
+    scopes = list(given or SERVER_SCOPES) + ["read:users:groups!user"]
+    for course in courses:
+        if groups_of(course["name"])[0] in user_groups:
+            scopes += page_scopes(course["name"])
+    return list(dict.fromkeys(scopes))

@@ -4,11 +4,14 @@ Load it after the hub's own configuration, e.g. at the end of jupyterhub_config.
 
     load_subconfig("/etc/gptcourse-hub/jupyterhub_courses.py")
 
-It adds each course's grading service and page, the two groups of each course and
-roles that give each course's page its own students' servers only. The list is
-courses.yaml beside this file.
+It adds each course's grading service and page, the two groups of each course, the
+role that lets each course's members open its page, and the scopes of each student's
+server's own token: the pages of the student's own courses, which the hand-in panel in
+that server (grader.student_server) calls. No course's page reaches a student's server.
+The list is courses.yaml beside this file.
 """
 
+import inspect
 import os
 import sys
 
@@ -18,7 +21,7 @@ c = get_config()  # noqa: F821 (JupyterHub defines get_config when it loads this
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from hub_courses import hub_settings, server_access_scopes  # noqa: E402 (beside this file)
+from hub_courses import hub_settings, server_token_scopes  # noqa: E402 (beside this file)
 
 with open(os.path.join(HERE, "courses.yaml"), encoding="utf-8") as handle:
     listed = yaml.safe_load(handle) or {}
@@ -40,17 +43,21 @@ c.JupyterHub.load_roles = list(already("load_roles", [])) + settings["load_roles
 c.JupyterHub.cleanup_servers = False
 c.JupyterHub.cleanup_proxy = False
 
-earlier_hook = c.Spawner.pre_spawn_hook if "pre_spawn_hook" in c.Spawner else None
+earlier_scopes = (c.Spawner.server_token_scopes if "server_token_scopes" in c.Spawner
+                  else None)
 
 
-def course_access(spawner):
-    """A student's server lets in the pages of the student's courses (over HTTP,
-    docs/hub-over-http.md), after the hook set before this file, if any."""
-    if earlier_hook is not None:
-        earlier_hook(spawner)
+async def course_token_scopes(spawner):
+    """A student's server's own token (JUPYTERHUB_API_TOKEN): what was set before this
+    file (a list, or a callable as JupyterHub takes one), else the hub's defaults for a
+    server, with the student's groups and the pages of the student's courses."""
+    given = earlier_scopes
+    if callable(given):
+        given = given(spawner)
+        if inspect.isawaitable(given):
+            given = await given
     groups = [group.name for group in spawner.user.groups]
-    spawner.oauth_access_scopes = [*spawner.oauth_access_scopes,
-                                   *server_access_scopes(groups, courses)]
+    return server_token_scopes(groups, courses, given)
 
 
-c.Spawner.pre_spawn_hook = course_access
+c.Spawner.server_token_scopes = course_token_scopes

@@ -1,8 +1,17 @@
-# The course page over HTTP (docs/hub-over-http.md): add these lines to
-# jupyterhub_config.py after deploy/jupyterhub_service.py's, and set
-# c.HubTransport.transport = "http" in the course's nbgrader_config.py. No exchange and
-# no home folder is shared: the page reaches each student's own server through the
-# hub's proxy with its own token, and runs as an account that reads no student's files.
+# The course over HTTP (docs/hub-over-http.md): add these lines to jupyterhub_config.py
+# after deploy/jupyterhub_service.py's, and set c.HubTransport.transport = "http" in the
+# course's nbgrader_config.py. No exchange and no home folder is shared, and the page
+# reaches into no student's server: each student's own server runs the hand-in panel
+# (the server extension grader.student_server, /user/NAME/course-hand-in/grading/), which
+# calls the page's API with that server's own token; the page acts for the token's owner.
+#
+# The students' servers need the panel: their image (or environment) installs the
+# grader's distribution without its dependencies, since the panel needs only
+# jupyter_server,
+#     pip install --no-deps course-grader        # or: pip install --no-deps ./src/grader
+# and enables it, as deploy/student/jupyter_server_config.json does
+# ("grader.student_server": true; deploy/jupyterhub_config.py hands that folder to the
+# students' servers as JUPYTER_CONFIG_PATH).
 STUDENTS_GROUP = "gptcourse-students"  # the course's two hub groups
 INSTRUCTORS_GROUP = "gptcourse-instructors"
 
@@ -14,20 +23,16 @@ c.JupyterHub.load_groups = {  # noqa: F821 (the hub's groups; an LMS login may f
     STUDENTS_GROUP: {"users": []},
     INSTRUCTORS_GROUP: {"users": []},
 }
+# Every user opens the page, and their server finds it (read:services) and hands in to it
+# (access:services). The page holds no role: the hub tells it who asks, and their
+# groups, from the asker's own token; it needs no scope of its own.
 c.JupyterHub.load_roles = [  # noqa: F821
-    {"name": "user", "scopes": ["self", "access:services!service=grading"]},
-    # the page may reach the servers of the course's students, and nothing else
-    {"name": "gptcourse-grading", "services": ["grading"],
-     "scopes": [f"access:servers!group={STUDENTS_GROUP}"]},
+    {"name": "user", "scopes": ["self", "access:services!service=grading",
+                                "read:services!service=grading"]},
 ]
-
-
-def course_access(spawner):
-    """A server of the course's students lets the page's scope in: a Jupyter server
-    checks the scopes of a token as they are written, without resolving a group."""
-    if STUDENTS_GROUP in [group.name for group in spawner.user.groups]:
-        spawner.oauth_access_scopes = [*spawner.oauth_access_scopes,
-                                       f"access:servers!group={STUDENTS_GROUP}"]
-
-
-c.Spawner.pre_spawn_hook = course_access  # noqa: F821
+# A server's own token (its JUPYTERHUB_API_TOKEN): the hub's defaults for a server, its
+# owner's groups, and the page (the hub grants only what the owner holds).
+c.Spawner.server_token_scopes = [  # noqa: F821
+    "users:activity!user", "access:servers!server", "read:users:groups!user",
+    "access:services!service=grading", "read:services!service=grading",
+]

@@ -200,7 +200,9 @@ def readable_environment(folder):
     link_tree(SITE_PACKAGES, site_packages)
     for name in ("etc", "share"):  # the servers' and lab's settings, extensions, kernels
         link_tree(os.path.join(venv, name), os.path.join(environment, name))
-    # the editable course package (gptcourse, grader): a copy, found through its own .pth
+    # the editable course package (gptcourse, grader): a copy of this tree's src/, found
+    # through its own .pth, also when .venv was installed from another copy of the
+    # repository (its .pth then names that copy's src/, which the servers must not run)
     source = os.path.join(ROOT, "src")
     shutil.copytree(source, os.path.join(folder, "src"),
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
@@ -208,7 +210,10 @@ def readable_environment(folder):
         path = os.path.join(site_packages, name)
         if name.startswith("__editable__") and name.endswith(".pth"):
             with open(path, encoding="utf-8") as handle:
-                points_here = handle.read().strip() == source
+                named = handle.read().strip()
+            points_here = named == source or all(
+                os.path.isdir(os.path.join(named, package)) for package in ("gptcourse",
+                                                                             "grader"))
             if points_here:
                 os.remove(path)  # a hard link: never written to
                 with open(path, "w", encoding="utf-8") as handle:

@@ -5,7 +5,10 @@ here (two tiny courses, deploy/courses.yaml's form), with what a test must chang
 ports, the hub's own logins (DummyAuthenticator: the students have no account here),
 and testsupport.pod_spawner.PodSpawner, which starts each student's server in a
 bubblewrap "pod": one uid for every student (the pods' account, gptc-pod-RUN), a disk
-of their own at /home/jovyan, nothing else of the machine.
+of their own at /home/jovyan, nothing else of the machine. Each pod runs the students'
+image as deploy/ gives it: its Jupyter settings are deploy/student/jupyter_server_config.json
+(the hand-in panel, grader.student_server, switched on), and it reaches the course's
+page through the hub's proxy (COURSE_GRADING_URL, as values.yaml's http://proxy-public).
 
 The courses' services (the page, with c.HubTransport.transport = "http", and `grader
 serve`) run as the course's account (gptc-pages-RUN), which owns the course folders and
@@ -42,10 +45,8 @@ STRACE = shutil.which("strace") or "/usr/bin/strace"
 COURSE_SETTINGS = """
 c.CourseDirectory.course_id = {name!r}
 c.HubTransport.transport = "http"
-c.HubTransport.servers_url = "http://127.0.0.1:{port}"
 c.HubTransport.students_group = "{name}-students"
 c.HubTransport.instructors_group = "{name}-instructors"
-c.HubTransport.timeout_seconds = 20
 c.GradingService.feedback_check_seconds = 1
 c.Execute.timeout = 120  # a cell may wait for the test (see test_pod_standin.py)
 """
@@ -67,6 +68,10 @@ c.PodSpawner.pods = {pods!r}
 c.PodSpawner.pod_account = {pod_account!r}
 c.PodSpawner.image = {environment!r}
 c.Spawner.cmd = [{singleuser!r}]
+# the students' image: its Jupyter settings (the hand-in panel on), and the hub's proxy,
+# where the panel reaches the course's page
+c.Spawner.environment = {{"JUPYTER_CONFIG_PATH": {image_settings!r},
+                         "COURSE_GRADING_URL": "http://127.0.0.1:{port}"}}
 c.Spawner.default_url = "/tree"
 c.Spawner.start_timeout = 180
 c.Spawner.http_timeout = 180
@@ -126,7 +131,7 @@ class PodHub:
             folder = make_course(os.path.join(self.base, "courses", name))
             with open(os.path.join(folder, "nbgrader_config.py"), "a",
                       encoding="utf-8") as handle:
-                handle.write(COURSE_SETTINGS.format(name=name, port=self.port))
+                handle.write(COURSE_SETTINGS.format(name=name))
             set_due_date(load(folder), ASSIGNMENT, "2030-01-01 17:00:00 UTC")
             subprocess.run(["chown", "-R", owner, folder], check=True)
             self.folders[name] = folder
@@ -138,6 +143,11 @@ class PodHub:
             shutil.copy(os.path.join(DEPLOY, name), settings)
         with open(os.path.join(settings, "courses.yaml"), "w", encoding="utf-8") as handle:
             yaml.safe_dump({"python": python, "courses": listed}, handle)
+        image_settings = os.path.join(self.environment, "jupyter")
+        os.makedirs(image_settings)
+        shutil.copy(os.path.join(DEPLOY, "student", "jupyter_server_config.json"),
+                    image_settings)
+        os.chmod(image_settings, 0o755)
         os.makedirs(self.state, mode=0o700)
         config = os.path.join(self.state, "jupyterhub_config.py")
         with open(config, "w", encoding="utf-8") as handle:
@@ -146,8 +156,13 @@ class PodHub:
                 port=self.port, hub_port=free_port(), api_port=self.api_port, proxy=proxy,
                 password=PASSWORD, pods=self.pods, pod_account=self.pod.pw_name,
                 environment=self.environment, strace=STRACE, audit=self.audit,
+                image_settings=image_settings,
                 singleuser=os.path.join(os.path.dirname(python), "jupyterhub-singleuser")))
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "GPTCOURSE_"))}
+        # the pods and the services run the image's Python as it is (its own copy of src/),
+        # never what this process was pointed at (PYTHONPATH: the grading sandbox binds
+        # the course package where the image's Python finds it)
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("JUPYTER", "GPTCOURSE_")) and k != "PYTHONPATH"}
         env["PATH"] = os.pathsep.join([VENV_BIN, env.get("PATH", "/usr/bin:/bin")])
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(

@@ -1,16 +1,18 @@
 """Two courses on one real JupyterHub: deploy/jupyterhub_courses.py loaded into JupyterHub's
 own application, which creates the groups, services and roles in its database as at its
 start (its proxy, spawners and services are not started). JupyterHub's own scope checks
-then say who reaches what: a student of two courses is in both; each course's page
-reaches its own students' servers and no one else's; a student or an instructor of one
-course opens that course's page only."""
+then say who reaches what: a student of two courses is in both; no course's page reaches
+anyone's server; a student or an instructor of one course opens that course's page only;
+a student's server's own token, as the hub grants it at a spawn, reaches the pages of the
+student's own courses and no other page or server."""
 
 import asyncio
+import inspect
 import shutil
 
 import pytest
 import yaml
-from jupyterhub import orm, scopes
+from jupyterhub import orm, roles, scopes
 from jupyterhub.app import JupyterHub
 from traitlets.config import Config
 
@@ -52,11 +54,31 @@ def scopes_of(hub, kind, name):
 
 
 def may(hub, parsed, scope, user):
-    """Whether `parsed` (parse_scopes) grants `scope` on `user`'s account and servers, as
-    JupyterHub's own check of a scope's filter says."""
+    """Whether `parsed` (parse_scopes) grants `scope` on `user`'s server, as JupyterHub's
+    own check of a scope's filter says (by the server, its user or the user's groups)."""
     if scope not in parsed:
         return False
-    return scopes.check_scope_filter(parsed[scope], orm.User.find(hub.db, user), "user")
+    server = hub.users[user].spawner.orm_spawner
+    return bool(scopes.check_scope_filter(parsed[scope], server, "server"))
+
+
+def server_token(hub, user):
+    """The scopes the hub grants `user`'s server's own token (JUPYTERHUB_API_TOKEN) when it
+    starts the server: the spawner's server_token_scopes, resolved as JupyterHub's spawn
+    resolves them, within what the user holds."""
+    owner = hub.users[user]
+    spawner = owner.spawner
+    requested = spawner.server_token_scopes
+    if callable(requested):
+        requested = requested(spawner)
+        if inspect.isawaitable(requested):
+            requested = asyncio.run(requested)
+    requested = {s + f"={user}/" if s.endswith("!server") else s for s in requested}
+    held = roles.roles_to_scopes(roles.get_roles_for(owner.orm_user)) | {"inherit"}
+    client = hub.db.query(orm.OAuthClient).filter_by(identifier="jupyterhub").one()
+    granted, _ = scopes._resolve_requested_scopes(requested, held, owner.orm_user, client,
+                                                  hub.db)
+    return scopes.parse_scopes(scopes.expand_scopes(granted, owner.orm_user, client))
 
 
 def test_every_listed_person_is_in_their_courses_groups_and_carol_in_both(hub):
@@ -68,18 +90,13 @@ def test_every_listed_person_is_in_their_courses_groups_and_carol_in_both(hub):
                       "nora": ["nlp-2026-fall-instructors"]}
 
 
-def test_each_courses_page_reaches_its_own_students_servers_and_no_one_elses(hub):
-    reach = {}
+def test_no_courses_page_reaches_anyones_server(hub):
     for course in ("ml-2026-fall", "nlp-2026-fall"):
         page = scopes_of(hub, orm.Service, f"grading-{course}")
-        reach[course] = sorted(p for p in PEOPLE if may(hub, page, "access:servers", p))
-        assert sorted(p for p in PEOPLE if may(hub, page, "read:servers", p)) == reach[course]
-        # nothing else: no server started or stopped, no user listed, no admin
-        assert not {"servers", "admin:users", "admin:servers", "list:users", "users",
-                    "tokens"} & set(page)
-    assert reach == {"ml-2026-fall": ["alice", "carol"], "nlp-2026-fall": ["bob", "carol"]}
-    ml_page = scopes.get_scopes_for(orm.Service.find(hub.db, "grading-ml-2026-fall"))
-    assert not any("nlp" in scope for scope in ml_page)
+        for scope in ("access:servers", "read:servers", "servers", "admin:servers"):
+            assert [p for p in PEOPLE if may(hub, page, scope, p)] == []
+        # the page holds no scope at all: the hub tells it who asks from the asker's token
+        assert scopes.get_scopes_for(orm.Service.find(hub.db, f"grading-{course}")) == set()
 
 
 def test_the_course_services_that_grade_have_no_scope_at_all(hub):
@@ -97,3 +114,20 @@ def test_each_person_opens_the_pages_of_their_own_courses_only(hub):
     assert pages == {"alice": ["grading-ml-2026-fall"], "bob": ["grading-nlp-2026-fall"],
                      "carol": ["grading-ml-2026-fall", "grading-nlp-2026-fall"],
                      "ines": ["grading-ml-2026-fall"], "nora": ["grading-nlp-2026-fall"]}
+
+
+def test_a_students_server_token_reaches_the_pages_of_their_own_courses_only(hub):
+    pages = {}
+    for person in PEOPLE:
+        token = server_token(hub, person)
+        pages[person] = sorted(token.get("access:services", {}).get("service", set()))
+        # it finds where those pages listen, and no other service
+        assert sorted(token.get("read:services", {}).get("service", set())) == pages[person]
+        # its own server only, and its owner's own groups
+        assert [p for p in PEOPLE if may(hub, token, "access:servers", p)] == [person]
+        assert token["read:users:groups"] == {"user": {person}}
+        assert not {"servers", "admin:users", "admin:servers", "tokens", "users",
+                    "list:users", "groups", "list:services"} & set(token)
+    assert pages == {"alice": ["grading-ml-2026-fall"], "bob": ["grading-nlp-2026-fall"],
+                     "carol": ["grading-ml-2026-fall", "grading-nlp-2026-fall"],
+                     "ines": [], "nora": []}

@@ -5,13 +5,16 @@ testsupport.pod_hub starts a real JupyterHub on 127.0.0.1 with two courses
 services run as one unprivileged account, c.HubTransport.transport = "http"; each
 student's server runs in a bubblewrap sandbox of its own (testsupport.pod_spawner):
 the same uid for every student, a disk of their own at /home/jovyan, nothing else of the
-machine. In Chromium, Ada (course one) and Ben (course two) get the assignment into
-their server, write their answers through their server's contents API, check, hand in;
-their due date passes and the feedback is shown and written into their server. The
-grading service of course one is killed (kill -9) while it grades Ada's hand-in and
-started again by the hub: the hand-in is graded once. Ada sees nothing of Ben's, an
-instructor of course one nothing of course two, and no page ever named a path of a
-student's disk.
+machine, and the hand-in panel (grader.student_server) on, as deploy/student's settings
+give it. In Chromium, Ada (course one) and Ben (course two) press Get in the panel of
+their own server, which asks their course's page with the server's own token; they
+write their answers through their server's contents API, check, hand in; their due
+date passes and the feedback is shown on the page and put into their server from the
+panel. The grading service of course one is killed (kill -9) while it grades Ada's
+hand-in and started again by the hub: the hand-in is graded once. No course's page
+reaches a student's server with its own token, a student's server's token reaches its
+own course's page and nothing else, Ada sees nothing of Ben's, an instructor of course
+one nothing of course two, and no page ever named a path of a student's disk.
 """
 
 import datetime
@@ -20,6 +23,8 @@ import os
 import signal
 import subprocess
 import threading
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -95,7 +100,9 @@ def pages(hub, browser):
 
 
 def press(page, hub, student, label):
-    return hub_browser.press(page, hub.url, label, service=f"grading-{COURSE_OF[student]}")
+    """The button `label` of the student's hand-in panel, in their own server."""
+    return hub_browser.press_in_panel(page, hub.url, student, label,
+                                      service=f"grading-{COURSE_OF[student]}")
 
 
 def server_contents(page, hub, user, path, notebook=None):
@@ -145,6 +152,50 @@ def server_process(hub, student):
                 return pid
             pid = int(children[0])
     return None
+
+
+def hub_token(pid):
+    """The hub token a process was started with (JUPYTERHUB_API_TOKEN in its environment)."""
+    with open(f"/proc/{pid}/environ", "rb") as handle:
+        for entry in handle.read().split(b"\0"):
+            name, _, value = entry.partition(b"=")
+            if name == b"JUPYTERHUB_API_TOKEN":
+                return value.decode()
+    return None
+
+
+def server_token(hub, student):
+    """The token of `student`'s own server, read from its process in their sandbox."""
+    disk = os.path.join(hub.pods, student).encode()
+    for pid in pod_processes(hub.pods):
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            if disk + b"\0" not in handle.read():
+                continue
+        pending = [pid]
+        while pending:
+            found = hub_token(pending[0])
+            if found:
+                return found
+            with open(f"/proc/{pending[0]}/task/{pending[0]}/children") as handle:
+                pending = pending[1:] + [int(child) for child in handle.read().split()]
+    raise AssertionError(f"no process of {student}'s server holds a hub token")
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def with_token(url, token):
+    """(status, body) of a GET of `url` with `token` and nothing else: no cookie, no
+    redirect followed."""
+    opener = urllib.request.build_opener(NoRedirect)
+    request = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    try:
+        with opener.open(request, timeout=60) as answer:
+            return answer.status, answer.read().decode(errors="replace")
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.read().decode(errors="replace")
 
 
 def leaders(pids):
@@ -232,6 +283,35 @@ def test_two_students_of_two_courses_hand_in_over_http_and_read_their_feedback(h
         assert os.path.isfile(written)
     # the gradebook holds one grade for each: the killed grading left nothing behind
     assert [j.score for j in hand_ins(hub, ADA)] == [MAX_SCORE]
+
+
+def test_no_page_reaches_a_students_server_and_a_servers_token_reaches_its_own_page(
+        hub, pages):
+    """With the token the hub gave it, no course's page reaches a student's server or
+    the hub's record of one; with the token of her own server, Ada reaches her own
+    course's page and server, and neither Ben's course's page nor Ben's server."""
+    contents = {student: f"{hub.url}/user/{student}/api/contents/{NOTEBOOK_PATH}?content=1"
+                for student in (ADA, BEN)}
+    for course in (ONE, TWO):
+        tokens = {hub_token(pid) for pid in hub.services("page", course)}
+        assert len(tokens) == 1 and None not in tokens, tokens  # the page's own, given by the hub
+        (token,) = tokens
+        for student in (ADA, BEN):
+            status, body = with_token(contents[student], token)
+            assert status in (302, 403) and "cells" not in body, (course, student, status)
+            status, _ = with_token(f"{hub.url}/hub/api/users/{student}", token)
+            assert status in (403, 404)
+    ada = server_token(hub, ADA)
+    status, body = with_token(f"{hub.url}/services/grading-{ONE}/api/assignments", ada)
+    assert status == 200 and json.loads(body)["student"] == ADA
+    status, body = with_token(f"{hub.url}/services/grading-{TWO}/api/assignments", ada)
+    assert status in (302, 403) and "assignments" not in body
+    assert with_token(f"{hub.url}/hub/api/services/grading-{ONE}", ada)[0] == 200
+    assert with_token(f"{hub.url}/hub/api/services/grading-{TWO}", ada)[0] == 404
+    status, body = with_token(contents[ADA], ada)
+    assert status == 200 and "cells" in body  # her own server, as the hub's default
+    status, body = with_token(contents[BEN], ada)
+    assert status in (302, 403) and "cells" not in body
 
 
 def test_each_pod_sees_its_own_disk_and_nothing_else_of_the_machine(hub, pages):

@@ -1,9 +1,12 @@
 """Several courses on one hub from one list: deploy/jupyterhub_courses.py loaded as the hub
 loads it, with a list of two courses. A student in both is in both courses' groups; the
-roles of one course name nothing of the other."""
+roles of one course name nothing of the other; no course's page holds a scope on anyone's
+server, and a student's server's token asks for the pages of the student's courses only."""
 
+import asyncio
 import pathlib
 import shutil
+import types
 
 import pytest
 import yaml
@@ -23,7 +26,7 @@ def hub_config(folder, courses=COURSES, before=None):
     for name in ("jupyterhub_courses.py", "hub_courses.py"):
         shutil.copy(DEPLOY / name, folder / name)
     (folder / "courses.yaml").write_text(yaml.safe_dump(courses))
-    config = before or Config()
+    config = Config() if before is None else before
     path = folder / "jupyterhub_courses.py"
     exec(compile(path.read_text(), str(path), "exec"),
          {"get_config": lambda: config, "__file__": str(path)})
@@ -42,18 +45,27 @@ def test_every_course_has_its_two_groups_and_a_student_of_two_courses_is_in_both
     assert carols == ["ml-2026-fall-students", "nlp-2026-fall-students"]
 
 
-def test_each_courses_page_reaches_only_its_own_students_servers(tmp_path):
+def test_no_courses_page_holds_a_role_nor_any_scope_on_a_server(tmp_path):
+    hub = hub_config(tmp_path)
+    pages = {s["name"] for s in hub.services if "url" in s}
+    assert pages == {"grading-ml-2026-fall", "grading-nlp-2026-fall"}
+    assert [r["name"] for r in hub.load_roles if pages & set(r.get("services", []))] == []
+    on_servers = [scope for role in hub.load_roles for scope in role["scopes"]
+                  if scope.split("!")[0] in ("access:servers", "read:servers", "servers",
+                                             "admin:servers")]
+    assert on_servers == []
+
+
+def test_each_courses_members_open_its_page_and_their_servers_find_it(tmp_path):
     hub = hub_config(tmp_path)
     roles = {role["name"]: role for role in hub.load_roles}
-    assert roles["ml-2026-fall-page"]["services"] == ["grading-ml-2026-fall"]
-    assert roles["ml-2026-fall-page"]["scopes"] == [
-        "access:servers!group=ml-2026-fall-students", "read:servers!group=ml-2026-fall-students",
-        "read:users:groups!group=ml-2026-fall-students",
-        "read:users:groups!group=ml-2026-fall-instructors"]
+    assert sorted(roles) == ["ml-2026-fall-members", "nlp-2026-fall-members"]
     assert roles["ml-2026-fall-members"] == {
         "name": "ml-2026-fall-members",
-        "description": "the students and instructors of ml-2026-fall open its page",
-        "scopes": ["access:services!service=grading-ml-2026-fall"],
+        "description": "the students and instructors of ml-2026-fall open its page; their "
+                       "servers find it and hand in to it",
+        "scopes": ["access:services!service=grading-ml-2026-fall",
+                   "read:services!service=grading-ml-2026-fall"],
         "groups": ["ml-2026-fall-students", "ml-2026-fall-instructors"]}
     for course, other in (("ml", "nlp"), ("nlp", "ml")):
         for role in (r for name, r in roles.items() if name.startswith(course)):
@@ -84,7 +96,7 @@ def test_what_the_hubs_own_configuration_set_before_is_kept(tmp_path):
     hub = hub_config(tmp_path, before=before)
     assert hub.load_roles[0] == {"name": "user", "scopes": ["self"]}
     assert [s["name"] for s in hub.services][:1] == ["idle-culler"]
-    assert len(hub.load_roles) == 5
+    assert len(hub.load_roles) == 3
 
 
 @pytest.mark.parametrize("change, message", [
@@ -112,24 +124,52 @@ def test_a_restart_to_add_a_course_leaves_the_proxy_and_the_servers_running(tmp_
     assert (hub.cleanup_servers, hub.cleanup_proxy) == (False, False)
 
 
-class _Spawner:
-    def __init__(self, *groups):
-        self.user = type("User", (), {"groups": [type("Group", (), {"name": g})
-                                                 for g in groups]})()
-        self.oauth_access_scopes = ["access:servers!server=carol/"]
+def spawner(*groups):
+    """What JupyterHub hands Spawner.server_token_scopes: the spawner, with its user."""
+    user = types.SimpleNamespace(groups=[types.SimpleNamespace(name=g) for g in groups])
+    return types.SimpleNamespace(user=user)
 
 
-def test_a_students_server_lets_in_the_pages_of_their_own_courses_only(tmp_path):
+def token_scopes(config, *groups):
+    """The scopes a server's token asks for, as the hub calls the setting at a spawn."""
+    return asyncio.run(config.Spawner.server_token_scopes(spawner(*groups)))
+
+
+DEFAULTS = ["users:activity!user", "access:servers!server", "read:users:groups!user"]
+ML = ["access:services!service=grading-ml-2026-fall",
+      "read:services!service=grading-ml-2026-fall"]
+NLP = ["access:services!service=grading-nlp-2026-fall",
+       "read:services!service=grading-nlp-2026-fall"]
+
+
+def test_a_students_server_token_asks_for_the_pages_of_their_own_courses_only(tmp_path):
+    config = Config()
+    hub_config(tmp_path, before=config)
+    assert "pre_spawn_hook" not in config.Spawner  # no scope is let into a server any more
+    assert token_scopes(config, "ml-2026-fall-students", "nlp-2026-fall-students") == (
+        DEFAULTS + ML + NLP)
+    assert token_scopes(config, "nlp-2026-fall-students") == DEFAULTS + NLP
+    # an instructor hands nothing in: their server's token names no page
+    assert token_scopes(config, "ml-2026-fall-instructors") == DEFAULTS
+    assert token_scopes(config) == DEFAULTS
+
+
+@pytest.mark.parametrize("kind", ["list", "function", "coroutine"])
+def test_a_server_token_setting_made_before_is_kept_and_extended(tmp_path, kind):
+    earlier = ["users:activity!user", "access:servers!server", "read:users:name!user"]
     seen = []
-    before = Config()
-    before.Spawner.pre_spawn_hook = seen.append
-    hook = hub_config(tmp_path, before=before) and before.Spawner.pre_spawn_hook
-    carol = _Spawner("ml-2026-fall-students", "nlp-2026-fall-students")
-    hook(carol)
-    assert carol.oauth_access_scopes == ["access:servers!server=carol/",
-                                         "access:servers!group=ml-2026-fall-students",
-                                         "access:servers!group=nlp-2026-fall-students"]
-    assert seen == [carol]  # the hook set before runs first
-    ines = _Spawner("ml-2026-fall-instructors")
-    hook(ines)
-    assert ines.oauth_access_scopes == ["access:servers!server=carol/"]
+
+    def function(spawner):
+        seen.append(spawner)
+        return earlier
+
+    async def coroutine(spawner):
+        return function(spawner)
+
+    config = Config()
+    config.Spawner.server_token_scopes = {"list": earlier, "function": function,
+                                          "coroutine": coroutine}[kind]
+    hub_config(tmp_path, before=config)
+    assert token_scopes(config, "ml-2026-fall-students") == (
+        earlier + ["read:users:groups!user"] + ML)
+    assert len(seen) == (0 if kind == "list" else 1)  # called with the spawner

@@ -1,8 +1,12 @@
 """deploy/kubernetes/: the Zero to JupyterHub values and the course's own pod, read as YAML.
 No volume is shared with the students, every role is scoped to the course's groups and
-service, and the course's disk is mounted by its own pod only."""
+service, the page holds no scope on a student's server, each student's server runs the
+hand-in panel and reaches the page through the hub's proxy, and the course's disk is
+mounted by its own pod only."""
 
+import importlib.util
 import pathlib
+import types
 
 import yaml
 
@@ -36,13 +40,31 @@ def test_the_course_page_is_a_hub_service_with_no_token_written_down():
     assert "apiToken" not in page and "api_token" not in page
 
 
+def hub_courses():
+    """deploy/hub_courses.py, the hub configuration of several courses on one machine."""
+    spec = importlib.util.spec_from_file_location("hub_courses",
+                                                  KUBERNETES.parent / "hub_courses.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_page_holds_no_role_and_no_role_holds_a_scope_on_a_server():
+    roles = values()["hub"]["loadRoles"]
+    assert [name for name, role in roles.items() if role.get("services")] == []
+    on_servers = [scope for role in roles.values() for scope in role["scopes"]
+                  if scope.split("!")[0] in ("access:servers", "read:servers", "servers",
+                                             "admin:servers")]
+    assert on_servers == []
+
+
 def test_the_roles_are_scoped_to_the_courses_own_groups_and_service():
     hub = values()["hub"]
     groups = set(hub["config"]["JupyterHub"]["load_groups"])
     assert groups == {f"{COURSE}-students", f"{COURSE}-instructors"}
     roles = hub["loadRoles"]
-    assert roles[f"{COURSE}-page"]["services"] == [f"grading-{COURSE}"]
-    assert f"access:servers!group={COURSE}-students" in roles[f"{COURSE}-page"]["scopes"]
+    assert roles[f"{COURSE}-members"]["scopes"] == [f"access:services!service=grading-{COURSE}",
+                                                    f"read:services!service=grading-{COURSE}"]
     assert roles[f"{COURSE}-members"]["groups"] == [f"{COURSE}-students",
                                                     f"{COURSE}-instructors"]
     for role in roles.values():
@@ -89,35 +111,47 @@ def test_the_course_pods_commands_are_ones_the_grader_takes():
 
 
 def test_the_groups_and_roles_are_those_of_the_hub_of_several_courses():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("hub_courses",
-                                                  KUBERNETES.parent / "hub_courses.py")
-    hub_courses = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hub_courses)
-    made = hub_courses.hub_settings([{"name": COURSE, "folder": "/srv/course",
-                                      "page_port": 10101}])
+    made = hub_courses().hub_settings([{"name": COURSE, "folder": "/srv/course",
+                                        "page_port": 10101}])
     hub = values()["hub"]
     assert hub["loadRoles"] == {r["name"]: {k: v for k, v in r.items() if k != "name"}
                                 for r in made["load_roles"]}
     assert set(hub["config"]["JupyterHub"]["load_groups"]) == set(made["load_groups"])
 
 
-def test_a_students_server_lets_in_the_page_of_their_course_as_on_one_machine():
-    import types
-
+def test_a_students_server_token_names_the_page_of_their_course_as_on_one_machine():
     config = types.SimpleNamespace(KubeSpawner=types.SimpleNamespace())
     (snippet,) = values()["hub"]["extraConfig"].values()
     exec(compile(snippet, "values.yaml", "exec"), {"c": config})
-    hook = config.KubeSpawner.pre_spawn_hook
+    scopes = config.KubeSpawner.server_token_scopes
+    assert not hasattr(config.KubeSpawner, "pre_spawn_hook")
 
     def spawner(*groups):
         user = types.SimpleNamespace(groups=[types.SimpleNamespace(name=g) for g in groups])
-        return types.SimpleNamespace(user=user, oauth_access_scopes=["access:servers!user=a"])
+        return types.SimpleNamespace(user=user)
 
-    student, instructor = spawner(f"{COURSE}-students"), spawner(f"{COURSE}-instructors")
-    hook(student)
-    hook(instructor)
-    assert student.oauth_access_scopes == ["access:servers!user=a",
-                                           f"access:servers!group={COURSE}-students"]
-    assert instructor.oauth_access_scopes == ["access:servers!user=a"]
+    page = [f"access:services!service=grading-{COURSE}", f"read:services!service=grading-{COURSE}"]
+    student, instructor = f"{COURSE}-students", f"{COURSE}-instructors"
+    assert scopes(spawner(student)) == ["users:activity!user", "access:servers!server",
+                                        "read:users:groups!user", *page]
+    assert scopes(spawner(instructor)) == ["users:activity!user", "access:servers!server",
+                                           "read:users:groups!user"]
+    # the same as the hub of several courses gives, for anyone's groups
+    courses = [{"name": COURSE}, {"name": "other-2027-spring"}]
+    for groups in ((student,), (instructor,), (student, "other-2027-spring-students"), ()):
+        assert scopes(spawner(*groups)) == [
+            s for s in hub_courses().server_token_scopes(groups, courses) if "other" not in s]
+
+
+def test_each_students_server_runs_the_panel_and_finds_the_page_through_the_proxy():
+    singleuser = values()["singleuser"]
+    (panel,) = singleuser["extraFiles"].values()
+    assert panel["mountPath"].startswith("/etc/jupyter/jupyter_server_config.d/")
+    assert panel["mountPath"].endswith(".json")
+    assert panel["data"] == {"ServerApp": {"jpserver_extensions": {
+        "grader.student_server": True}}}
+    # the chart's policy lets a student's pod reach the proxy, and no other pod
+    assert singleuser["extraEnv"] == {"COURSE_GRADING_URL": "http://proxy-public"}
+    assert singleuser["networkPolicy"]["egressAllowRules"] == {"privateIPs": False}
+    assert "egress" not in singleuser["networkPolicy"]
+

@@ -1,7 +1,13 @@
-"""The deploy/ examples start the service with a command line the grader takes."""
+"""The deploy/ examples start the service with a command line the grader takes, and the
+course over HTTP gives the page no scope on a student's server."""
 
+import json
 import pathlib
 import shlex
+import subprocess
+import sys
+
+import pytest
 
 from grader.cli import build_parser
 
@@ -48,3 +54,53 @@ def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
     assert page["url"] == "http://127.0.0.1:10101"
     [role] = Config.JupyterHub.load_roles
     assert "access:services!service=grading" in role["scopes"]
+
+
+def test_over_http_the_page_holds_no_scope_and_each_server_may_reach_the_page():
+    class Config:  # jupyterhub_config.py's `c`, for what the two files set
+        class JupyterHub:
+            services = load_roles = load_groups = None
+
+        class Spawner:
+            pass
+
+    namespace = {"c": Config}
+    exec((DEPLOY / "jupyterhub_service.py").read_text(), namespace)
+    exec((DEPLOY / "jupyterhub_http.py").read_text(), namespace)
+    roles = Config.JupyterHub.load_roles
+    assert [role["name"] for role in roles] == ["user"]  # none of the page's
+    on_servers = [scope for role in roles for scope in role["scopes"]
+                  if scope.split("!")[0] in ("access:servers", "read:servers", "servers",
+                                             "admin:servers")]
+    assert on_servers == []
+    assert roles[0]["scopes"] == ["self", "access:services!service=grading",
+                                  "read:services!service=grading"]
+    assert not hasattr(Config.Spawner, "pre_spawn_hook")
+    assert Config.Spawner.server_token_scopes == [
+        "users:activity!user", "access:servers!server", "read:users:groups!user",
+        "access:services!service=grading", "read:services!service=grading"]
+    page = [s for s in Config.JupyterHub.services if s["name"] == "grading"][0]
+    assert page["user"] == "grader"
+
+
+def test_the_students_servers_run_the_hand_in_panel():
+    config = json.loads((DEPLOY / "student" / "jupyter_server_config.json").read_text())
+    extensions = config["ServerApp"]["jpserver_extensions"]
+    assert extensions["grader.student_server"] is True
+    assert extensions["nbgrader.server_extensions.formgrader"] is False
+
+
+@pytest.mark.slow
+def test_the_panel_imports_nothing_of_the_grader_but_itself():
+    """The students' image installs the grader with --no-deps: the panel may load only
+    what jupyter_server brings."""
+    listed = subprocess.run(
+        [sys.executable, "-c",
+         "import json, sys, grader.student_server; print(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True).stdout
+    loaded = set(json.loads(listed))
+    assert {m for m in loaded if m.split(".")[0] == "grader"} == {"grader",
+                                                                "grader.student_server"}
+    assert not {m.split(".")[0] for m in loaded} & {
+        "nbgrader", "sqlalchemy", "matplotlib", "canvasapi", "pylti1p3", "jwt",
+        "cryptography", "requests", "IPython", "gptcourse", "torch", "numpy"}
