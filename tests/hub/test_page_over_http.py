@@ -1,15 +1,16 @@
-"""The course page over HTTP on a real JupyterHub, in headless Chromium: no shared disk.
+"""The course over HTTP on a real JupyterHub, in headless Chromium: no shared disk.
 
 The hub knows its users by its own login (no account on the machine), puts them in
 the course's two hub groups, and starts each student's server with its files in a
-folder of its own; the page (`python -m grader page` with c.HubTransport.transport =
-"http") reaches those servers only through the hub's proxy, with its own token and
-the role the hub gives it (access:servers on the students' group). A student gets the
-assignment into their server, answers, checks, hands in; after their due date the
-page shows the feedback and writes it into their server. A form naming another
-student, a form from another site, a student outside the course's group and a
-stopped server are refused with a sentence and nothing stored; the page's token
-never reaches the browser.
+folder of its own and the hand-in panel (grader.student_server) switched on; the page
+(`python -m grader page` with c.HubTransport.transport = "http") holds no scope on any
+student's server: each student's server calls the page's API with its own token. A
+student gets the assignment into their server, answers, checks, hands in from the
+panel; after their due date the page shows the feedback and the panel writes it into
+their server. A student whose own server logs every header and answers with redirects
+gets no token and hands in only her own work; a browser posting to the page's API,
+another site's form and a student outside the course's group are refused, and a token
+is answered for its owner only; the page's token never reaches the browser.
 """
 
 import base64
@@ -66,8 +67,6 @@ c.JupyterHub.services = [{{
 c.JupyterHub.load_roles = [
     {{"name": "user", "scopes": ["self", "access:services!service=grading",
                                 "read:services!service=grading"]}},
-    {{"name": "tiny-grading", "services": ["grading"],
-      "scopes": ["read:users:groups!group=tiny-students"]}},
 ]
 """
 COURSE_SETTINGS = """
