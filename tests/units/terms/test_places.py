@@ -20,19 +20,9 @@ from grader.terms import is_term_state, student_work
 from grader.terms.places import BUNDLE_FOLDER as TERMS_BUNDLE_FOLDER
 from grader.terms.places import SOLUTIONS_RECORD, TERM_RECORDS
 from testsupport.term_state import STUDENT_WORK, TERM_STATE, plant
+from testsupport.tiny_course import CONFIG as TINY_CONFIG
 
-CONFIG = '''import os
-c = get_config()
-ROOT = os.path.dirname(os.path.abspath(__file__))
-c.CourseDirectory.course_id = "tinycourse"
-c.CourseDirectory.root = ROOT
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.release_directory = "release"
-c.CourseDirectory.submitted_directory = "course-data/submitted"
-c.CourseDirectory.autograded_directory = "course-data/autograded"
-c.CourseDirectory.feedback_directory = "course-data/feedback"
-c.Exchange.root = os.path.join(ROOT, "course-data", "exchange")
-'''
+CONFIG = TINY_CONFIG
 
 
 def tiny_course(folder):

@@ -11,22 +11,10 @@ from nbgrader.api import Gradebook
 from grader.settings import load
 from grader.terms import purge_term, restore_term, write_archive
 from testsupport.term_state import STUDENT_WORK, TERM_STATE, plant
+from testsupport.tiny_course import CONFIG as TINY_CONFIG
 from testsupport.tiny_course import tree_hashes
 
-CONFIG = '''import os
-c = get_config()
-ROOT = os.path.dirname(os.path.abspath(__file__))
-c.CourseDirectory.course_id = "tinycourse"
-c.CourseDirectory.root = ROOT
-c.CourseDirectory.source_directory = "source"
-c.CourseDirectory.release_directory = "release"
-c.CourseDirectory.submitted_directory = "course-data/submitted"
-c.CourseDirectory.autograded_directory = "course-data/autograded"
-c.CourseDirectory.feedback_directory = "course-data/feedback"
-c.CourseDirectory.db_url = "sqlite:///" + os.path.join(ROOT, "course-data", "gradebook.db")
-c.Exchange.root = os.path.join(ROOT, "course-data", "exchange")
-c.TermRetention.grace_days = 0
-'''
+CONFIG = TINY_CONFIG + 'c.TermRetention.grace_days = 0\n'
 CONTENT = ("nbgrader_config.py", "source/tiny/tiny.ipynb", "rubrics/tiny.yaml")
 WRITTEN = datetime.datetime(2026, 12, 1, 12, 0, tzinfo=datetime.timezone.utc)
 
