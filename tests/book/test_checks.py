@@ -25,7 +25,7 @@ ROOT = Path(COURSE_ROOT).resolve()
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
 CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
-            "book/logits_to_text", "book/mistakes"]
+            "book/logits_to_text", "book/sampling", "book/mistakes"]
 
 
 def _open(browser, server, page_name):
@@ -164,6 +164,8 @@ TYPED = [
     ("book/tying", "check-tied-count-check", "163 million", "untied count"),
     ("book/counting", "check-ff-check", "1,181,184", "widens"),  # forgot to widen: 2d² + 2d
     ("book/mistakes", "check-q6-check", "4", "Right:"),
+    ("book/sampling", "check-stretch-check", "0.25", "Right:"),
+    ("book/sampling", "check-stretch-check", "4", "divides the scores"),
 ]
 
 
