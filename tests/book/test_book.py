@@ -128,6 +128,12 @@ REQUIRED_TEXT = [
     ("book/tying_in_practice", "Parameters the optimiser holds that the model uses: 0 of 31"),
     ("book/tying_in_practice", "tensors of the model that a step changed: 0 of 31"),
     ("book/tying_in_practice", "Not one of the model's 31 tensors moved"),
+    # from logits to loss: by hand and with cross_entropy, near ln 50,257 untrained
+    ("book/loss", "loss by hand: 10.8308"),
+    ("book/loss", "cross_entropy: 10.8308"),
+    ("book/loss", "The loss of the untrained model is 10.8308"),
+    ("book/loss", "= 10.8249"),
+    ("book/loss", "loss before the step 2.4102, after 1.7235"),
     # every assignment counted, its explain question too, from exercises/
     ("book/homework", "sampling.ipynb (12 points: 10 automatic, 2 graded by hand)"),
     ("book/homework", "The explain question"),
@@ -378,7 +384,7 @@ def test_the_homework_page_states_the_time_limits_the_grader_applies(site):
 
 
 CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
-            "book/logits_to_text", "book/sampling"]
+            "book/logits_to_text", "book/sampling", "book/loss"]
 
 
 @pytest.mark.parametrize("page", CHAPTERS)

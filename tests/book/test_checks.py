@@ -25,7 +25,7 @@ ROOT = Path(COURSE_ROOT).resolve()
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
 CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
-            "book/logits_to_text", "book/sampling", "book/mistakes"]
+            "book/logits_to_text", "book/sampling", "book/loss", "book/mistakes"]
 
 
 def _open(browser, server, page_name):
