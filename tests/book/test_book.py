@@ -128,6 +128,10 @@ REQUIRED_TEXT = [
     ("book/tying_in_practice", "Parameters the optimiser holds that the model uses: 0 of 31"),
     ("book/tying_in_practice", "tensors of the model that a step changed: 0 of 31"),
     ("book/tying_in_practice", "Not one of the model's 31 tensors moved"),
+    # a KV cache the reader writes: the same tokens, faster
+    ("book/logits_to_text", "the same tokens: True"),
+    ("book/logits_to_text", "Both loops wrote the same 40 tokens"),
+    ("book/logits_to_text", "[1, 12, 4, 64]"),
     # from logits to loss: by hand and with cross_entropy, near ln 50,257 untrained
     ("book/loss", "loss by hand: 10.8308"),
     ("book/loss", "cross_entropy: 10.8308"),
