@@ -1,19 +1,20 @@
-"""Train the small GPT that the page "Converting outputs into text" samples from.
+"""Train the small GPT that the pages sample from, and write it into the course package.
 
-Usage: ``python book/_data/train_small_gpt.py [OUT_DIR] [--steps N]`` (default:
-``book/_data`` and ``STEPS``; fewer steps make the start of the same run, whose losses are
-the first of the full run's).
+Usage: ``python book/_data/train_small_gpt.py [OUT_DIR] [--steps N]`` (default: the
+package's ``src/gptcourse/assets`` and ``STEPS``; fewer steps make the start of the same
+run, whose losses are the first of the full run's).
 
 The model is the course's own ``GPTModel``, small (``CONFIG``), trained from a fixed
-seed on Edith Wharton's short story *The Verdict* (``the-verdict.txt``, public domain;
-see ``README.md``). Its vocabulary is the GPT-2 tokens that occur in the story: model
-id ``i`` is GPT-2 id ``gpt2_ids[i]``, so the embedding and the output head have one
-row per token of the story instead of 50,257.
+seed on Edith Wharton's short story *The Verdict* (``the-verdict.txt`` among the package's
+assets, public domain; see ``README.md`` beside this script). Its vocabulary is the GPT-2
+tokens that occur in the story: model id ``i`` is GPT-2 id ``gpt2_ids[i]``, so the
+embedding and the output head have one row per token of the story instead of 50,257.
+``gptcourse.story`` loads what this script writes, wherever the package is installed.
 
 It writes two files into OUT_DIR:
 
 - ``small_gpt.pt``: ``{"config", "gpt2_ids", "state_dict"}``, the weights stored as
-  float16 (the page loads them back as float32);
+  float16 (``gptcourse.story.load_small_gpt`` loads them back as float32);
 - ``small_gpt_losses.json``: the training and validation loss every ``EVAL_EVERY``
   steps, which the page draws.
 
@@ -32,11 +33,12 @@ import torch
 import torch.nn.functional as F
 
 from gptcourse import GPTModel, get_tokenizer
+from gptcourse.story import (LOSSES_NAME, STORY_TEXT, WEIGHTS_NAME, load_losses,
+                             load_small_gpt, to_model_ids, to_text)
 
 HERE = Path(__file__).resolve().parent
-TEXT = HERE / "the-verdict.txt"
-WEIGHTS_NAME = "small_gpt.pt"
-LOSSES_NAME = "small_gpt_losses.json"
+ASSETS = HERE.parent.parent / "src" / "gptcourse" / "assets"  # the package's, in this checkout
+TEXT = STORY_TEXT
 
 CONFIG = {
     "context_length": 64,  # the vocabulary size is the story's, set by vocabulary()
@@ -54,43 +56,12 @@ WEIGHT_DECAY = 0.1
 EVAL_EVERY = 20
 VALIDATION_SHARE = 0.1     # the story's last tenth is never trained on
 
+__all__ = ["load_losses", "load_small_gpt", "to_model_ids", "to_text"]  # the package's
+
 
 def vocabulary(gpt2_ids):
     """The distinct GPT-2 ids of the text, sorted: model id i is GPT-2 id vocabulary[i]."""
     return sorted(set(gpt2_ids))
-
-
-def to_model_ids(text, gpt2_ids, tokenizer):
-    """Encode ``text`` as the model's ids, shape [1, num_tokens]; ValueError for a token
-    that is not in the model's vocabulary."""
-    index = {gpt2_id: i for i, gpt2_id in enumerate(gpt2_ids)}
-    ids = []
-    for gpt2_id in tokenizer.encode(text):
-        if gpt2_id not in index:
-            raise ValueError(f"{tokenizer.decode([gpt2_id])!r} (GPT-2 id {gpt2_id}) in "
-                             f"{text!r} never occurs in the story, so the model has no id for it")
-        ids.append(index[gpt2_id])
-    return torch.tensor([ids])  # [1, num_tokens]
-
-
-def to_text(model_ids, gpt2_ids, tokenizer):
-    """Decode the model's ids ([1, num_tokens] or [num_tokens]) back to a string."""
-    flat = model_ids.reshape(-1).tolist()
-    return tokenizer.decode([gpt2_ids[i] for i in flat])
-
-
-def load_small_gpt(folder=HERE):
-    """The trained model (float32, eval mode) and its vocabulary as a list of GPT-2 ids."""
-    saved = torch.load(Path(folder) / WEIGHTS_NAME, weights_only=True)
-    model = GPTModel(saved["config"])
-    model.load_state_dict({name: t.float() for name, t in saved["state_dict"].items()})
-    model.eval()
-    return model, saved["gpt2_ids"]
-
-
-def load_losses(folder=HERE):
-    """The losses the training recorded (``small_gpt_losses.json``) as a dict."""
-    return json.loads((Path(folder) / LOSSES_NAME).read_text(encoding="utf-8"))
 
 
 def split_story(tokenizer):
@@ -123,7 +94,7 @@ def mean_loss(model, windows):
     return loss
 
 
-def train(out_dir=HERE, steps=STEPS):
+def train(out_dir=ASSETS, steps=STEPS):
     """Train from scratch for ``steps`` steps and write ``small_gpt.pt`` and
     ``small_gpt_losses.json`` to out_dir."""
     torch.set_num_threads(1)
@@ -182,8 +153,8 @@ def _positive(text):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Train the small GPT on The Verdict.")
-    parser.add_argument("out_dir", nargs="?", type=Path, default=HERE,
-                        help="where to write the two files (default: beside this script)")
+    parser.add_argument("out_dir", nargs="?", type=Path, default=ASSETS,
+                        help="where to write the two files (default: the package's assets)")
     parser.add_argument("--steps", type=_positive, default=STEPS,
                         help=f"training steps (default: {STEPS})")
     args = parser.parse_args()

@@ -14,7 +14,9 @@ attempt the worked answer below it can be opened. In MyST::
 The argument names the check's key, glued by a cell of the same page with
 ``gptcourse.pages.check``: the answer, the tolerance and the wrong answers with their
 feedback, all computed when the page is built, never typed. The key is read while the
-page is parsed and written into the page as ``data-check``; ``_static/checks.js`` runs
+page is parsed and written into the page as ``data-check``, a choice's options in an
+order of their own (``shuffled``: the right option is not always first, and the build
+stops when most of the site's answers sit in one place); ``_static/checks.js`` runs
 the form (no request, no library). Without JavaScript the form stays hidden and the
 worked answer is a plain "Show the answer"; in print it is there in full.
 
@@ -23,14 +25,17 @@ Accessibility: the field has a visible label (a choice is a fieldset with a lege
 ``role="status"`` live region, which screen readers announce.
 """
 
+import hashlib
 import html
 import json
+import random
 import re
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from myst_nb.core.variables import RetrievalError
 from myst_nb.ext.glue.utils import retrieve_glue_data
+from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 
 CHECK_MIME_TYPE = "application/vnd.gptcourse.check+json"  # gptcourse.pages.Check
@@ -61,9 +66,23 @@ def _key_of(document, key):
     return json.loads(value) if isinstance(value, str) else dict(value)
 
 
-def for_the_page(spec):
-    """The key as checks.js reads it: feedback and options as HTML, a choice by its index."""
-    choices = spec.get("choices") or []
+def shuffled(choices, answer, key):
+    """``choices`` in an order of their own for the check ``key``, the same at every build:
+    the answer, which a page's cell often lists first, at the place the key's SHA-256
+    picks, the other options around it in an order drawn from a generator seeded by it."""
+    if not choices:
+        return []
+    seed = hashlib.sha256(key.encode("utf-8")).digest()
+    others = [choice for choice in choices if choice != answer]
+    random.Random(seed).shuffle(others)
+    others.insert(int.from_bytes(seed, "big") % len(choices), answer)
+    return others
+
+
+def for_the_page(spec, key):
+    """The key as checks.js reads it: feedback and options as HTML, a choice by its index
+    among the options in their shuffled order (``shuffled``)."""
+    choices = shuffled(spec.get("choices") or [], spec["answer"], key)
     value = choices.index if spec["kind"] == "choice" else (lambda v: v)
     return {
         "kind": spec["kind"], "answer": value(spec["answer"]), "tolerance": spec["tolerance"],
@@ -89,7 +108,12 @@ class CheckDirective(SphinxDirective):
             raise self.error(f"check {key!r}: {error}") from error
         node = check_node()
         node["key"] = key
-        node["spec"] = for_the_page(spec)
+        node["spec"] = for_the_page(spec, key)
+        if spec["kind"] == "choice":
+            positions = self.env.course_answer_positions = getattr(
+                self.env, "course_answer_positions", {})
+            positions.setdefault(self.env.docname, {})[key] = (
+                node["spec"]["answer"], len(node["spec"]["choices"]))
         node["label"] = self.options.get("label", "Your answer")
         node["anchor"] = "check-" + re.sub(r"[^a-z0-9]+", "-", key.lower()).strip("-")
         self.set_source_info(node)
@@ -139,11 +163,42 @@ def _skip(self, node):
     raise nodes.SkipNode
 
 
+MOST_IN_ONE_PLACE = 0.5  # of the site's choice checks, at most this share answer in one place
+
+
+def answer_places_vary(app, env):
+    """Stop the build when the answers of the site's choice checks sit in the same place
+    (the first option, say): a reader would learn the place, not the answer."""
+    places = [answer for page in getattr(env, "course_answer_positions", {}).values()
+              for answer, _ in page.values()]
+    if len(places) < 3:
+        return
+    most = max(places.count(place) for place in set(places))
+    if most > MOST_IN_ONE_PLACE * len(places):
+        raise ExtensionError(f"{most} of the site's {len(places)} choice checks have their "
+                             "answer in the same place: reword or rename a check's key so "
+                             "that its options shuffle otherwise")
+
+
+def _purge(app, env, docname):
+    getattr(env, "course_answer_positions", {}).pop(docname, None)
+
+
+def _merge(app, env, docnames, other):
+    mine = env.course_answer_positions = getattr(env, "course_answer_positions", {})
+    for docname in docnames:
+        if docname in getattr(other, "course_answer_positions", {}):
+            mine[docname] = other.course_answer_positions[docname]
+
+
 def setup(app):
     app.add_node(check_node, html=(visit_check, depart_check),
                  latex=(_skip, None), text=(_skip, None), man=(_skip, None),
                  texinfo=(_skip, None))
     app.add_directive("check", CheckDirective)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-check-consistency", answer_places_vary)
     app.add_js_file("checks.js", loading_method="defer")
     app.add_css_file("checks.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,8 +8,8 @@ hold one, and to no other page. Nothing is loaded from another host.
 - ``parameter-calculator`` (the counting page): a configuration in, the parameters of
   each component, the total, its size in float32 and bfloat16 and the output head's
   share out;
-- ``logits-explorer`` (the page on turning logits into text): temperature, top-k and
-  top-p over last-position logits stored in the page, with draws made at build time.
+- ``logits-explorer`` (the sampling page): temperature, top-k and top-p over
+  last-position logits stored in the page, with draws made at build time.
 """
 
 import re

@@ -8,6 +8,10 @@
   var SEPARATORS = /[\s\u00a0\u2009\u202f_',]/g;
   var UNITS = /(mib|mb|gib|gb|kib|kb|%|×|x|times|parameters?|params?|numbers?|tokens?|positions?|rows?|ids?|bytes?)$/i;
   var NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+  // A scale after the number: 124M, 163 million, 2.5k, 1.5B.
+  var SCALES = {k: 1e3, thousand: 1e3, m: 1e6, mn: 1e6, million: 1e6, b: 1e9, bn: 1e9,
+                billion: 1e9};
+  var SCALED = /^(.*?\d)(k|thousand|m|mn|million|b|bn|billion)$/i;
   var TRY_AGAIN = " Try again, or open the answer below.";
 
   function parseNumber(text) {
@@ -17,7 +21,19 @@
       previous = compact;
       compact = compact.replace(UNITS, "");
     } while (compact !== previous && compact);
-    return NUMBER.test(compact) ? Number(compact) : null;
+    var scaled = SCALED.exec(compact);
+    if (scaled && NUMBER.test(scaled[1]) && !/e/i.test(scaled[1])) {
+      // "124M" is 124,000,000, written to the nearest million (0.5 on either side)
+      var decimals = (scaled[1].split(".")[1] || "").length;
+      var scale = SCALES[scaled[2].toLowerCase()];
+      return {value: Number(scaled[1]) * scale, rounding: scale / Math.pow(10, decimals) / 2};
+    }
+    return NUMBER.test(compact) ? {value: Number(compact), rounding: 0} : null;
+  }
+
+  /* Whether a number written rounded ("124M") is ``expected`` to that rounding. */
+  function roundsTo(read, expected) {
+    return read.rounding > 0 && Math.abs(read.value - expected) <= read.rounding;
   }
 
   function parseShape(text) {
@@ -64,12 +80,12 @@
     }
     var number = parseNumber(text);
     return number === null
-      ? {problem: "That is not a number: type digits, such as 1,234 or 0.25."}
-      : {value: number};
+      ? {problem: "That is not a number: type digits, such as 1,234, 0.25 or 124M."}
+      : {value: number.value, rounding: number.rounding};
   }
 
   /* [verdict, feedback HTML] for an answer. */
-  function judge(value, spec) {
+  function judge(value, spec, read) {
     var answer = spec.answer;
     if (same(value, answer, spec)) {
       return ["right", "<strong>Right:</strong> " + spec.right];
@@ -77,6 +93,15 @@
     for (var i = 0; i < spec.mistakes.length; i++) {
       if (same(value, spec.mistakes[i].value, spec)) {
         return ["wrong", "<strong>Not quite:</strong> " + spec.mistakes[i].feedback + TRY_AGAIN];
+      }
+    }
+    if (spec.kind === "number" && read && roundsTo(read, answer)) {
+      return ["wrong", "<strong>Nearly:</strong> that is the answer rounded; type it in " +
+        "full, every digit." + TRY_AGAIN];
+    }
+    for (var j = 0; spec.kind === "number" && read && j < spec.mistakes.length; j++) {
+      if (roundsTo(read, spec.mistakes[j].value)) {
+        return ["wrong", "<strong>Not quite:</strong> " + spec.mistakes[j].feedback + TRY_AGAIN];
       }
     }
     if (spec.kind === "number") {
@@ -108,7 +133,7 @@
         say(region, read.problem);
         return;
       }
-      var verdict = judge(read.value, spec);
+      var verdict = judge(read.value, spec, read);
       box.classList.remove("is-waiting");
       box.classList.add("is-" + verdict[0]);
       if (field) field.setAttribute("aria-invalid", verdict[0] === "wrong" ? "true" : "false");

@@ -21,8 +21,10 @@ parameters (1.7 GB in float32), the smallest about 26 million.
 
 ``student_logits`` gives each student the next-token scores of two texts over a
 small vocabulary of their own (48 to 96 entries), for the sampling homework:
-normal scores stretched by a spread of 1.5 to 3.5, all distinct, computed from
-the digest alone (no random generator), so they are the same with any PyTorch
+normal scores stretched by a spread of 1.5 to 3.5, one text's by 1.5 times more
+and the other's by 0.6 times, so one text is clearly the surer (its nucleus at
+T = 0.5, top-p = 0.9 at least 2 ids smaller), all distinct, computed from the
+digest alone (no random generator), so they are the same with any PyTorch
 version, on any machine.
 """
 
@@ -42,6 +44,12 @@ LARGER_MODELS = ("gpt2-medium", "gpt2-large", "gpt2-xl")
 LOGITS_TEXTS = 2  # the rows of student_logits: the next-token scores of two texts
 LOGITS_VOCAB_SIZES = range(48, 97)
 LOGITS_SPREADS = (1.5, 2.0, 2.5, 3.0, 3.5)  # how far the scores stretch: how sure the model is
+# One text's scores are surer than the other's: its row is stretched by the first factor,
+# the other's by the second (which row is the surer comes from the digest).
+LOGITS_ROW_FACTORS = (1.5, 0.6)
+# The sampling homework asks which text has the smaller nucleus at T = 0.5, top-p = 0.9:
+# the two nuclei differ by at least this many ids, so the question always has an answer.
+NUCLEUS_TEMPERATURE, NUCLEUS_TOP_P, NUCLEUS_GAP = 0.5, 0.9, 2
 
 
 def _digest(*parts):
@@ -96,26 +104,54 @@ def student_logits(student_id: str, salt: str = ""):
     tensor of shape [2, vocab_size] (two texts), vocab_size from 48 to 96.
 
     Each score is a normal draw (Box-Muller on two 64-bit numbers of a SHA-256 digest)
-    times the student's spread, rounded to 1/1024 (exact in float32); every score of a
-    row differs from the others, so the most likely id, the k-th score and the order are
-    never a tie. Raises ``ValueError`` for an empty id.
+    times the student's spread and its row's factor (``LOGITS_ROW_FACTORS``: one text's
+    scores are surer than the other's), rounded to 1/1024 (exact in float32); every score
+    of a row differs from the others, so the most likely id, the k-th score and the order
+    are never a tie. The two rows' nuclei at T = 0.5, top-p = 0.9 differ by at least
+    ``NUCLEUS_GAP`` ids (``nucleus_sizes``): where a draw's would not, the rows are drawn
+    again from the next digests. Raises ``ValueError`` for an empty id.
     """
     import torch  # here, so that the configurations above need no torch
 
     head = int.from_bytes(_digest(salt, student_id, "logits"), "big")
     vocab_size = LOGITS_VOCAB_SIZES[head % len(LOGITS_VOCAB_SIZES)]
-    spread = LOGITS_SPREADS[head // len(LOGITS_VOCAB_SIZES) % len(LOGITS_SPREADS)]
-    rows = []
-    for text in range(LOGITS_TEXTS):
-        row, draw = [], 0
-        while len(row) < vocab_size:
-            digest = _digest(salt, student_id, "logits", text, draw)
-            draw += 1
-            first, second = (int.from_bytes(digest[i:i + 8], "big") for i in (0, 8))
-            u1, u2 = (first + 1) / 2**64, second / 2**64  # u1 in (0, 1]: its log is finite
-            normal = math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
-            score = round(spread * normal * 1024) / 1024
-            if score not in row:  # a tie would make "the most likely" or "the k-th" two ids
-                row.append(score)
-        rows.append(row)
-    return torch.tensor(rows, dtype=torch.float32)  # [2, vocab_size]
+    rest = head // len(LOGITS_VOCAB_SIZES)
+    spread = LOGITS_SPREADS[rest % len(LOGITS_SPREADS)]
+    surer = rest // len(LOGITS_SPREADS) % LOGITS_TEXTS  # which text's scores are surer
+    factors = [LOGITS_ROW_FACTORS[0] if text == surer else LOGITS_ROW_FACTORS[1]
+               for text in range(LOGITS_TEXTS)]
+    for attempt in range(100):
+        rows = [_score_row(salt, student_id, text, attempt, vocab_size, spread * factor)
+                for text, factor in enumerate(factors)]
+        logits = torch.tensor(rows, dtype=torch.float32)  # [2, vocab_size]
+        first, second = nucleus_sizes(logits)
+        if abs(first - second) >= NUCLEUS_GAP:
+            return logits
+    raise AssertionError(f"no scores for {student_id!r} whose nuclei differ by "
+                         f"{NUCLEUS_GAP} in 100 draws")  # never seen: 1 draw in 10 redraws
+
+
+def _score_row(salt, student_id, text, attempt, vocab_size, spread):
+    """One row of distinct normal scores times ``spread``, rounded to 1/1024."""
+    row, draw = [], 0
+    while len(row) < vocab_size:
+        parts = (salt, student_id, "logits", text, draw) + ((attempt,) if attempt else ())
+        digest = _digest(*parts)
+        draw += 1
+        first, second = (int.from_bytes(digest[i:i + 8], "big") for i in (0, 8))
+        u1, u2 = (first + 1) / 2**64, second / 2**64  # u1 in (0, 1]: its log is finite
+        normal = math.sqrt(-2 * math.log(u1)) * math.cos(2 * math.pi * u2)
+        score = round(spread * normal * 1024) / 1024
+        if score not in row:  # a tie would make "the most likely" or "the k-th" two ids
+            row.append(score)
+    return row
+
+
+def nucleus_sizes(logits, temperature=NUCLEUS_TEMPERATURE, top_p=NUCLEUS_TOP_P):
+    """How many ids top-p keeps of each row of ``logits`` [batch, vocab_size] at
+    ``temperature``: the most likely ids until those above the next hold ``top_p``."""
+    import torch
+
+    probas = torch.softmax(logits / temperature, dim=-1).sort(dim=-1, descending=True).values
+    before = probas.cumsum(dim=-1) - probas  # what the more likely ids hold
+    return [int(n) for n in (before < top_p).sum(dim=-1)]

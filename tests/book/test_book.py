@@ -39,7 +39,7 @@ FIGURES = [
     ("book/tying", "tying-logits-chart"),
     ("book/logits_to_text", "next-token-chart"),
     ("book/counting", "model-diagram"),
-    ("book/logits_to_text", "temperature-chart"),
+    ("book/sampling", "temperature-chart"),
 ]
 # The smallest text of a figure, in CSS pixels, as a phone 390 px wide shows it.
 PHONE_WIDTH = 390
@@ -104,10 +104,10 @@ REQUIRED_TEXT = [
     ("book/tying", "false for Llama, Mistral and Qwen2"),
     # beyond greedy: temperature, top-k, top-p, seeded draws; the tied model's stretch
     # as a temperature; greedy's loop; the loop's cost with and without a KV cache
-    ("book/logits_to_text", "top-p 0.9 keeps 38,201 tokens"),
-    ("book/logits_to_text", "head weights 48.0 times larger"),
-    ("book/logits_to_text", "stretching scores by 48 is sampling at a temperature of 0.0208"),
-    ("book/logits_to_text", "'Hello, I am am am am am'"),
+    ("book/sampling", "top-p 0.9 keeps 38,201 tokens"),
+    ("book/sampling", "head weights 48.0 times larger"),
+    ("book/sampling", "stretching scores by 48 is sampling at a temperature of 0.0208"),
+    ("book/sampling", "'Hello, I am am am am am'"),
     ("book/logits_to_text", "it is 503,500 against 1,003"),
     # tying in training: the summed gradient, the optimiser built too early, the saved file
     ("book/tying_in_practice", "rows with a gradient: lookup 5 head 50,257 shared 50,257"),
@@ -123,13 +123,37 @@ REQUIRED_TEXT = [
     ("book/mistakes", "'Tokyo is 東京'"),
     # the fourth edition's: the optimiser and new Parameters, an untied file into a tied
     # model, greedy's loop as the model's, top-k's ties, the crop's error, handing in
-    ("book/tying_in_practice", "optimiser holds the model's embedding: False"),
-    ("book/tying_in_practice", "the embedding changed after a step: False"),
+    # the book's loader replaces every Parameter: the optimiser holds none the model
+    # uses, and a step moves none of the model's tensors
+    ("book/tying_in_practice", "Parameters the optimiser holds that the model uses: 0 of 31"),
+    ("book/tying_in_practice", "tensors of the model that a step changed: 0 of 31"),
+    ("book/tying_in_practice", "Not one of the model's 31 tensors moved"),
+    # a KV cache the reader writes: the same tokens, faster
+    ("book/logits_to_text", "the same tokens: True"),
+    ("book/logits_to_text", "Both loops wrote the same 40 tokens"),
+    ("book/logits_to_text", "[1, 12, 4, 64]"),
+    # from logits to loss: by hand and with cross_entropy, near ln 50,257 untrained
+    ("book/loss", "loss by hand: 10.8308"),
+    ("book/loss", "cross_entropy: 10.8308"),
+    ("book/loss", "The loss of the untrained model is 10.8308"),
+    ("book/loss", "= 10.8249"),
+    ("book/loss", "loss before the step 2.4102, after 1.7235"),
+    # every assignment counted, its explain question too, from exercises/
+    ("book/homework", "sampling.ipynb (12 points: 10 automatic, 2 graded by hand)"),
+    ("book/homework", "The explain question"),
+    ("book/homework", "a temperature of 0 or below raises"),
+    ("book/homework", "its source is not yours to copy"),
+    ("book/instructors", "The release holds 3 assignments"),
+    ("book/instructors", "sampling 10 + 2 points"),
+    ("book/instructors", "Release logits-to-text and sampling"),
+    ("book/instructors", "Grading the explain questions"),
+    ("book/intro", "3 assignments (logits-to-text, parameters and sampling)"),
+    ("book/intro", "The checks are for practice: nothing records or grades them"),
     ("book/tying_in_practice", "the embedding now holds the file's head: True"),
     ("book/tying_in_practice", "safetensors"),
-    ("book/logits_to_text", "sampling repeats as well"),
-    ("book/logits_to_text", "The Curious Case of Neural Text Degeneration"),
-    ("book/logits_to_text", "draws ids [0, 1, 2]"),
+    ("book/sampling", "sampling repeats as well"),
+    ("book/sampling", "The Curious Case of Neural Text Degeneration"),
+    ("book/sampling", "draws ids [0, 1, 2]"),
     ("book/logits_to_text", "the cache must be rebuilt"),
     ("book/mistakes", "ValueError: input has 1030 tokens but context_length is 1024"),
     ("book/mistakes", "124,439,808"),
@@ -146,15 +170,15 @@ REQUIRED_TEXT = [
     ("book/tying_in_practice", "is_tied: False same memory: True"),
     ("book/tying_in_practice", "count_parameters: 6,533,632 (untied 6,533,632, tied 3,317,184)"),
     ("book/tying", "which transformers declares per class: true for GPT-2, false for Llama"),
-    ("book/logits_to_text", "Multiplying scores by s is a temperature of 1/s; naive tying "
-                            "widens the scores about 48 times, which makes the softmax as "
-                            "peaked as temperature 0.0208 would"),
+    ("book/sampling", "Multiplying scores by s is a temperature of 1/s; naive tying "
+                       "widens the scores about 48 times, which makes the softmax as "
+                       "peaked as temperature 0.0208 would"),
     ("book/intro", "python -m venv .venv"),
     ("book/intro", "pip install -e . matplotlib jupyterlab jupytext"),
     ("book/mistakes", "IndexError: index out of range in self"),
-    ("book/logits_to_text", "5 seeded draws with top-k = 1 give 1 distinct id"),
+    ("book/sampling", "5 seeded draws with top-k = 1 give 1 distinct id"),
     ("book/logits_to_text", "then one position for each new token after the first"),
-    ("book/logits_to_text", "tie_weights(copy.deepcopy(model))"),
+    ("book/sampling", "tie_weights(copy.deepcopy(model))"),
     ("book/output", "which slice of logits holds the scores"),
     ("book/intro", "counting from 0"),
     ("book/logits_to_text", "ch04/03_kv-cache"),
@@ -364,7 +388,7 @@ def test_the_homework_page_states_the_time_limits_the_grader_applies(site):
 
 
 CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
-            "book/logits_to_text"]
+            "book/logits_to_text", "book/sampling", "book/loss"]
 
 
 @pytest.mark.parametrize("page", CHAPTERS)
@@ -819,3 +843,15 @@ def test_screenshots_were_saved_for_every_chapter(browser, server):
         with Image.open(path) as shot:
             assert shot.size[0] == 1280 and shot.size[1] > 900, (name, shot.size)
 
+
+
+LONGEST_READ_MIN = 35
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_page_takes_longer_than_35_minutes_by_the_sites_own_estimate(site, page):
+    """The reading time at the top of each page (book/_ext/page_plan.py: words, code cells
+    and checks) is at most LONGEST_READ_MIN: a page that grows past it is split."""
+    stated = re.findall(r"About (\d+) minutes:", _visible_text(_page_html(site, page)))
+    assert stated, f"{page} states no reading time"
+    assert int(stated[0]) <= LONGEST_READ_MIN, f"{page}: about {stated[0]} minutes"

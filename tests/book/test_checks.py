@@ -9,6 +9,7 @@ The keys are read from the page itself (``data-check``), where the build wrote t
 ``gptcourse``.
 """
 
+import html
 import json
 import re
 
@@ -24,7 +25,7 @@ ROOT = Path(COURSE_ROOT).resolve()
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 PAGES = [TOC["root"]] + [chapter["file"] for chapter in TOC["chapters"]]
 CHAPTERS = ["book/output", "book/counting", "book/tying", "book/tying_in_practice",
-            "book/logits_to_text", "book/mistakes"]
+            "book/logits_to_text", "book/sampling", "book/loss", "book/mistakes"]
 
 
 def _open(browser, server, page_name):
@@ -155,7 +156,16 @@ TYPED = [
     ("book/logits_to_text", "check-cache-check", "103", "Right:"),
     ("book/logits_to_text", "check-cache-check", "104", "the last new token is never fed back"),
     ("book/mistakes", "check-q4-check", "1,598.78", "Right:"),
+    ("book/mistakes", "check-q4-check", "1599", "Right:"),      # MiB to 0.1 %
+    ("book/mistakes", "check-q4-check", "1676", "in MB"),
+    ("book/tying", "check-medium-mib-check", "196.3 MiB", "Right:"),
+    ("book/tying", "check-tied-count-check", "124M", "Nearly: that is the answer rounded"),
+    ("book/tying", "check-tied-count-check", "124.41 million", "Nearly"),
+    ("book/tying", "check-tied-count-check", "163 million", "untied count"),
+    ("book/counting", "check-ff-check", "1,181,184", "widens"),  # forgot to widen: 2d² + 2d
     ("book/mistakes", "check-q6-check", "4", "Right:"),
+    ("book/sampling", "check-stretch-check", "0.25", "Right:"),
+    ("book/sampling", "check-stretch-check", "4", "divides the scores"),
 ]
 
 
@@ -216,14 +226,15 @@ def test_a_page_of_checks_works_from_the_keyboard_alone(browser, server):
         spec = json.loads(parrot.get_attribute("data-check"))
         parrot.locator("xpath=preceding-sibling::p[1]").click()
         _tab_to(page, lambda f: f["check"] == "check-parrot-check" and f["type"] == "radio")
-        for _ in range(spec["mistakes"][0]["value"]):  # arrow keys move the choice
+        wrong = next(m for m in spec["mistakes"] if m["value"] > 0)  # the options are shuffled
+        for _ in range(wrong["value"]):  # arrow keys move the choice
             page.keyboard.press("ArrowDown")
         _tab_to(page, lambda f: f["check"] == "check-parrot-check" and f["tag"] == "button")
         page.keyboard.press(" ")
         said = parrot.locator(".course-check-feedback")
         page.wait_for_function("el => el.textContent.startsWith('Not quite')",
                                arg=said.element_handle(), timeout=WAIT_MS)
-        assert _text(spec["mistakes"][0]["feedback"]) in " ".join(said.inner_text().split())
+        assert _text(wrong["feedback"]) in " ".join(said.inner_text().split())
         summary = _tab_to(page, lambda f: f["check"] == "check-parrot-check"
                           and f["tag"] == "summary")
         assert summary["text"].strip() == "Show the answer"
@@ -273,3 +284,20 @@ def test_without_its_script_a_check_still_offers_its_answer(browser, server):
     finally:
         page.unroute("**/checks.js*")
         page.close()
+
+
+def test_the_answers_of_choice_checks_sit_in_different_places(site):
+    """Each choice check shows its options in an order of its own (shuffled from its key),
+    so across the site the right option is not always first: it sits in at least two
+    places, and no place holds more than half of the answers."""
+    places = {}
+    for page_name in PAGES:
+        markup = (site / f"{page_name}.html").read_text(encoding="utf-8")
+        for data in re.findall(r'data-check="([^"]*)"', markup):
+            spec = json.loads(html.unescape(data))
+            if spec["kind"] == "choice":
+                assert 0 <= spec["answer"] < len(spec["choices"])
+                places[f"{page_name}: {spec['right']}"] = spec["answer"]
+    assert len(places) >= 10, places
+    counts = [list(places.values()).count(place) for place in set(places.values())]
+    assert len(counts) >= 2 and max(counts) <= len(places) / 2, places

@@ -54,8 +54,8 @@ def test_the_index_holds_every_chapter_and_no_other_page(site):
 @pytest.mark.parametrize("words,page", [
     ("weight tying", "book/tying.html"),
     ("drop_shortcut", "book/counting.html"),       # only in a code cell's output
-    ("nucleus sampling", "book/logits_to_text.html"),
-    ("Wharton", "book/logits_to_text.html"),       # the new section on the trained model
+    ("nucleus sampling", "book/sampling.html"),
+    ("Wharton", "book/sampling.html"),             # the section on the trained model
 ])
 def test_the_search_page_finds_the_words_of_a_chapter_offline(browser, server, words, page):
     """search.html?q=... lists the chapter that holds the words, with them marked, and
@@ -90,7 +90,7 @@ def test_every_pages_search_dialog_leads_to_the_full_text_results(browser, serve
         found = _results(tab)
     finally:
         tab.close()
-    assert "/book/logits_to_text.html" in found, found
+    assert "/book/sampling.html" in found, found
     assert _foreign(requests) == []
     assert errors == [], errors
 

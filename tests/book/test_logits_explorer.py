@@ -1,6 +1,6 @@
 """The logits explorer shows what sample_next_token does with the logits it holds.
 
-The page (logits_to_text) stores, for each distribution, last-position logits rounded to
+The page (sampling) stores, for each distribution, last-position logits rounded to
 float16, the text of the tokens it may show, and the ids that the page's ``draw`` drew for
 every setting of its controls when the page was built. This test reads that data back
 from the built page and, for a fixed sample of the grid's settings and every
@@ -60,7 +60,7 @@ def explorer(browser, server):
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.goto(f"{server}/book/logits_to_text.html", wait_until="networkidle")
+    page.goto(f"{server}/book/sampling.html", wait_until="networkidle")
     page.wait_for_selector("#logits-explorer[data-ready=true]", timeout=WAIT_MS)
     yield page
     page.close()
@@ -220,12 +220,9 @@ def test_the_distributions_are_the_pages_models(data):
         assert distribution["tokens"][str(top)] == top_text == repr(tokenizer.decode([top]))
         for i, text in distribution["tokens"].items():
             assert text == repr(tokenizer.decode([int(i)])), i
-    sys.path.insert(0, str(ROOT / "book"))
-    try:
-        from _data.train_small_gpt import load_small_gpt, to_model_ids, to_text
-    finally:
-        sys.path.remove(str(ROOT / "book"))
-    model, vocab = load_small_gpt(ROOT / "book" / "_data")
+    from gptcourse.story import load_small_gpt, to_model_ids, to_text
+
+    model, vocab = load_small_gpt()
     with torch.no_grad():
         expected = model(to_model_ids("He laughed", vocab, tokenizer))[:, -1, :]
     stored = _logits(by_name["story"])

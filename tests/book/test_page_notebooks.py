@@ -85,3 +85,68 @@ def test_the_downloaded_page_runs_without_myst_nb(page):
               if output.get("output_type") == "error"]
     assert errors == []
     assert all(cell.get("execution_count") for cell in code_cells), "a cell did not run"
+
+
+# --- wherever it lands: an empty folder, the students' wheel --------------------------
+
+# The homework and instructors pages read the course's own files (exercises/, the grader's
+# settings), and say so on the page; every chapter runs anywhere.
+NEEDS_A_COPY_OF_THE_COURSE = {"book/homework", "book/instructors"}
+CHAPTERS = [page for page in PAGES if page not in NEEDS_A_COPY_OF_THE_COURSE]
+# A plain Jupyter's: the course package from its wheel, matplotlib for the figures, and
+# what runs a notebook (nbclient, ipykernel); nothing of the site's build, no myst_nb.
+JUPYTER = ("torch", "numpy", "tiktoken", "matplotlib", "ipykernel", "nbclient")
+
+RUN_ANYWHERE = '''
+import sys
+import nbformat
+from nbclient import NotebookClient
+
+notebook = nbformat.read(sys.argv[1], as_version=4)
+notebook.cells.append(nbformat.v4.new_code_cell(
+    "import gptcourse, os\\n"
+    "assert gptcourse.__file__.startswith(os.environ['STUDENT_ENV']), gptcourse.__file__\\n"
+    "assert os.listdir('.') == [os.path.basename(sys.argv[1])], os.listdir('.')"
+    .replace("sys.argv[1]", repr(sys.argv[1]))))
+NotebookClient(notebook, timeout=900, kernel_name="python3",
+               resources={"metadata": {"path": "."}}).execute()
+print("--- every cell ran")
+'''
+
+
+@pytest.fixture(scope="module")
+def students_jupyter(tmp_path_factory):
+    """(python, env folder) of a fresh venv with the students' wheel of this checkout and
+    a plain Jupyter's packages (linked read-only), as a laptop or Colab has them."""
+    from testsupport.distributions import build_wheel, fresh_environment, project_copy
+
+    folder = tmp_path_factory.mktemp("students-jupyter")
+    project = project_copy(str(folder / "project"), "pyproject.toml", "README.md", "src")
+    wheel = build_wheel(project, str(folder / "dist"))
+    with pytest.MonkeyPatch.context() as patch:  # pip must not find this checkout's copy
+        patch.delenv("PYTHONPATH", raising=False)
+        python, linked = fresh_environment(str(folder), wheel, shared=JUPYTER)
+    assert "gptcourse" not in linked and "myst_nb" not in linked, linked
+    return python, str(folder / "env")
+
+
+@pytest.mark.parametrize("page", CHAPTERS)
+def test_the_pages_notebook_runs_alone_in_an_empty_folder_with_only_the_wheel(
+        page, students_jupyter, tmp_path):
+    """book/<page>.ipynb, the notebook Binder, Colab and the published bundle hold, copied
+    alone into an empty folder outside the course, runs top to bottom where only the
+    students' wheel, matplotlib and Jupyter are installed: every file a page reads is
+    the package's own."""
+    import shutil
+    import subprocess
+
+    python, env_folder = students_jupyter
+    folder = tmp_path / "anywhere"
+    folder.mkdir()
+    notebook = shutil.copy(ROOT / f"{page}.ipynb", folder)
+    env = {key: value for key, value in KERNEL_ENV.items() if not key.startswith("PYTHON")}
+    env["STUDENT_ENV"] = env_folder
+    done = subprocess.run([python, "-c", RUN_ANYWHERE, os.path.basename(notebook)], cwd=folder,
+                          env=env, capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
+    assert done.stdout.splitlines()[-1] == "--- every cell ran"

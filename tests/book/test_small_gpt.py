@@ -8,7 +8,9 @@ training takes a minute or more) and must record the first of the committed loss
 committed weights, ``small_gpt.pt``, are the end of that run: measured again on the
 story's training and validation parts, they give the last losses it recorded, to within
 what storing them as float16 moves (a few 1e-5; the last steps of training move the
-losses by far more). The tolerances leave room for another CPU's rounding.
+losses by far more). The tolerances leave room for another CPU's rounding. The committed
+files are the course package's (``src/gptcourse/assets``), which ``gptcourse.story``
+loads (tests/package/test_story.py).
 """
 
 import json
@@ -22,8 +24,8 @@ import torch
 from testsupport.course import ROOT as COURSE_ROOT
 
 ROOT = Path(COURSE_ROOT).resolve()
-DATA = ROOT / "book" / "_data"
-SCRIPT = DATA / "train_small_gpt.py"
+DATA = ROOT / "src" / "gptcourse" / "assets"   # where the script writes the model
+SCRIPT = ROOT / "book" / "_data" / "train_small_gpt.py"
 PREFIX_STEPS = 60                # three of the committed evaluations after the first
 LOSS_TOLERANCE = 1e-4            # a loss of the run again against the committed one
 LAST_LOSS_TOLERANCE = 1e-3       # the committed float16 weights against the last losses
@@ -31,11 +33,11 @@ TRAINING_TIMEOUT_S = 1200        # generous: the machine may be busy
 
 
 def _load_script():
-    sys.path.insert(0, str(DATA.parent))
+    sys.path.insert(0, str(SCRIPT.parent.parent))
     try:
         from _data import train_small_gpt
     finally:
-        sys.path.remove(str(DATA.parent))
+        sys.path.remove(str(SCRIPT.parent.parent))
     return train_small_gpt
 
 
@@ -118,35 +120,3 @@ def test_the_model_learned_the_story_and_then_learned_it_by_heart():
     assert 0 < lowest < len(val) - 1
     assert val[lowest] < val[0] - 1.5
     assert val[-1] > val[lowest] + 0.5
-
-
-def test_the_model_loads_and_its_vocabulary_is_the_storys():
-    """The loaded model has the story's tokens as its vocabulary and runs in float32."""
-    script = _load_script()
-    from gptcourse import get_tokenizer
-
-    tokenizer = get_tokenizer()
-    model, gpt2_ids = script.load_small_gpt()
-    story = tokenizer.encode((DATA / "the-verdict.txt").read_text(encoding="utf-8"))
-    assert gpt2_ids == sorted(set(story))
-    assert model.cfg["vocab_size"] == len(gpt2_ids)
-    idx = script.to_model_ids("I had always thought", gpt2_ids, tokenizer)
-    assert script.to_text(idx, gpt2_ids, tokenizer) == "I had always thought"
-    with torch.no_grad():
-        logits = model(idx)
-    assert logits.dtype == torch.float32 and logits.shape == (1, 4, len(gpt2_ids))
-
-
-def test_a_prompt_with_a_token_the_story_lacks_is_refused_by_name():
-    """'Hello' never occurs in the story: the error names it rather than a bare KeyError."""
-    script = _load_script()
-    from gptcourse import get_tokenizer
-
-    _, gpt2_ids = script.load_small_gpt()
-    with pytest.raises(ValueError, match="'Hello' .* never occurs in the story"):
-        script.to_model_ids("Hello, I am", gpt2_ids, get_tokenizer())
-
-
-def test_the_weights_file_stays_small():
-    """Under 2 MiB: float16 weights and the story's vocabulary instead of GPT-2's."""
-    assert (DATA / "small_gpt.pt").stat().st_size < 2 * 1024**2

@@ -48,7 +48,7 @@ def _search_results(page):
 
 
 STATES = {
-    "the explorer with tokens cut": ("book/logits_to_text.html", _explorer_cut),
+    "the explorer with tokens cut": ("book/sampling.html", _explorer_cut),
     "the calculator refusing a configuration": ("book/counting.html", _calculator_error),
     "the search page with results": ("search.html?q=temperature", _search_results),
 }

@@ -42,6 +42,10 @@ def test_the_students_wheel_holds_gptcourse_and_its_assets_and_no_module_of_the_
     assert packages == {"gptcourse"}
     assert "gptcourse/__init__.py" in files and "gptcourse/model.py" in files
     assert any(name.startswith("gptcourse/assets/") for name in files)
+    # the small trained GPT of the pages, its text and its losses: pages run anywhere
+    assert {"gptcourse/story.py", "gptcourse/assets/small_gpt.pt",
+            "gptcourse/assets/small_gpt_losses.json", "gptcourse/assets/the-verdict.txt",
+            "gptcourse/assets/the-verdict.txt.LICENSE"} <= set(files)
     assert not [name for name in files if name.startswith("grader/") or "/grader/" in name]
 
 

@@ -82,6 +82,13 @@ STUDENTS = {
             my_kept_ids = [[int(i) for i in np.flatnonzero(np.isfinite(row))] for row in kept]
             """),
     }),
+    # a correct softmax computed in float64: the checks compare it as float32
+    "softmax_in_float64": Student(total=10, answers={
+        "softmax_with_temperature_answer": source("""
+            def softmax_with_temperature(logits, temperature):
+                return torch.softmax(logits.double() / temperature, dim=-1)
+            """),
+    }),
     # the scores multiplied by the temperature: the probabilities still sum to 1
     "temperature_multiplied": Student(total=8, answers={
         "softmax_with_temperature_answer": source("""
