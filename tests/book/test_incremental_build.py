@@ -28,7 +28,8 @@ def test_make_book_with_nothing_changed_builds_nothing(site):
 
 @pytest.mark.parametrize("changed", [
     "book/output.md",                           # a page
-    "book/_data/small_gpt.pt",                  # what a page reads
+    "src/gptcourse/assets/small_gpt.pt",        # what a page reads
+    "book/_data/train_small_gpt.py",            # what made it
     "_toc.yml", "_config.yml", "nbgrader_config.py",
     "src/gptcourse/model.py",                   # the course's package
     "exercises/parameters/parameters.ipynb",    # a released notebook the homework page links
