@@ -147,7 +147,7 @@ def format_report(report):
                      "feed-forward and norms have theirs")
     full = report.kv_cache_bytes_full_context
     lines.append(f"KV cache: {report.kv_cache_bytes_per_token:,} bytes per token "
-                 f"(2 x {cfg['n_layers']} layers x {cfg['emb_dim']} x {report.dtype.itemsize} bytes), "
+                 f"(2 × {cfg['n_layers']} layers × {cfg['emb_dim']} × {report.dtype.itemsize} bytes), "
                  f"{full:,} bytes ({full / MIB:,.2f} MiB) at the full context of "
                  f"{cfg['context_length']:,} tokens, in {dtype}")
     return "\n".join(lines)

@@ -70,7 +70,7 @@ def test_a_tied_course_checkpoint_reports_every_figure(tmp_path, tiny_config):
         *TINY_HEAD["shared"],
         "biases: none on query, key and value; the output projection, feed-forward and norms "
         "have theirs",
-        "KV cache: 192 bytes per token (2 x 2 layers x 12 x 4 bytes), 1,536 bytes (0.00 MiB) at "
+        "KV cache: 192 bytes per token (2 × 2 layers × 12 × 4 bytes), 1,536 bytes (0.00 MiB) at "
         "the full context of 8 tokens, in float32, 4 bytes a value",
     ]
 
@@ -127,7 +127,7 @@ def test_a_safetensors_file_of_gpt2s_names_in_float16(tmp_path, tiny_config):
     assert lines[lines.index("parameters: 6,216 untied, 5,052 tied") + 1:][:2] == TINY_HEAD["missing"]
     assert ("biases: query, key and value have biases (72 values, as in GPT-2); the output "
             "projection, feed-forward and norms too") in lines
-    assert lines[-1] == ("KV cache: 96 bytes per token (2 x 2 layers x 12 x 2 bytes), 768 bytes "
+    assert lines[-1] == ("KV cache: 96 bytes per token (2 × 2 layers × 12 × 2 bytes), 768 bytes "
                          "(0.00 MiB) at the full context of 8 tokens, in float16, 2 bytes a value")
 
 
@@ -173,7 +173,7 @@ def test_a_124m_header_of_the_courses_names_gives_the_reference_counts(tmp_path,
                            "  drop_rate: 0.1 (GPT-2's; a file holds no dropout rate)"]
     assert lines[10] == "parameters: 163,009,536 untied, 124,412,160 tied"
     assert lines[11:13] == TINY_HEAD["shared"]
-    assert lines[-1] == ("KV cache: 73,728 bytes per token (2 x 12 layers x 768 x 4 bytes), "
+    assert lines[-1] == ("KV cache: 73,728 bytes per token (2 × 12 layers × 768 × 4 bytes), "
                          "75,497,472 bytes (72.00 MiB) at the full context of 1,024 tokens, "
                          "in float32, 4 bytes a value")
 
