@@ -3,7 +3,6 @@ only once no student can still hand it in for points under the course's late pol
 own due date, then their late days left, or the days until a percentage per day has taken
 everything), or despite the students an instructor names; hidden tests never."""
 
-import copy
 import dataclasses
 import datetime
 import os
@@ -18,12 +17,9 @@ from grader.publish.solutions_policy import (RECORD_FILE, assignments_with_publi
 from grader.recording import PointsWindow, apply_extensions, points_windows, set_due_date
 from grader.recording.solutions_record import read_record, record_release
 from grader.settings import CourseError, load
+from testsupport.late_policy import DUE, EARLIER, UTC, ZERO, at, under
 from testsupport.tiny_course import ASSIGNMENT, HIDDEN_MARK
 
-UTC = datetime.timezone.utc
-DUE = datetime.datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # the class's due date
-EARLIER = "tiny-0"  # an assignment due a week before, which alice handed in 25 hours late
-ZERO = {"LateSubmissionPlugin.penalty_method": "zero"}  # the course's own
 BUDGET = {"AssignLatePenalties.plugin_class": "grader.plugins.late.LateDayBudget",
           "LateDayBudget.days": 5, "LateSubmissionPlugin.penalty_method": "zero"}
 PERCENT = {"AssignLatePenalties.plugin_class": "grader.plugins.late.PercentPerDay",
@@ -32,20 +28,6 @@ FLOOR = {**PERCENT, "PercentPerDay.floor_percent": 20.0}
 BUDGET_WORDS = ("each student has 5 late days for the whole course, spent in due-date order, "
                 "a whole day for each part of a day late; lateness they do not cover: a "
                 "notebook handed in after its due date scores 0, a minute late or days late")
-
-
-def at(days=0, hours=0):
-    """DUE moved by so many days and hours."""
-    return DUE + datetime.timedelta(days=days, hours=hours)
-
-
-def under(settings, policy):
-    """The course's settings with `policy` ({"Section.trait": value}) in its configuration."""
-    config = copy.deepcopy(settings.config)
-    for name, value in policy.items():
-        section, trait = name.split(".")
-        setattr(config[section], trait, value)
-    return dataclasses.replace(settings, config=config)
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,6 @@
 an extension that lets a student earn points after that moment is refused, the whole file with
 it, naming the student, the assignment and the moment; told to, it is applied with a warning."""
 
-import copy
-import dataclasses
-import datetime
 
 import pytest
 from nbgrader.api import Gradebook, SubmittedAssignment
@@ -13,27 +10,12 @@ from grader.cli import main
 from grader.recording import apply_extensions, set_due_date
 from grader.recording.solutions_record import record_release
 from grader.settings import CourseError, load
+from testsupport.late_policy import EARLIER, ZERO, at, under
 from testsupport.tiny_course import ASSIGNMENT
 
-UTC = datetime.timezone.utc
-DUE = datetime.datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # the class's due date
-EARLIER = "tiny-0"  # due a week before; alice handed it in 25 hours late (2 late days)
-ZERO = {"LateSubmissionPlugin.penalty_method": "zero"}
 BUDGET = {"AssignLatePenalties.plugin_class": "grader.plugins.late.LateDayBudget",
           "LateDayBudget.days": 2, "LateSubmissionPlugin.penalty_method": "zero"}
 HEADER = "student_id,assignment,extra_hours,new_due,note\n"
-
-
-def at(days=0, hours=0):
-    return DUE + datetime.timedelta(days=days, hours=hours)
-
-
-def under(settings, policy):
-    config = copy.deepcopy(settings.config)
-    for name, value in policy.items():
-        section, trait = name.split(".")
-        setattr(config[section], trait, value)
-    return dataclasses.replace(settings, config=config)
 
 
 @pytest.fixture(scope="module")
