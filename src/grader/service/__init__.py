@@ -50,14 +50,14 @@ Other code hands a notebook in with
 `queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).
 """
 
-from .after_feedback import extensions_applied
-from .inbound import inbound_folder, take_inbound, watch_inbound
+from .after.after_feedback import extensions_applied
+from .queue.inbound import inbound_folder, take_inbound, watch_inbound
 from .listing import QUEUE_FIELDS, queue_record, queue_table
-from .loop import LEASE_SECONDS, Service, run_service
-from .records import (CheckRecord, JobSource, JobState, PushTarget, QueuedJob, ReleaseOutcome,
+from .queue.loop import LEASE_SECONDS, Service, run_service
+from .queue.records import (CheckRecord, JobSource, JobState, PushTarget, QueuedJob, ReleaseOutcome,
                       SourceKind)
-from .store import MAX_ATTEMPTS, Store, StoreError, course_store
-from .submitted import queue_submitted
+from .queue.store import MAX_ATTEMPTS, Store, StoreError, course_store
+from .queue.submitted import queue_submitted
 
 __all__ = ["CheckRecord", "JobSource", "JobState", "LEASE_SECONDS", "MAX_ATTEMPTS", "PushTarget",
            "QUEUE_FIELDS", "QueuedJob", "ReleaseOutcome", "Service", "SourceKind", "Store",

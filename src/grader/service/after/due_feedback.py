@@ -30,11 +30,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..safe_text import shown_id, writable
-from ..settings import HubTransport, Settings
+from ...safe_text import shown_id, writable
+from ...settings import HubTransport, Settings
 from .recorded import changed_since_sent, recorded_grades, settled_submissions
-from .records import JobState, QueuedJob, ReleaseOutcome
-from .store import FEEDBACK_SENT, Store, utc_now
+from ..queue.records import JobState, QueuedJob, ReleaseOutcome
+from ..queue.store import FEEDBACK_SENT, Store, utc_now
 
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's release reads
 RETRY_SECONDS = 60.0  # a release that failed is tried again after this long

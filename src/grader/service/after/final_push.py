@@ -24,12 +24,12 @@ import datetime
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
-from ..safe_text import shown_id
-from ..settings import CourseError, Settings
+from ...safe_text import shown_id
+from ...settings import CourseError, Settings
 from .due_feedback import due_dates, feedback_due, ready_hand_ins
 from .recorded import changed_since_sent, recorded_grades, settled_submissions
-from .records import PushTarget, QueuedJob
-from .store import Store, utc_now
+from ..queue.records import PushTarget, QueuedJob
+from ..queue.store import Store, utc_now
 
 RETRY_SECONDS = 60.0  # a push that failed is tried again after this long
 

@@ -22,20 +22,20 @@ import sys
 import threading
 from collections.abc import Mapping
 
-from ..dask_tls import TLS_FOLDER
-from ..engines import EngineBroken, HandInQueue, engine
-from ..plan import HandIn, refusal, refused_result
-from ..recording import Writer
-from ..results import CheckStatus, StudentResult, StudentStatus
-from ..safe_text import writable
-from ..settings import GradingService, Settings
-from ..worker import (Assignment, Job, close_templates, prepare_machine, private_work_root,
+from ...dask_tls import TLS_FOLDER
+from ...engines import EngineBroken, HandInQueue, engine
+from ...plan import HandIn, refusal, refused_result
+from ...recording import Writer
+from ...results import CheckStatus, StudentResult, StudentStatus
+from ...safe_text import writable
+from ...settings import GradingService, Settings
+from ...worker import (Assignment, Job, close_templates, prepare_machine, private_work_root,
                       read_job, remove_left_overs)
-from .due_feedback import DueFeedback, release_at_due
-from .final_push import FinalPush, Pusher, chosen_pusher
+from ..after.due_feedback import DueFeedback, release_at_due
+from ..after.final_push import FinalPush, Pusher, chosen_pusher
 from .inbound import POLL_SECONDS, checks_owner, inbound_folder
 from .queue_health import QueueHealth, watch_inbound_while_answered
-from .recorded import graded_against_earlier
+from ..after.recorded import graded_against_earlier
 from .release_watch import (ReleaseWatch, release_digest, release_folder, released_assignments,
                             watch_releases)
 from .records import CheckRecord, JobState, PushTarget, QueuedJob
