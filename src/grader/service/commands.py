@@ -32,11 +32,12 @@ from ..settings import GradingService, HubTransport, ServicePage, Settings, load
 from .after.after_feedback import extensions_applied
 from .after.final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
-from .queue.loop import LEASE_SECONDS, run_service
+from .queue.loop import LEASE_SECONDS
 from .after.recorded import recorded_jobs
 from .queue.release_watch import current_release
 from .queue.status import any_warm, host_prefix, services, status_lines
 from .queue.store import course_store
+from .serving import run_service
 from .student_commands import STUDENT_COMMANDS, add_student_commands
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
