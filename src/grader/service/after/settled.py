@@ -53,7 +53,8 @@ class SettledGrades:
     def tick(self, now: datetime.datetime | None = None) -> list[str]:
         """One look: `settled` emitted for each hand-in newly final, then every reader's
         turn; a reader that fails is said once (until it works again), the others go on."""
-        look = Look.taken(self.settings, self.store, self.assignments, now)
+        with self.hub.ordering:  # a hand-in recorded now is read with its `graded` emitted
+            look = Look.taken(self.settings, self.store, self.assignments, now)
         self.looks += 1
         ready = ready_hand_ins(look.jobs, self.settled)
         for job in feedback_due(ready.values(), self.settled, look.dues(), look.now) if ready \

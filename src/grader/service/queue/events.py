@@ -52,6 +52,9 @@ class EventHub:
     def __init__(self) -> None:
         self.handlers: dict[GradeEvent, list[Handler]] = {event: [] for event in GradeEvent}
         self.lock = threading.Lock()  # the loop's threads and the poller emit
+        # held while a hand-in is recorded and `graded` emitted, and while the poller reads
+        # the queue: so `settled` never comes before `graded`
+        self.ordering = threading.RLock()
 
     def subscribe(self, event: GradeEvent, handler: Handler) -> None:
         """Call `handler` with each `event` from now on."""

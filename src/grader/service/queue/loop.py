@@ -308,12 +308,13 @@ class Service:
         release = release_digest(self.prepared[job.assignment].instructor_texts)
         refused = result.status == StudentStatus.REFUSED
         state = JobState.REFUSED if refused else JobState.GRADED
-        self.finish(job, state, result.points, result.max_points, check_records(result),
-                    "; ".join(result.notes) if refused else "", release)
-        if not job.is_check:  # in the gradebook now (a check never is)
-            self.hub.emit(GradeEvent.GRADED, dataclasses.replace(
-                job, state=state, score=result.points, max_score=result.max_points,
-                checks=check_records(result)))
+        with self.hub.ordering:
+            self.finish(job, state, result.points, result.max_points, check_records(result),
+                        "; ".join(result.notes) if refused else "", release)
+            if not job.is_check:  # in the gradebook now (a check never is)
+                self.hub.emit(GradeEvent.GRADED, dataclasses.replace(
+                    job, state=state, score=result.points, max_score=result.max_points,
+                    checks=check_records(result)))
 
     def finish_check(self, claimed: Claimed, result: StudentResult) -> None:
         """A check's result kept on its job alone: what the student sees, nothing graded."""
