@@ -11,6 +11,11 @@ nothing more is claimed, the jobs not handed out yet go back to the queue
 (their leases released), the gradings in flight finish and are recorded, and
 the work folders are removed. A service killed outright leaves leases that run
 out, or that the next service on this machine takes back at once.
+
+Each hand-in recorded in the gradebook is announced on the service's `EventHub`
+(`graded`, events.py); the add-ons given (service/after/: the feedback and the
+pushes) run beside the loop and are told each set of releases it grades against.
+``serving.py`` assembles them (`run_service`); this module imports no other room.
 """
 
 import dataclasses
