@@ -12,7 +12,7 @@ against told to it as the loop prepares them.
 
 import datetime
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from ...settings import GradingService, Settings
@@ -20,7 +20,8 @@ from ...worker import Assignment
 from ..queue.events import EventHub, GradeEvent
 from ..queue.records import PushTarget
 from ..queue.store import Store
-from .due_feedback import DueFeedback, Look, feedback_due, ready_hand_ins, release_at_due
+from .due_feedback import (DueFeedback, Look, RunCommand, feedback_due, ready_hand_ins,
+                           release_at_due, run_nbgrader)
 from .final_push import FinalPush, Pusher, chosen_pusher
 from .recorded import graded_against_earlier
 
@@ -87,13 +88,12 @@ class AfterGrading:
 
     def __init__(self, settings: Settings, store: Store, hub: EventHub,
                  pushers: Mapping[str, Pusher] | None = None,
-                 run: Callable[..., tuple[int, str]] | None = None):
+                 run: RunCommand = run_nbgrader):
         chosen = GradingService(config=settings.config)
         self.store, self.every = store, chosen.feedback_check_seconds
         readers: list[Reader] = []
         if chosen.release_feedback_at_due:
-            readers.append(DueFeedback(settings, store, (), hub=hub) if run is None
-                           else DueFeedback(settings, store, (), run, hub))
+            readers.append(DueFeedback(settings, store, (), run, hub))
         push = chosen_pusher(chosen.push_final_grades, pushers or {})
         if push is not None:
             readers.append(FinalPush(settings, store, (), PushTarget(chosen.push_final_grades),
