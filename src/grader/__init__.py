@@ -29,12 +29,15 @@ Top floor, the instructor's commands:
 - ``regrade/``: a class graded again after a check changed: a dry run that shows who
   changes (and which regrade requests that answers) and writes only its record,
   then exactly those students recorded again, their feedback saying why.
-- ``service/``: hand-ins graded as they arrive (``python -m grader serve``): the
+- ``service/``: hand-ins graded as they arrive (``python -m grader serve``), in three
+  rooms that import one way (the page -> after-grading -> the queue). ``queue/``: the
   durable queue (`Store`: bytes stored by their SHA-256, then a `QueuedJob` row in
   SQLite or in the gradebook's PostgreSQL, claimed under a lease; where it came from a
   `JobSource`, how its feedback went out a `ReleaseOutcome`), the exchange watched,
-  one warm engine per release (a new release switched to while it runs), each
-  student's feedback released at their due date.
+  one warm engine per release (a new release switched to while it runs) and the
+  events add-ons hang on (`EventHub`: graded, settled, released). ``after/``: one
+  poller of settled grades, each student's feedback released at their due date and
+  their grade pushed once final. The students' page and the commands beside them.
 - ``dask_tls.py``: the Dask cluster's TLS: the certificates of `make dask-certs`,
   what the grader connects with, a tcp:// address refused unless allowed.
 

@@ -27,7 +27,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.service import JobState, course_store
-from grader.service.inbound import POLL_SECONDS
+from grader.service.queue.inbound import POLL_SECONDS
 from testsupport.course import nbgrader_env
 from testsupport.postgres import TemporaryPostgres
 from testsupport.left_behind import ProcessTree, grader_cgroups, still_running, temporary_things

@@ -64,7 +64,7 @@ def test_the_grader_wheel_builds_and_holds_its_wings_and_the_feedback_template(t
 # the grader's command modules, a plain answer decoded, then a tensor sent and decoded
 WITHOUT_TORCH_UNTIL_A_TENSOR = """
 import json, sys
-import grader.cli, grader.engines, grader.service, grader.service.loop, grader.worker
+import grader.cli, grader.engines, grader.service, grader.service.queue.loop, grader.worker
 from grader.checks import decode
 from grader.checks.values import mirror_changes
 from grader.sandbox.inside.encoding import Encoder

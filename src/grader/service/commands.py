@@ -29,14 +29,15 @@ from collections.abc import Callable, Mapping
 from ..recording import EXTENSIONS_FILE
 from ..sandbox import require_sandbox
 from ..settings import GradingService, HubTransport, ServicePage, Settings, load
-from .after_feedback import extensions_applied
-from .final_push import PushSetupError, Pusher, chosen_pusher
+from .after.after_feedback import extensions_applied
+from .after.final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
-from .loop import LEASE_SECONDS, run_service
-from .recorded import recorded_jobs
-from .release_watch import current_release
-from .status import any_warm, host_prefix, services, status_lines
-from .store import course_store
+from .queue.loop import LEASE_SECONDS
+from .after.recorded import recorded_jobs
+from .queue.release_watch import current_release
+from .queue.status import any_warm, host_prefix, services, status_lines
+from .queue.store import course_store
+from .serving import run_service
 from .student_commands import STUDENT_COMMANDS, add_student_commands
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it

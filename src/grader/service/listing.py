@@ -5,20 +5,12 @@ regrade, a batch run, a manual grade or a late penalty, the same as the gradeboo
 `recorded`, with the late penalty taken off; every other shows what the grader gave it.
 """
 
-import datetime
-
-from .recorded import RecordedGrade
-from .records import QueuedJob
+from .after.recorded import RecordedGrade
+from .queue.records import QueuedJob
+from .queue.status import iso_utc
 
 QUEUE_FIELDS = ("student", "assignment", "kind", "state", "attempts", "arrived", "graded",
                 "score", "max_score", "late_penalty", "recorded", "release", "release_current")
-
-
-def iso_utc(moment: datetime.datetime | None) -> str | None:
-    """A UTC moment in ISO 8601 (2026-12-01T16:59:00Z); None stays None."""
-    if moment is None:
-        return None
-    return moment.astimezone(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def queue_record(job: QueuedJob, grade: RecordedGrade | None = None, release: str = "",

@@ -28,7 +28,7 @@ from ..settings import HubTransport, Settings
 from .over_http import (check_files, hand_in_files, notebook_names, released_feedback,
                         released_notebooks)
 from .page_http import FeedbackHandler, HttpPageHandler
-from .store import Store
+from .queue.store import Store
 
 
 def encoded(files: dict[str, bytes]) -> dict[str, str]:

@@ -18,8 +18,8 @@ from ..safe_text import quoted, shown
 from ..sandbox import require_sandbox
 from ..settings import load
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .records import JobState
-from .store import course_store
+from .queue.records import JobState
+from .queue.store import course_store
 
 
 def add_student_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"

@@ -14,11 +14,11 @@ import pytest
 from nbgrader.api import Gradebook
 
 from grader.recording import apply_extensions, set_due_date
-from grader.service.after_feedback import extensions_applied
-from grader.service.due_feedback import DueFeedback, due_dates, feedback_due, for_students
-from grader.service.final_push import FinalPush, PushSetupError, chosen_pusher
-from grader.service.records import ReleaseOutcome
-from grader.service.store import CheckRecord, JobState, Store
+from grader.service.after.after_feedback import extensions_applied
+from grader.service.after.due_feedback import DueFeedback, due_dates, feedback_due, for_students
+from grader.service.after.final_push import FinalPush, PushSetupError, chosen_pusher
+from grader.service.queue.records import ReleaseOutcome
+from grader.service.queue.store import CheckRecord, JobState, Store
 from grader.settings import CourseError, load
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, record_grades
 
@@ -425,7 +425,7 @@ def test_make_extensions_says_when_an_extension_comes_after_the_feedback_went_ou
 def test_a_look_that_keeps_failing_is_said_once_and_its_return_once(capsys):
     import threading
 
-    from grader.service.due_feedback import release_at_due
+    from grader.service.after.due_feedback import release_at_due
 
     stop = threading.Event()
     outcomes = iter([OSError("the database restarts\nSQL: SELECT ..."), OSError("refused"),

@@ -7,7 +7,7 @@ import pwd
 import time
 
 from grader.service import JobState, Store, take_inbound
-from grader.service.queue_database import QueueUnreachable
+from grader.service.queue.queue_database import QueueUnreachable
 from testsupport.service import exchange_submit
 
 NOTEBOOK = b'{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'

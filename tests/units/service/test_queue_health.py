@@ -6,9 +6,9 @@ import threading
 import pytest
 
 from grader.service import Store
-from grader.service import queue_health
-from grader.service.queue_database import QueueUnreachable
-from grader.service.queue_health import QueueHealth
+from grader.service.queue import queue_health
+from grader.service.queue.queue_database import QueueUnreachable
+from grader.service.queue.queue_health import QueueHealth
 
 
 @pytest.fixture

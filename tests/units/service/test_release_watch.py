@@ -8,8 +8,8 @@ import threading
 
 import nbformat
 
-from grader.service.release_watch import released_assignments
-from grader.service.release_watch import (ReleaseWatch, release_agrees, release_fingerprints,
+from grader.service.queue.release_watch import released_assignments
+from grader.service.queue.release_watch import (ReleaseWatch, release_agrees, release_fingerprints,
                                           release_folder, watch_releases)
 from grader.settings import load
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK
@@ -120,8 +120,8 @@ def test_solutions_that_differ_from_the_release_hold_the_switch_and_keep_the_ear
 
 def test_a_hand_in_of_an_assignment_released_since_goes_back_and_ends_the_release(
         tiny_course, tmp_path):
-    from grader.service.loop import Service
-    from grader.service.store import JobState, Store
+    from grader.service.queue.loop import Service
+    from grader.service.queue.store import JobState, Store
 
     store = Store(str(tmp_path / "queue.db"))
     service = Service(load(tiny_course), store)

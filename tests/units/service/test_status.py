@@ -12,7 +12,7 @@ import pytest
 
 from grader.cli import main
 from grader.service import MAX_ATTEMPTS, Store, course_store
-from grader.service.status import (ServiceState, announce, begin, host_prefix, seen, services,
+from grader.service.queue.status import (ServiceState, announce, begin, host_prefix, seen, services,
                                    stop_the_gone)
 
 HERE = host_prefix()

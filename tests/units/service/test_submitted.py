@@ -7,7 +7,7 @@ import datetime
 import os
 
 from grader.service import JobSource, JobState, QueuedJob
-from grader.service.submitted import (ARRIVAL_TOLERANCE, TIMESTAMP_FORMAT, bounded_timestamp,
+from grader.service.queue.submitted import (ARRIVAL_TOLERANCE, TIMESTAMP_FORMAT, bounded_timestamp,
                                       checks_folder, place_in_submitted)
 from grader.settings import load
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK

@@ -13,7 +13,7 @@ from grader.publish.solutions_policy import RECORD_FILE
 from grader.recording import EXTENSIONS_FILE
 from grader.regrade.requests import REQUESTS_FILE
 from grader.service import course_store
-from grader.service.submitted import checks_folder
+from grader.service.queue.submitted import checks_folder
 from grader.settings import load
 from grader.similarity import write_similarity
 from grader.terms import is_term_state, student_work

@@ -17,8 +17,8 @@ import time
 
 from traitlets.config import Config
 
-from ..safe_text import shown
-from ..settings import Settings
+from ...safe_text import shown
+from ...settings import Settings
 from .queue_database import QueueUnreachable
 from .records import JobSource, SourceKind
 from .store import Store, StoreError

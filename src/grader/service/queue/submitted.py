@@ -22,9 +22,9 @@ import sys
 
 from nbgrader.utils import parse_utc
 
-from ..plan import HandIn
-from ..safe_text import shown
-from ..settings import Settings
+from ...plan import HandIn
+from ...safe_text import shown
+from ...settings import Settings
 from .inbound import inbound_files
 from .records import JobSource, QueuedJob, SourceKind
 from .store import Store, StoreError

@@ -11,6 +11,11 @@ nothing more is claimed, the jobs not handed out yet go back to the queue
 (their leases released), the gradings in flight finish and are recorded, and
 the work folders are removed. A service killed outright leaves leases that run
 out, or that the next service on this machine takes back at once.
+
+Each hand-in recorded in the gradebook is announced on the service's `EventHub`
+(`graded`, events.py); the add-ons given (service/after/: the feedback and the
+pushes) run beside the loop and are told each set of releases it grades against.
+``serving.py`` assembles them (`run_service`); this module imports no other room.
 """
 
 import dataclasses
@@ -20,31 +25,27 @@ import queue
 import shutil
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Sequence
 
-from ..dask_tls import TLS_FOLDER
-from ..engines import EngineBroken, HandInQueue, engine
-from ..plan import HandIn, refusal, refused_result
-from ..recording import Writer
-from ..results import CheckStatus, StudentResult, StudentStatus
-from ..safe_text import writable
-from ..settings import GradingService, Settings
-from ..worker import (Assignment, Job, close_templates, prepare_machine, private_work_root,
+from ...dask_tls import TLS_FOLDER
+from ...engines import EngineBroken, HandInQueue, engine
+from ...plan import HandIn, refusal, refused_result
+from ...recording import Writer
+from ...results import CheckStatus, StudentResult, StudentStatus
+from ...safe_text import writable
+from ...settings import GradingService, Settings
+from ...worker import (Assignment, Job, close_templates, prepare_machine, private_work_root,
                       read_job, remove_left_overs)
-from .due_feedback import DueFeedback, release_at_due
-from .final_push import FinalPush, Pusher, chosen_pusher
-from .inbound import POLL_SECONDS, checks_owner, inbound_folder
-from .queue_health import QueueHealth, watch_inbound_while_answered
-from .recorded import graded_against_earlier
+from .events import AddOn, EventHub, GradeEvent
+from .queue_health import QueueHealth
 from .release_watch import (ReleaseWatch, release_digest, release_folder, released_assignments,
                             watch_releases)
-from .records import CheckRecord, JobState, PushTarget, QueuedJob
+from .records import CheckRecord, JobState, QueuedJob
 from .status import ServiceState, announce, begin, host_prefix, seen, stop_the_gone
-from .store import Store, StoreError, course_store
+from .store import Store, StoreError
 from .submitted import place_in_submitted
 
 LEASE_SECONDS = 60.0  # a claimed job's lease, renewed every LEASE_SECONDS / 4
-STOP_SECONDS = 15.0  # after stop_seconds: the workers' own clean-up may take this, then it ends
 IDLE_SECONDS = 0.5  # the claimer's wait when the store has nothing to grade
 
 
@@ -80,9 +81,10 @@ class Service:
 
     def __init__(self, settings: Settings, store: Store, workers: int = 1,
                  scheduler: str | None = None, lease_seconds: float = LEASE_SECONDS,
-                 pushers: Mapping[str, Pusher] | None = None):
+                 hub: EventHub | None = None, add_ons: Sequence[AddOn] = ()):
         self.settings, self.store = settings, store
-        self.pushers = pushers or {}  # the pushes c.GradingService.push_final_grades may name
+        self.hub = hub or EventHub()  # `graded` emitted here, as each result is recorded
+        self.add_ons = list(add_ons)  # run beside the loop (service/after/: after-grading)
         self.workers, self.scheduler, self.lease_seconds = max(1, workers), scheduler, lease_seconds
         self.name = worker_name()
         self.held: dict[int, QueuedJob] = {}  # claimed and not finished, by job id
@@ -92,8 +94,6 @@ class Service:
         self.writing = threading.Lock()
         self.writers: dict[str, Writer] = {}
         self.prepared: dict[str, Assignment] = {}
-        self.due_feedback: DueFeedback | None = None
-        self.final_push: FinalPush | None = None
         self.looked_at: set[str] = set()  # the assignments of solutions/ when last prepared
         self.handed_in_for: set[str] = set()  # released since then, and handed in already
         self.ending = threading.Event()  # set: the releases graded now are left (a new one)
@@ -119,8 +119,8 @@ class Service:
         chosen = GradingService(config=self.settings.config)
         watch = ReleaseWatch(self.settings)
         threads = [threading.Thread(target=self.keep_leases, args=(stop,), name="heartbeat",
-                                    daemon=True), *self.feedback_thread(stop, chosen),
-                   *self.push_thread(stop, chosen)]
+                                    daemon=True),
+                   *(thread for add_on in self.add_ons for thread in add_on.threads(stop))]
         changed: list[str] = []  # the assignments whose new release is being prepared
         with private_work_root():
             try:
@@ -129,11 +129,8 @@ class Service:
                 while not stop.is_set():
                     self.looked_at = set(self.settings.assignments)
                     self.prepared = released_assignments(self.settings, self.prepared)
-                    for looking in (self.due_feedback, self.final_push):
-                        if looking is not None:
-                            looking.assignments = set(self.prepared)
-                    if changed:
-                        for line in graded_against_earlier(self.store, self.prepared, changed):
+                    for add_on in self.add_ons:
+                        for line in add_on.serving(self.prepared, changed):
                             print(f"serve: {line}", file=sys.stderr, flush=True)
                     self.grade_release(stop, watch, chosen.release_check_seconds, room)
                     changed = []
@@ -231,30 +228,6 @@ class Service:
         for worker in multiprocessing.active_children():
             worker.terminate()
 
-    def feedback_thread(self, stop: threading.Event, chosen: GradingService
-                        ) -> list[threading.Thread]:
-        """The thread that releases each student's feedback at their due date (due_feedback.py),
-        unless c.GradingService.release_feedback_at_due is off."""
-        if not chosen.release_feedback_at_due:
-            return []
-        self.due_feedback = DueFeedback(self.settings, self.store, self.prepared)
-        return [threading.Thread(target=release_at_due, name="feedback", daemon=True,
-                                 args=(self.due_feedback.tick, stop,
-                                       chosen.feedback_check_seconds))]
-
-    def push_thread(self, stop: threading.Event, chosen: GradingService
-                    ) -> list[threading.Thread]:
-        """The thread that pushes each student's grade to the LMS when it becomes final
-        (final_push.py), if c.GradingService.push_final_grades names a push."""
-        push = chosen_pusher(chosen.push_final_grades, self.pushers)
-        if push is None:
-            return []
-        self.final_push = FinalPush(self.settings, self.store, self.prepared,
-                                    PushTarget(chosen.push_final_grades), push)
-        return [threading.Thread(target=release_at_due, name="final grades", daemon=True,
-                                 args=(self.final_push.tick, stop, chosen.feedback_check_seconds,
-                                       "final grades to the LMS"))]
-
     def read(self, claimed: Claimed) -> Job:
         """The worker's Job of a claimed hand-in, read from submitted/ as the batch reads it."""
         return read_job(self.prepared[claimed.assignment], claimed.student,
@@ -338,12 +311,15 @@ class Service:
         """A job graded (or refused by the grader) finished with its result and the digest
         of the release it was graded against."""
         release = release_digest(self.prepared[job.assignment].instructor_texts)
-        if result.status == StudentStatus.REFUSED:
-            self.finish(job, JobState.REFUSED, result.points, result.max_points,
-                        check_records(result), "; ".join(result.notes), release)
-        else:
-            self.finish(job, JobState.GRADED, result.points, result.max_points,
-                        check_records(result), release=release)
+        refused = result.status == StudentStatus.REFUSED
+        state = JobState.REFUSED if refused else JobState.GRADED
+        with self.hub.ordering:
+            self.finish(job, state, result.points, result.max_points, check_records(result),
+                        "; ".join(result.notes) if refused else "", release)
+            if not job.is_check:  # in the gradebook now (a check never is)
+                self.hub.emit(GradeEvent.GRADED, dataclasses.replace(
+                    job, state=state, score=result.points, max_score=result.max_points,
+                    checks=check_records(result)))
 
     def finish_check(self, claimed: Claimed, result: StudentResult) -> None:
         """A check's result kept on its job alone: what the student sees, nothing graded."""
@@ -393,54 +369,3 @@ class Service:
             for job_id in held:
                 self.health.persist(lambda: self.store.heartbeat(job_id, self.name,
                                                                  self.lease_seconds))
-
-
-def run_service(settings: Settings, workers: int = 1, scheduler: str | None = None,
-                stop: threading.Event | None = None, lease_seconds: float = LEASE_SECONDS,
-                pushers: Mapping[str, Pusher] | None = None) -> str:
-    """What `python -m grader serve` runs: the exchange watched and the store's jobs graded
-    until `stop` is set; `pushers` are the LMS pushes c.GradingService.push_final_grades
-    may name. Returns why the service stopped on its own ('' when it was stopped)."""
-    stop = stop or threading.Event()
-    store = course_store(settings.data, settings.db_url,
-                         GradingService(config=settings.config).queue_busy_seconds)
-    service = Service(settings, store, workers, scheduler, lease_seconds, pushers)
-    service.health = QueueHealth(store, stop, settings.gradebook_retry_seconds)
-    watcher = threading.Thread(target=watch_inbound_while_answered,
-                               args=(service.health, inbound_folder(settings), stop,
-                                     POLL_SECONDS, checks_owner(settings.config)),
-                               name="exchange", daemon=True)
-    stopped = threading.Event()
-    guard = threading.Thread(target=stop_in_time, args=(service, stop, stopped),
-                             name="stop guard", daemon=True)
-    watcher.start()
-    guard.start()
-    why = "it failed"  # unless it returns
-    try:
-        service.serve(stop)
-        why = service.health.failure or "stopped"
-    finally:
-        stopped.set()
-        stop.set()
-        watcher.join(timeout=10)
-        service.announce(ServiceState.STOPPED, why)
-    return service.health.failure
-
-
-def stop_in_time(service: Service, stop: threading.Event, stopped: threading.Event) -> None:
-    """Once `stop` is set, give the service its stop_seconds to finish what is in flight;
-    past that, its jobs go back to the queue and its workers are stopped, each ending its
-    student's sandbox and removing its cgroups, and the service ends as usual. If even that
-    does not end it within STOP_SECONDS, the process ends outright (its workers and their
-    sandboxes die with it; the next start removes their folders and cgroups)."""
-    stop.wait()
-    if stopped.wait(service.stop_seconds):
-        return
-    print(f"serve: the gradings in flight did not finish within {service.stop_seconds:g} s: "
-          "given back to the queue", file=sys.stderr, flush=True)
-    service.abandon()
-    if stopped.wait(STOP_SECONDS):
-        return
-    print(f"serve: still not stopped {STOP_SECONDS:g} s later: ending now", file=sys.stderr,
-          flush=True)
-    os._exit(3)

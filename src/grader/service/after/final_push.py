@@ -24,12 +24,12 @@ import datetime
 from collections.abc import Collection, Mapping
 from typing import Protocol
 
-from ..safe_text import shown_id
-from ..settings import CourseError, Settings
-from .due_feedback import due_dates, feedback_due, ready_hand_ins
-from .recorded import changed_since_sent, recorded_grades, settled_submissions
-from .records import PushTarget, QueuedJob
-from .store import Store, utc_now
+from ...safe_text import shown_id
+from ...settings import CourseError, Settings
+from .due_feedback import Look, feedback_due, ready_hand_ins
+from .recorded import changed_since_sent, settled_submissions
+from ..queue.records import PushTarget, QueuedJob
+from ..queue.store import Store
 
 RETRY_SECONDS = 60.0  # a push that failed is tried again after this long
 
@@ -71,23 +71,29 @@ class FinalPush:
         """Push every grade final at `now` and not pushed yet, and every pushed grade the
         gradebook changed since (a regrade, a batch run, a manual grade, an extension);
         returns the lines to print."""
-        now = now or utc_now()
-        jobs = [job for job in self.store.jobs() if job.assignment in self.assignments]
+        return self.look(Look.taken(self.settings, self.store, self.assignments, now))
+
+    what = "final grades to the LMS"  # how its failures are said
+
+    def look(self, look: Look) -> list[str]:
+        """`tick` on a look shared with the feedback's release (settled.py)."""
+        now = look.now
+        jobs = [job for job in look.jobs if job.assignment in self.assignments]
         pushed = self.store.pushed(self.lms)
         ready = ready_hand_ins(jobs, pushed)
-        final = (feedback_due(ready.values(), pushed, due_dates(self.settings, ready), now)
-                 if ready else [])
-        changed = self.changed(jobs, pushed, ready)
+        final = feedback_due(ready.values(), pushed, look.dues(), now) if ready else []
+        changed = self.changed(jobs, pushed, ready, look)
         lines = []
         for assignment in sorted({job.assignment for job in final} | {a for _, a in changed}):
             if self.retry_after.get(assignment, now) > now:
                 continue
             lines += self.push_final(assignment, [j for j in final if j.assignment == assignment],
-                                     now, {p: c for p, c in changed.items() if p[1] == assignment})
+                                     now, {p: c for p, c in changed.items() if p[1] == assignment},
+                                     look)
         return lines
 
     def changed(self, jobs: list[QueuedJob], pushed: set[int],
-                ready: Mapping[tuple[str, str], QueuedJob]
+                ready: Mapping[tuple[str, str], QueuedJob], look: Look
                 ) -> dict[tuple[str, str], tuple[float, float]]:
         """{pair: (score pushed, score now)} of the grades pushed whose gradebook score is
         no longer the one pushed, nothing of theirs waiting to be pushed."""
@@ -95,17 +101,17 @@ class FinalPush:
                    if job.id in pushed and pair not in ready}
         if not current:
             return {}
-        grades = recorded_grades(self.settings, {a for _, a in current})
-        return changed_since_sent(self.store, self.lms, grades, set(current))
+        return changed_since_sent(self.store, self.lms, look.grades(), set(current))
 
     def push_final(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime,
-                   changed: Mapping[tuple[str, str], tuple[float, float]] | None = None
-                   ) -> list[str]:
+                   changed: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+                   look: Look | None = None) -> list[str]:
         """Push the grades of `jobs` (one per student) of `assignment`, and again those of
         `changed` ({pair: (score pushed, score now)}); recorded when done."""
         changed = changed or {}
         students = sorted({job.student for job in jobs} | {s for s, _ in changed})
-        scores = recorded_grades(self.settings, [assignment])
+        look = look or Look.taken(self.settings, self.store, [assignment], now)
+        scores = look.grades()
         head = (f"{assignment}: final grade(s) of {', '.join(shown_id(s) for s in students)} "
                 f"to {self.lms}")
         again = [f"  {shown_id(s)}: the gradebook's grade changed since it was pushed "

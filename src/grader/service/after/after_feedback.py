@@ -8,11 +8,11 @@ applied.
 
 import datetime
 
-from ..recording import apply_extensions
-from ..settings import Settings
+from ...recording import apply_extensions
+from ...settings import Settings
 from .due_feedback import Pair, due_dates
 from .recorded import recorded_grades
-from .store import FEEDBACK_SENT, Store
+from ..queue.store import FEEDBACK_SENT, Store
 
 
 def extensions_applied(settings: Settings, store: Store, path: str,

@@ -21,14 +21,13 @@ each grade pushed to an LMS once final in ``grade_pushes``; the gradebook's scor
 that last went out each way in ``sent_grades`` (recorded.py).
 """
 
-import contextlib
 import dataclasses
 import datetime
-import hashlib
 import json
 import os
 import time
 
+from .blobs import hand_in_digest, read_blobs, write_blob
 from .queue_database import (BUSY_SECONDS, Statements, StoreError, is_postgres, queue_database,
                              sqlite_path)
 from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
@@ -40,12 +39,6 @@ FEEDBACK_SENT = "feedback"  # the target of sent_grades for the feedback release
 
 def utc_now() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc)
-
-
-def hand_in_digest(files: dict[str, str]) -> str:
-    """The digest of a hand-in: SHA-256 over its files' names and their digests, sorted."""
-    listing = "\n".join(f"{name}\0{digest}" for name, digest in sorted(files.items()))
-    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
 class Store:
@@ -91,28 +84,8 @@ class Store:
             os.chown(path, self.owner.st_uid, self.owner.st_gid)
 
     def _store_blob(self, content: bytes) -> str:
-        """Write `content` under its SHA-256 (once; whole or not at all); returns the digest."""
-        digest = hashlib.sha256(content).hexdigest()
-        folder = os.path.join(self.blobs, digest[:2])
-        path = os.path.join(folder, digest)
-        if os.path.isfile(path) and file_digest(path) == digest:
-            return digest  # one damaged on disk is written again, whole
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        self._owned(folder)
-        partial = f"{path}.{os.getpid()}.partial"
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(content)
-                handle.flush()
-                os.fsync(handle.fileno())
-            self._owned(partial)
-            os.replace(partial, path)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(partial)
-            raise
-        return digest
+        """Write `content` under its SHA-256 (blobs.py); returns the digest."""
+        return write_blob(self.blobs, content, self._owned)
 
     def hand_in(self, student: str, assignment: str, files: dict[str, bytes],
                 source: JobSource, arrived: datetime.datetime | None = None,
@@ -394,33 +367,13 @@ class Store:
     def files(self, job: QueuedJob) -> dict[str, bytes]:
         """The bytes of a job's files, as handed in; StoreError when one is missing or no
         longer has the SHA-256 it was stored under (damaged on disk): never graded."""
-        contents = {}
-        for name, digest in job.files.items():
-            path = os.path.join(self.blobs, digest[:2], digest)
-            try:
-                with open(path, "rb") as handle:
-                    content = handle.read()
-            except FileNotFoundError:
-                raise StoreError(f"the stored copy of {name} of hand-in {job.id} is missing "
-                                 f"from {self.blobs}; hand it in again") from None
-            if hashlib.sha256(content).hexdigest() != digest:
-                raise StoreError(f"the stored copy of {name} of hand-in {job.id} is damaged on "
-                                 "disk (its SHA-256 is no longer the one it was handed in "
-                                 "with); not graded: hand the same notebook in again")
-            contents[name] = content
-        return contents
+        return read_blobs(self.blobs, job.files, f"hand-in {job.id}")
 
     def _job(self, db: Statements, job_id: int) -> QueuedJob:
         row = db.row("SELECT * FROM jobs WHERE id = :id", id=job_id)
         if row is None:
             raise StoreError(f"no hand-in {job_id} in the queue {self.where}")
         return job_from_row(row)
-
-
-def file_digest(path: str) -> str:
-    """The SHA-256 of a file's bytes, in hex."""
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def process_alive(pid_text: str) -> bool:
@@ -432,6 +385,7 @@ def process_alive(pid_text: str) -> bool:
     except PermissionError:
         return True
     return True
+
 
 
 def course_store(data_folder: str, db_url: str = "", busy_seconds: float = BUSY_SECONDS

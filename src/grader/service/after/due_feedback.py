@@ -20,6 +20,7 @@ page again at its next start (nbgrader overwrites it) and none is lost; one
 recorded is never released again.
 """
 
+import dataclasses
 import datetime
 import glob
 import os
@@ -30,11 +31,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..safe_text import shown_id, writable
-from ..settings import HubTransport, Settings
-from .recorded import changed_since_sent, recorded_grades, settled_submissions
-from .records import JobState, QueuedJob, ReleaseOutcome
-from .store import FEEDBACK_SENT, Store, utc_now
+from ...safe_text import shown_id, writable
+from ...settings import HubTransport, Settings
+from .recorded import RecordedGrade, changed_since_sent, recorded_grades, settled_submissions
+from ..queue.events import EventHub, GradeEvent
+from ..queue.records import JobState, QueuedJob, ReleaseOutcome
+from ..queue.store import FEEDBACK_SENT, Store, utc_now
 
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's release reads
 RETRY_SECONDS = 60.0  # a release that failed is tried again after this long
@@ -109,6 +111,41 @@ def due_dates(settings: Settings, pairs: Iterable[Pair]) -> dict[Pair, datetime.
     return dues
 
 
+@dataclasses.dataclass
+class Look:
+    """One look at the queue and the gradebook, shared by all that act on settled grades:
+    the queue's jobs read once, and the gradebook's due dates and grades each read at most
+    once, when first asked for (`dues`, `grades`)."""
+
+    settings: Settings
+    now: datetime.datetime
+    jobs: list[QueuedJob]
+    due_read: dict[Pair, datetime.datetime | None] | None = None
+    grades_read: dict[Pair, RecordedGrade] | None = None
+
+    @classmethod
+    def taken(cls, settings: Settings, store: Store, assignments: Iterable[str],
+              now: datetime.datetime | None = None) -> "Look":
+        """A look at `store`'s hand-ins of `assignments` at `now`."""
+        assignments = set(assignments)
+        return cls(settings, now or utc_now(),
+                   [job for job in store.jobs() if job.assignment in assignments])
+
+    def dues(self) -> dict[Pair, datetime.datetime | None]:
+        """Each due date of the pairs with a graded hand-in (due_dates), read once."""
+        if self.due_read is None:
+            pairs = ready_hand_ins(self.jobs, set())
+            self.due_read = due_dates(self.settings, pairs) if pairs else {}
+        return self.due_read
+
+    def grades(self) -> dict[Pair, RecordedGrade]:
+        """The gradebook's grades of the assignments of the hand-ins it holds, read once."""
+        if self.grades_read is None:
+            held = {assignment for _, assignment in settled_submissions(self.jobs)}
+            self.grades_read = recorded_grades(self.settings, held) if held else {}
+        return self.grades_read
+
+
 def for_students(command: list[str], chosen: Sequence[str], everyone: Iterable[str]
                  ) -> list[list[str]]:
     """`command` run for the `chosen` students only: one run excluding the others of
@@ -133,8 +170,9 @@ class DueFeedback:
     """The feedback of a course's hand-ins given out as it falls due, recorded in `store`."""
 
     def __init__(self, settings: Settings, store: Store, assignments: Iterable[str],
-                 run: RunCommand = run_nbgrader):
+                 run: RunCommand = run_nbgrader, hub: EventHub | None = None):
         self.settings, self.store, self.run = settings, store, run
+        self.hub = hub or EventHub()  # `released` emitted as each feedback goes out
         self.assignments = set(assignments)
         # over HTTP the course page shows each page given out: no exchange to file it in
         self.on_the_page = HubTransport(config=settings.config).transport == "http"
@@ -144,14 +182,19 @@ class DueFeedback:
 
     def tick(self, now: datetime.datetime | None = None) -> list[str]:
         """Give out every feedback due at `now`; returns a line per student."""
-        now = now or utc_now()
-        jobs = [job for job in self.store.jobs() if job.assignment in self.assignments]
+        return self.look(Look.taken(self.settings, self.store, self.assignments, now))
+
+    what = "feedback at the due date"  # how its failures are said
+
+    def look(self, look: Look) -> list[str]:
+        """Give out every feedback due at the look's moment; returns a line per student."""
+        now = look.now
+        jobs = [job for job in look.jobs if job.assignment in self.assignments]
         released = {release.job_id for release in self.store.releases()}
         ready = ready_hand_ins(jobs, released)
-        due = [job for job in feedback_due(ready.values(), released,
-                                           due_dates(self.settings, ready), now)
+        due = [job for job in feedback_due(ready.values(), released, look.dues(), now)
                if self.retry_after.get(job.id, now) <= now] if ready else []
-        again = self.changed(jobs, released, ready, now)
+        again = self.changed(jobs, released, ready, now, look)
         lines = []
         for assignment in sorted({job.assignment for job in due + list(again.values())}):
             chosen = [j for j in due + list(again.values()) if j.assignment == assignment]
@@ -160,11 +203,11 @@ class DueFeedback:
                       "again"
                       for (s, a), (old, new) in sorted(self.last_changes.items())
                       if a == assignment and (s, a) in again]
-            lines += self.give_out(assignment, chosen, now)
+            lines += self.give_out(assignment, chosen, now, look.grades())
         return lines
 
     def changed(self, jobs: list[QueuedJob], released: set[int],
-                ready: Mapping[Pair, QueuedJob], now: datetime.datetime
+                ready: Mapping[Pair, QueuedJob], now: datetime.datetime, look: Look
                 ) -> dict[Pair, QueuedJob]:
         """{pair: the hand-in the gradebook holds} of each student whose feedback went out
         and whose gradebook score is no longer the one it showed (`last_changes` says from
@@ -175,16 +218,17 @@ class DueFeedback:
         if not current:
             self.last_changes = {}
             return {}
-        grades = recorded_grades(self.settings, {a for _, a in current})
-        self.last_changes = changed_since_sent(self.store, FEEDBACK_SENT, grades, set(current))
+        self.last_changes = changed_since_sent(self.store, FEEDBACK_SENT, look.grades(),
+                                               set(current))
         return {pair: current[pair] for pair in self.last_changes}
 
-    def give_out(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime
-                 ) -> list[str]:
-        """Generate and release the feedback of `jobs` (one per student), then record it."""
+    def give_out(self, assignment: str, jobs: list[QueuedJob], now: datetime.datetime,
+                 grades: Mapping[Pair, RecordedGrade]) -> list[str]:
+        """Generate and release the feedback of `jobs` (one per student), then record it
+        with the gradebook's score it shows (`grades`)."""
         settings = self.settings
         students = [job.student for job in jobs]
-        scores = self.scores(assignment)
+        scores = {pair: grade.score for pair, grade in grades.items() if pair[1] == assignment}
         nbgrader = [sys.executable, "-m", "nbgrader"]
         problem = self.run_all(for_students(
             nbgrader + ["generate_feedback", assignment, "--force"], students,
@@ -208,6 +252,7 @@ class DueFeedback:
                 continue
             if self.on_the_page:
                 self.store.record_release(job, ReleaseOutcome.ON_THE_PAGE, now)
+                self.hub.emit(GradeEvent.RELEASED, job, now)
                 self.sent(job, scores, now)
                 self.retry_after.pop(job.id, None)
                 lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
@@ -215,6 +260,7 @@ class DueFeedback:
             elif job.student not in through:
                 self.sent(job, scores, now)
                 self.store.record_release(job, ReleaseOutcome.NOT_THROUGH_EXCHANGE, now)
+                self.hub.emit(GradeEvent.RELEASED, job, now)
                 lines.append(f"{assignment}: {shown_id(job.student)} did not hand in through "
                              "the exchange (no submission_secret.txt): their feedback is in "
                              f"{os.path.relpath(made[job.student])}/ (make feedback-zip)")
@@ -222,6 +268,7 @@ class DueFeedback:
                 lines.append(self.failed(job, now, f"not released: {problem}"))
             else:
                 self.store.record_release(job, ReleaseOutcome.THROUGH_EXCHANGE, now)
+                self.hub.emit(GradeEvent.RELEASED, job, now)
                 self.sent(job, scores, now)
                 self.retry_after.pop(job.id, None)
                 lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
@@ -234,11 +281,6 @@ class DueFeedback:
         if (job.student, job.assignment) in scores:
             self.store.record_sent(job.student, job.assignment, FEEDBACK_SENT,
                                    scores[(job.student, job.assignment)], now)
-
-    def scores(self, assignment: str) -> dict[Pair, float]:
-        """{pair: the gradebook's score} of `assignment`, as the feedback page shows it."""
-        return {pair: grade.score
-                for pair, grade in recorded_grades(self.settings, [assignment]).items()}
 
     def run_all(self, commands: list[list[str]]) -> str:
         """Run each command; "" when all succeeded, else what the first failure said."""

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..safe_text import writable
+from ...safe_text import writable
 from .inbound import POLL_SECONDS, take_inbound
 from .queue_database import SqliteQueue, StoreError
 from .records import JobSource, SourceKind

@@ -21,9 +21,9 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 
-from ..recording import check_released
-from ..settings import CourseError, Settings
-from ..worker import Assignment, prepare_assignment, read_instructor_notebooks
+from ...recording import check_released
+from ...settings import CourseError, Settings
+from ...worker import Assignment, prepare_assignment, read_instructor_notebooks
 
 Fingerprints = dict[str, tuple[tuple[str, int, int], ...]]  # assignment -> its files' stats
 

@@ -22,15 +22,15 @@ import dataclasses
 import os
 from collections.abc import Collection, Iterable, Mapping
 
-from ..recording import read_student_parts
-from ..reports import read_grades
-from ..results import CheckStatus, StudentResult
-from ..safe_text import shown_id
-from ..settings import CourseError, Settings
-from ..worker import Assignment
-from .records import CheckRecord, JobState, QueuedJob
-from .release_watch import release_digest
-from .store import Store
+from ...recording import read_student_parts
+from ...reports import read_grades
+from ...results import CheckStatus, StudentResult
+from ...safe_text import shown_id
+from ...settings import CourseError, Settings
+from ...worker import Assignment
+from ..queue.records import CheckRecord, JobState, QueuedJob
+from ..queue.release_watch import release_digest
+from ..queue.store import Store
 
 Pair = tuple[str, str]  # (student, assignment)
 

@@ -33,7 +33,7 @@ import sqlalchemy
 import sqlalchemy.exc
 from sqlalchemy.pool import NullPool
 
-from ..settings import shown_url, with_postgres_driver
+from ...settings import shown_url, with_postgres_driver
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (

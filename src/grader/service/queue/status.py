@@ -18,8 +18,14 @@ import enum
 import socket
 import time
 
-from .listing import iso_utc
 from .store import Store, process_alive, utc_now
+
+
+def iso_utc(moment: datetime.datetime | None) -> str | None:
+    """A UTC moment in ISO 8601 (2026-12-01T16:59:00Z); None stays None."""
+    if moment is None:
+        return None
+    return moment.astimezone(datetime.timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 class ServiceState(enum.StrEnum):
