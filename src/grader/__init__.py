@@ -122,9 +122,7 @@ The ground floor, used by every wing:
   name: the feedback page (its template in ``templates/feedback/``) without
   hidden tests, nbgrader's own autograde refused, and the late policies (a
   percentage per day, a late-day budget) with what each student's late
-  assignments are charged. ``feedback.py``, ``late.py`` and ``nbgrader_guard.py``
-  are their old, deprecated paths, kept for the nbgrader_config.py files that
-  name them.
+  assignments are charged.
 - ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
   names of its download's files, how a file is matched to the roster, what its
   late flag means, where feedback goes back, its gradebook CSV; `platform(name)`

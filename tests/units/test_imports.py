@@ -18,7 +18,6 @@ FLOORS = {
     "safe_text": 0, "files": 0, "results": 0, "cells": 0, "report_shell": 0, "numerics": 0,
     "student_server": 0,  # runs in a student's own Jupyter server: imports nothing of ours
     "plugins": 1, "lms": 1,
-    "feedback": 2, "nbgrader_guard": 2, "late": 2,  # the plugins' old, deprecated paths
     "settings": 2,
     "sandbox": 3, "dask_tls": 3, "rubric": 3,
     "plan": 4,
