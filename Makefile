@@ -43,6 +43,7 @@ help:
 	@echo "  make feedback-zip        the feedback of students collected from an LMS, one zip"
 	@echo "  make grades              grades.csv, Canvas and roster exports, summary, report pages"
 	@echo "  make canvas-push         ASSIGNMENT=name [DRY_RUN=1]: grades and feedback summaries into Canvas"
+	@echo "  make push-grades         ASSIGNMENT=name [DRY_RUN=1]: the same through c.GradePush.plugin_class"
 	@echo "  make lti-keys            the LTI 1.3 tool's key pair and JWKS, in course-data/lti/ (docs/lti.md)"
 	@echo "  make lti-roster          [DRY_RUN=1]: the LTI platform's learners (NRPS) into the roster"
 	@echo "  make lti-push            ASSIGNMENT=name [DRY_RUN=1]: scores into the LTI platform's gradebook (AGS)"
@@ -418,6 +419,14 @@ canvas-push: $(STAMP)
 	@test -n "$$ASSIGNMENT" || { echo "make canvas-push ASSIGNMENT=name [DRY_RUN=1]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) canvas-push "$$ASSIGNMENT" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
+
+# The same through the push c.GradePush.plugin_class names in nbgrader_config.py (Canvas's
+# by default; docs/canvas.md: another LMS's push as a plugin class).
+.PHONY: push-grades
+push-grades: $(STAMP)
+	@test -n "$$ASSIGNMENT" || { echo "make push-grades ASSIGNMENT=name [DRY_RUN=1]"; exit 2; }
+	$(CHECK_CONFIG)
+	$(GRADER) push-grades "$$ASSIGNMENT" $(if $(filter 1 yes true,$(DRY_RUN)),--dry-run)
 
 # The course as an LTI 1.3 tool (docs/lti.md), its registration in c.LtiTool: the tool's
 # key pair (made once; the private key stays in course-data/lti/, 0600), the platform's

@@ -13,13 +13,35 @@ course's package uses it.
 
 The house, floor by floor: a module imports only from its own wing or from a
 floor below it, never round in a circle (tests/units/test_imports.py). A wing
-is a subpackage whose ``__init__.py`` names what it offers.
+is a subpackage whose ``__init__.py`` names what it offers. The floors are
+derived from the imports (0: nothing of ours outside itself; else one above the
+highest floor it imports), and the test checks this list against them:
+
+- floor 7: __main__.
+- floor 6: cli.
+- floor 5: autograde, handback, lti, regrade, service.
+- floor 4: engines, intake, push, rehearsal.
+- floor 3: publish, reports, terms, worker.
+- floor 2: checks, explain, recording, similarity.
+- floor 1: dask_tls, plan, plugins, rubric, sandbox.
+- floor 0: cells, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
+
+The core grades and records (the ground floor's modules, plugins/, settings/,
+sandbox/, plan/, checks/, worker/, recording/, engines.py, autograde.py,
+dask_tls.py); the course-operations add-ons (publish/, terms/, explain/, rubric/,
+rehearsal/, similarity/, lms/, lti/, push/) are never imported by it. They meet
+it at named seams: each wing adds its own commands (an ``add_..._commands``
+function and its table of runs, put together by cli.py), a grade push is a
+`GradePush` plugin class chosen by ``c.GradePush.plugin_class``, and settings
+are read by the class that reads them.
 
 Top floor, the instructor's commands:
 
-- ``cli.py`` (``__main__.py``): every command, ``python -m grader COMMAND``.
+- ``cli.py`` (``__main__.py``): ``python -m grader COMMAND``, every wing's
+  commands put together.
 - ``autograde.py``: one autograding run: the assignment prepared once, which
-  students, which are refused, each result to the single writer.
+  students, which are refused, each result to the single writer; the
+  ``autograde`` command.
 - ``engines.py``: where students are graded: a pool of forked processes or a
   Dask cluster (the `Engine` that `engine()` yields), through one path
   (`graded`), fed by a list of hand-ins (a batch) or a `HandInQueue` that
@@ -60,10 +82,12 @@ The wings, from the top down:
   course id, nothing of this term's state) and a finished term kept (``archive-term``: one
   archive with its checksum, then every file of the students' work or values removed
   after a grace period, the grade record kept; ``restore-term``).
-- ``push/``: grades sent into an LMS's own gradebook (``canvas-push``) through its
-  `LmsCourseApi`: what each student's grade and comment are, compared with what the
-  LMS holds, then sent where they differ, retried, each row's `PushOutcome` reported
-  and the rows counted (`PushCounts`).
+- ``push/``: grades sent into an LMS's own gradebook (``push-grades``, ``canvas-push``)
+  through one plugin class, `GradePush`, chosen by ``c.GradePush.plugin_class`` as
+  nbgrader's export plugin is (Canvas's REST API by default, LTI AGS in lti/): what
+  each student's grade and comment are, compared with what the LMS holds, then sent
+  where they differ, each row's `PushOutcome` reported and the rows counted
+  (`PushCounts`) in a `PushReport`.
 - ``handback/``: feedback back to every student: through nbgrader's exchange
   for those who handed in through it, and one zip named as the LMS takes it back
   for those collected from an LMS.
@@ -125,9 +149,7 @@ The ground floor, used by every wing:
   name: the feedback page (its template in ``templates/feedback/``) without
   hidden tests, nbgrader's own autograde refused, and the late policies (a
   percentage per day, a late-day budget) with what each student's late
-  assignments are charged. ``feedback.py``, ``late.py`` and ``nbgrader_guard.py``
-  are their old, deprecated paths, kept for the nbgrader_config.py files that
-  name them.
+  assignments are charged.
 - ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
   names of its download's files, how a file is matched to the roster, what its
   late flag means, where feedback goes back, its gradebook CSV; `platform(name)`

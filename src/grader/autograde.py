@@ -4,19 +4,23 @@
 assignment once, picks the submissions, refuses those it must not read, hands
 the others to the workers as plain data (worker/'s `Job`, through engines.py)
 and gives each result to the single writer (recording/'s `Writer`), each
-student exactly once.
+student exactly once. The autograde command (its options and their run) is
+this module's too, added to ``python -m grader`` by cli.py.
 """
 
+import argparse
+import dataclasses
 import os
 import sys
 
 from .dask_tls import TLS_FOLDER, refuse_plaintext
-from .engines import EXIT_ON_SIGTERM, engine, sigterm_as_exit
+from .engines import CONNECT_SECONDS, EXIT_ON_SIGTERM, engine, sigterm_as_exit
 from .plan import HandIn, refusal, refused_result
 from .recording import Writer, check_released
 from .safe_text import shown_id
 from .sandbox import SandboxCgroups, require_sandbox
-from .settings import CourseError, Limits, Settings
+from .settings import (CONFIGURABLES, CourseError, Limits, SandboxGrader, Settings, load,
+                       settings_help)
 from .worker import (Job, close_templates, prepare_assignment, prepare_machine,
                      private_work_root, read_job, remove_left_overs)
 
@@ -122,3 +126,62 @@ def limits_in_force(limits: Limits, package: str, blocked: tuple[str, ...]) -> s
             f"{limits.tmpfs_mib} MiB each, files up to {limits.file_mib} MiB; no network; "
             f"{limits.notebook_seconds:g} s per notebook in all, restarts included\n"
             f"{package} functions students must write themselves (stubs in the sandbox): {stubs}")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard takes K/N, for example 1/2, not {text!r}")
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: K must be between 1 and N")
+    return k, n
+
+
+def add_autograde_command(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
+                          ) -> None:
+    auto = commands.add_parser("autograde", help="grade the submissions of one assignment",
+                               epilog=settings_help(CONFIGURABLES),
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    auto.add_argument("assignment")
+    auto.add_argument("--jobs", type=int, default=1,
+                      help="students graded at once on this machine (default 1)")
+    auto.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                      help="grade on the workers of the Dask cluster whose scheduler is at "
+                           "ADDRESS (tls://HOST:8786) instead of on this machine")
+    auto.add_argument("--tls-folder", default=None, metavar="DIR",
+                      help="with --scheduler: the cluster's certificates (default: "
+                           "dask-certs/ of the course, made by `make dask-certs`)")
+    auto.add_argument("--allow-plaintext-dask", action="store_true",
+                      help="accept a tcp:// scheduler: students' notebooks and results then "
+                           "travel unencrypted and anyone who can reach its port can run "
+                           "code on the workers")
+    auto.add_argument("--wait", type=float, default=CONNECT_SECONDS, metavar="SECONDS",
+                      help="with --scheduler: how long to wait for the scheduler, and then "
+                           f"for a first worker (default {CONNECT_SECONDS})")
+    auto.add_argument("--students", default="", help="comma-separated student ids (default: all)")
+    auto.add_argument("--shard", type=parse_shard, default=None,
+                      help="grade only shard K of N (1-based) of the sorted students")
+    auto.add_argument("--db-url", default=None, help="gradebook database URL (default: config)")
+    auto.add_argument("--timeout", type=float, default=None,
+                      help="seconds one cell may run (default: c.Execute.timeout)")
+    for name in ("memory_mib", "tmpfs_mib"):  # help and defaults from the settings' own
+        trait = SandboxGrader.class_traits()[name]
+        auto.add_argument("--" + name.replace("_", "-"), type=int, default=None,
+                          help=f"{trait.help} (default: c.SandboxGrader.{name}, "
+                               f"{trait.default()} unless set)")
+
+
+def run_autograde(args: argparse.Namespace) -> int:
+    settings = load(args.course, db_url=args.db_url)
+    overrides = {name: value for name, value in (("timeout", args.timeout),
+                                                 ("memory_mib", args.memory_mib),
+                                                 ("tmpfs_mib", args.tmpfs_mib)) if value}
+    limits = dataclasses.replace(settings.limits, **overrides)
+    return autograde(settings, args.assignment, limits, jobs=args.jobs, scheduler=args.scheduler,
+                     wait=args.wait, students=[s for s in args.students.split(",") if s],
+                     shard=args.shard, tls_folder=args.tls_folder,
+                     allow_plaintext=args.allow_plaintext_dask)
+
+
+AUTOGRADE_COMMANDS = {"autograde": run_autograde}

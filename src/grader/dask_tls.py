@@ -10,14 +10,17 @@ student's notebook, the results) is encrypted. Copy the folder to every machine
 of the cluster; cluster-key.pem is readable by its owner only.
 
 `cluster_security` is what the grader connects with; `refuse_plaintext` stops a
-tcp:// address unless the instructor allowed it in so many words.
+tcp:// address unless the instructor allowed it in so many words; the dask-certs
+command is this module's too, added to ``python -m grader`` by cli.py.
 """
 
+import argparse
 import datetime
 import os
+import sys
 from typing import TYPE_CHECKING
 
-from .settings import CourseError, DaskCluster
+from .settings import CourseError, DaskCluster, check_config
 
 if TYPE_CHECKING:  # distributed imports slowly and is needed only with --scheduler
     from distributed import Security
@@ -96,3 +99,22 @@ def cluster_security(folder: str) -> "Security":
                           "the workers too")
     return Security(tls_ca_file=paths[0], tls_client_cert=paths[1], tls_client_key=paths[2],
                     require_encryption=True)
+
+
+def add_dask_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    certs = commands.add_parser("dask-certs", help="a certificate authority and the "
+                                "certificate of the course's Dask cluster (TLS)")
+    certs.add_argument("--folder", default=None,
+                       help="where to write them (default: dask-certs/ of the course)")
+
+
+def run_dask_certs(args: argparse.Namespace) -> int:
+    folder = args.folder or os.path.join(args.course, TLS_FOLDER)
+    for path in make_certificates(folder, DaskCluster(config=check_config(args.course)[0])):
+        print(path)
+    print("give the folder to the scheduler and every worker (docs/scaling.md: tls://)",
+          file=sys.stderr)
+    return 0
+
+
+DASK_COMMANDS = {"dask-certs": run_dask_certs}

@@ -45,11 +45,11 @@ EXTENSIONS = ("student_id,assignment,extra_hours,new_due,note\n"
 POLICIES = {
     "none": 'c.LateSubmissionPlugin.penalty_method = "none"\n',
     "zero": 'c.LateSubmissionPlugin.penalty_method = "zero"\n',
-    "percent": ('c.AssignLatePenalties.plugin_class = "grader.late.PercentPerDay"\n'
+    "percent": ('c.AssignLatePenalties.plugin_class = "grader.plugins.late.PercentPerDay"\n'
                 'c.PercentPerDay.percent = 10\nc.PercentPerDay.floor_percent = 50\n'),
-    "budget": ('c.AssignLatePenalties.plugin_class = "grader.late.LateDayBudget"\n'
+    "budget": ('c.AssignLatePenalties.plugin_class = "grader.plugins.late.LateDayBudget"\n'
                'c.LateDayBudget.days = 3\n'
-               'c.LateDayBudget.after = "grader.late.PercentPerDay"\n'
+               'c.LateDayBudget.after = "grader.plugins.late.PercentPerDay"\n'
                'c.PercentPerDay.percent = 10\n'),
 }
 # the penalty of each late notebook by hand (None: no penalty, as nbgrader stores it)

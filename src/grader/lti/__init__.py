@@ -15,18 +15,19 @@
   what became of each (`RosterChange`, its `RosterOutcome`).
 - ``line_items.py``: the line item each assignment's scores went to and whose they were,
   so that one deleted on the platform is made again with every grade.
-- ``ags_push.py``: `lti_push`, one assignment's grades (as `make grades` exports them)
-  into the platform's gradebook, or a dry run.
+- ``ags_push.py``: `AgsGradePush`, the grade push of AGS (a `GradePush` of push/), and
+  `lti_push`, one assignment's grades (as `make grades` exports them) into the
+  platform's gradebook, or a dry run.
 - ``hub_login.py``: `CourseLti13Authenticator`, the hub's LTI 1.3 login
   (deploy/jupyterhub_lti13.py): the course's deployments only, the user name's claim
   required, one platform identity per hub user. Imported by the hub, not here (it
   imports JupyterHub).
-- ``commands.py``: lti-keys, lti-roster, lti-push (and rehearse-lti's options), added to
-  ``python -m grader`` by cli.py.
+- ``commands.py``: lti-keys, lti-roster, lti-push and rehearse-lti, added to
+  ``python -m grader`` by cli.py, and what check-config says of c.LtiTool.
 """
 
 from ..settings import LtiTool
-from .ags_push import lti_push, push_scores
+from .ags_push import AgsGradePush, lti_push, push_scores
 from .keys import ToolKeys, make_keys, read_keys
 from .launch import LaunchedUser, LaunchRefused, ToolLaunch
 from .nrps import Member, learners
@@ -34,7 +35,7 @@ from .registration import LtiRegistration, LtiSetupError, registration_from
 from .roster_sync import RosterChange, RosterOutcome, sync_roster
 from .services import PlatformServices
 
-__all__ = ["LaunchRefused", "LaunchedUser", "LtiRegistration", "LtiSetupError", "LtiTool",
-           "Member", "PlatformServices", "RosterChange", "RosterOutcome", "ToolKeys",
+__all__ = ["AgsGradePush", "LaunchRefused", "LaunchedUser", "LtiRegistration", "LtiSetupError",
+           "LtiTool", "Member", "PlatformServices", "RosterChange", "RosterOutcome", "ToolKeys",
            "ToolLaunch", "learners", "lti_push", "make_keys", "push_scores", "read_keys",
            "registration_from", "sync_roster"]

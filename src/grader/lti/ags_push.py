@@ -1,4 +1,4 @@
-"""`lti_push`: one assignment's grades into the platform's gradebook through AGS, or a dry run.
+"""`AgsGradePush`: one assignment's grades into the platform's gradebook through AGS, or a dry run.
 
 The grade of each student is the one `make grades` exports and the Canvas push
 sends (`AssignmentGrades.score_of`: after the late policy and any extension),
@@ -17,13 +17,13 @@ grade becomes final), and says so.
 
 import os
 from collections.abc import Collection
+from typing import Any
 
-from ..lms import LmsRefused, LmsRequestFailed, LmsSubmission, LmsUnavailable
-from ..push import (PushCounts, PushOutcome, PushRow, only_students, plan_rows,
-                    shared_refusals, table, write_rows)
-from ..reports import AssignmentGrades, Person, number, read_grades
+from ..lms import LmsSubmission
+from ..push import GradePush, PushOutcome, PushRow, push_with
+from ..reports import AssignmentGrades, Person, number
 from ..settings import CourseError, Settings
-from .ags import find_line_item, find_or_create_line_item, post_score, results
+from .ags import LineItem, find_line_item, find_or_create_line_item, post_score, results
 from .keys import read_keys
 from .line_items import LineItemRecord, SentLineItem
 from .services import PlatformServices
@@ -49,14 +49,99 @@ def platform_services(settings: Settings, needs: tuple[str, ...]) -> PlatformSer
         raise CourseError(str(error)) from None
 
 
+class AgsGradePush(GradePush):
+    """LTI Advantage's AGS: the line item the course made for the assignment (made again
+    where it is gone), each score posted with its comment where the platform lacks either."""
+
+    title = TITLE
+    written = "score(s) posted"
+    would_write = "score(s) would be posted"
+    missing = "without an LTI user id"
+    refused_by = "the platform answered 401"
+    no_user_id = NO_LTI_ID
+
+    def __init__(self, services: PlatformServices | None = None,
+                 record: LineItemRecord | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.services, self.record = services, record
+        self.item: LineItem | None = None
+        self.held_scores: dict[str, LmsSubmission] = {}
+        self.sent_before: SentLineItem | None = None
+        self.gone = False
+
+    def prepare(self, settings: Settings) -> None:
+        self.services = platform_services(settings, ("lineitems_url",))
+        self.record = LineItemRecord(os.path.join(settings.data,
+                                                  self.services.registration.key_folder))
+
+    def user_id(self, person: Person) -> str:
+        return lti_user_id(person)
+
+    def open(self, grades: AssignmentGrades, dry_run: bool) -> list[str]:
+        if self.services is None:
+            raise CourseError("no LTI platform: prepare(settings) first")
+        if dry_run:
+            self.item, how = find_line_item(self.services, grades.name)
+        else:
+            self.item, how = find_or_create_line_item(self.services, grades.name,
+                                                      grades.max_score)
+        self.held_scores = (results(self.services, self.item, grades.max_score)
+                            if self.item else {})
+        self.sent_before = self.record.of(grades.name) if self.record else None
+        self.gone = self.sent_before is not None and (
+            self.item is None or self.item.url != self.sent_before.url)
+        item = self.item
+        lines = [f"{grades.name} -> line item " + (
+            f"{item.url} {item.label!r} (found by {how})" if item
+            else "(none yet: the push makes it)")]
+        if self.gone:
+            lines.append(f"note: the line item {self.sent_before.url} the course made for "
+                         f"{grades.name} is gone from the platform; every grade sent to it "
+                         f"before is sent again")
+        if item and abs(item.score_maximum - grades.max_score) > 1e-9:
+            lines.append(f"note: the line item is out of {number(item.score_maximum)} points, "
+                         f"the course {number(grades.max_score)}; scores are sent out of "
+                         f"{number(grades.max_score)}")
+        return lines
+
+    def who(self, people: dict[str, Person], students: Collection[str] | None
+            ) -> dict[str, Person]:
+        if self.gone and students is not None:
+            students = set(students) | self.sent_before.students
+        return super().who(people, students)
+
+    def held(self, people: dict[str, Person], grades: AssignmentGrades
+             ) -> dict[str, LmsSubmission]:
+        in_platform = {p.lti_user_id: LmsSubmission(p.lti_user_id, None, ())
+                       for p in people.values() if p.lti_user_id}
+        in_platform.update(self.held_scores)
+        return in_platform
+
+    def planned(self, rows: list[PushRow]) -> None:
+        for row in rows:  # a score posted carries both: send both where either differs
+            row.send_grade = row.send_comment = row.writes
+
+    def send(self, row: PushRow, grades: AssignmentGrades) -> str:
+        post_score(self.services, self.item, row.lms_user_id, row.grade, grades.max_score,
+                   row.comment)
+        return "score and comment"
+
+    def finished(self, rows: list[PushRow], grades: AssignmentGrades) -> None:
+        if self.record is None:
+            return
+        holding = {r.student for r in rows
+                   if r.outcome in (PushOutcome.SENT, PushOutcome.UP_TO_DATE)}
+        if not self.gone and self.sent_before is not None:
+            holding |= self.sent_before.students  # a score is never taken off a line item
+        self.record.keep(grades.name, SentLineItem(self.item.url, frozenset(holding)))
+
+
 def lti_push(settings: Settings, assignment: str, dry_run: bool = False,
              students: Collection[str] | None = None) -> tuple[list[str], int]:
     """(the lines to print, 0 all pushed or 1 some failed) of the push of `assignment`
     (of `students` only, when given)."""
-    services = platform_services(settings, ("lineitems_url",))
-    people, [grades] = read_grades(settings, [assignment])
-    record = LineItemRecord(os.path.join(settings.data, services.registration.key_folder))
-    return push_scores(services, people, grades, dry_run, students, record)
+    return push_with(AgsGradePush(config=settings.config), settings, assignment, dry_run,
+                     students)
 
 
 def push_scores(services: PlatformServices, people: dict[str, Person],
@@ -65,55 +150,5 @@ def push_scores(services: PlatformServices, people: dict[str, Person],
                 ) -> tuple[list[str], int]:
     """`lti_push` of the grades `grades` of the students `people` (of `students` only, when
     given, and of those whose scores the line item `record` keeps held, if it is gone)."""
-    try:
-        if dry_run:
-            item, how = find_line_item(services, grades.name)
-        else:
-            item, how = find_or_create_line_item(services, grades.name, grades.max_score)
-        held = results(services, item, grades.max_score) if item else {}
-    except (LmsRefused, LmsUnavailable, LmsRequestFailed) as error:
-        raise CourseError(f"{error}; nothing was written") from None
-    sent_before = record.of(grades.name) if record else None
-    gone = sent_before is not None and (item is None or item.url != sent_before.url)
-    if gone and students is not None:
-        students = set(students) | sent_before.students
-    people = only_students(people, students, lti_user_id)
-    in_platform = {p.lti_user_id: LmsSubmission(p.lti_user_id, None, ())
-                   for p in people.values() if p.lti_user_id}
-    in_platform.update(held)
-    rows = plan_rows(people, grades, in_platform, TITLE, lti_user_id, NO_LTI_ID)
-    for row in rows:  # a score posted carries both: send both where either differs
-        row.send_grade = row.send_comment = row.writes
-    lines = [f"{grades.name} -> line item " + (f"{item.url} {item.label!r} (found by {how})"
-                                                if item else "(none yet: the push makes it)")]
-    if gone:
-        lines.append(f"note: the line item {sent_before.url} the course made for {grades.name} "
-                     f"is gone from the platform; every grade sent to it before is sent again")
-    if item and abs(item.score_maximum - grades.max_score) > 1e-9:
-        lines.append(f"note: the line item is out of {number(item.score_maximum)} points, the "
-                     f"course {number(grades.max_score)}; scores are sent out of "
-                     f"{number(grades.max_score)}")
-    if dry_run:
-        return lines + table(rows, False, TITLE) + [
-            f"dry run: nothing written ({sum(r.writes for r in rows)} score(s) would be "
-            f"posted)"] + shared_refusals(rows, TITLE), 0
-    def send(row: PushRow) -> str:
-        post_score(services, item, row.lms_user_id, row.grade, grades.max_score, row.comment)
-        return "score and comment"
-
-    refused = write_rows(rows, send, "the platform answered 401")
-    if record is not None:
-        holding = {r.student for r in rows
-                   if r.outcome in (PushOutcome.SENT, PushOutcome.UP_TO_DATE)}
-        if not gone and sent_before is not None:
-            holding |= sent_before.students  # a score is never taken off a line item
-        record.keep(grades.name, SentLineItem(item.url, frozenset(holding)))
-    lines += table(rows, True, TITLE)
-    counts = PushCounts.of(rows)
-    lines.append(f"{counts.sent} score(s) posted, {counts.up_to_date} up to date, "
-                 f"{counts.missing} without an LTI user id, {counts.failed} failed"
-                 + (": run the push again to finish them" if counts.failed else ""))
-    lines += shared_refusals(rows, TITLE)
-    if refused:
-        raise CourseError("\n".join(lines + [refused]))
-    return lines, 1 if counts.failed or counts.shared else 0
+    report = AgsGradePush(services, record).push(people, grades, dry_run, students)
+    return report.lines, report.status

@@ -5,8 +5,7 @@
                                                       roster
     python -m grader lti-push ASSIGNMENT [--dry-run]  the grades into its gradebook (AGS)
     python -m grader rehearse-lti                     a class on a platform on 127.0.0.1
-                                                      (its run is cli.py's: the rehearsal
-                                                      is given `course_tool`)
+                                                      (the rehearsal is given `course_tool`)
 
 Each reads c.LtiTool in nbgrader_config.py (docs/lti.md); `lti_check_lines` is
 what ``check-config`` says of it.
@@ -122,5 +121,14 @@ def run_lti_push(args: argparse.Namespace) -> int:
     return status
 
 
+def run_lti_rehearsal(args: argparse.Namespace) -> int:
+    from ..rehearsal.lti import rehearse_lti  # the platform's libraries: for this command only
+
+    rehearse_lti(os.path.abspath(args.course), args.folder, args.assignment, course_tool)
+    return 0
+
+
 LTI_COMMANDS = {"lti-keys": run_lti_keys, "lti-roster": run_lti_roster,
-                "lti-push": run_lti_push}
+                "lti-push": run_lti_push, "rehearse-lti": run_lti_rehearsal}
+# what check-config says of the course's c.LtiTool (recording/commands.py asks it)
+LTI_CONFIG_CHECKS = (lti_check_lines,)

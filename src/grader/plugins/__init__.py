@@ -13,9 +13,9 @@ itself loads by their dotted names (``grader.plugins.feedback.FeedbackPage``).
   (`points_end`).
 
 They import only the ground floor (``cells.py``), so that loading them, as the
-check of nbgrader_config.py does, lifts nothing above them. The old paths
-(``grader.feedback``, ``grader.late``, ``grader.nbgrader_guard``) still name
-the same classes, deprecated.
+check of nbgrader_config.py does, lifts nothing above them. Their old paths
+(``grader.feedback``, ``grader.late``, ``grader.nbgrader_guard``) are gone;
+`make check-config` names the new one where nbgrader_config.py names an old one.
 """
 
 from .feedback import FeedbackPage, HideTestCode

@@ -6,6 +6,7 @@
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
     python -m grader extensions [extensions.csv] [--despite-public-solutions]
+    python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle] [--queue]
 
 `serve` grades each hand-in as it arrives (loop.py); `queue` lists every hand-in
 the service knows (listing.py), below whether the service is warm (status.py),
@@ -15,7 +16,9 @@ students' page on the hub (page.py; page_http.py with c.HubTransport.transport =
 (student_commands.py); `extensions` applies the students' extensions file to the gradebook
 (make extensions, grader/recording/extensions.py), here since it asks the service's store
 whose feedback already went out (after_feedback.py); it refuses an extension that lets a
-student earn points after the assignment's solutions went out unless told.
+student earn points after the assignment's solutions went out unless told; `collect-zip`
+puts an LMS's download into submitted/ (grader/intake/) and with --queue hands it to the
+service's queue. `serve` pushes final grades through the pushes of the push wing.
 """
 
 import argparse
@@ -26,6 +29,9 @@ import sys
 import threading
 from collections.abc import Callable, Mapping
 
+from ..intake import collect_zip
+from ..lms import DEFAULT_PLATFORM, PLATFORMS
+from ..push import final_pushes
 from ..recording import EXTENSIONS_FILE
 from ..sandbox import require_sandbox
 from ..settings import GradingService, HubTransport, ServicePage, Settings, load
@@ -34,11 +40,13 @@ from .after.final_push import PushSetupError, Pusher, chosen_pusher
 from .listing import queue_record, queue_table
 from .queue.loop import LEASE_SECONDS
 from .after.recorded import recorded_jobs
+from .queue.records import JobSource, SourceKind
 from .queue.release_watch import current_release
 from .queue.status import any_warm, host_prefix, services, status_lines
 from .queue.store import course_store
 from .serving import run_service
 from .student_commands import STUDENT_COMMANDS, add_student_commands
+from .queue.submitted import queue_submitted
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
 LOOPBACK = "127.0.0.1"  # where the page listens unless told (--address)
@@ -92,11 +100,33 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
                                  "the assignment's solutions went out (refused without it), "
                                  "with a warning line naming each")
     add_student_commands(commands)
+    collect = commands.add_parser("collect-zip",
+                                  help="an LMS's download of one assignment into submitted/")
+    collect.add_argument("assignment")
+    collect.add_argument("zip", help="the zip of every submission, as the LMS gives it")
+    collect.add_argument("--lms", choices=list(PLATFORMS), default=DEFAULT_PLATFORM,
+                         help=f"which LMS made the zip (default {DEFAULT_PLATFORM})")
+    collect.add_argument("--queue", action="store_true",
+                         help="also hand what submitted/ holds to the grading service's queue "
+                              "(make serve grades it; unchanged notebooks are not graded again)")
+
+
+def run_collect_zip(args: argparse.Namespace) -> int:
+    settings = loaded(args)
+    outcome = collect_zip(settings, args.assignment, args.zip, args.lms)
+    for line in outcome.report_lines():
+        print(line)
+    if args.queue:
+        store = course_store(settings.data, settings.db_url)
+        source = JobSource.of(SourceKind.ZIP, os.path.basename(args.zip))
+        for line in queue_submitted(settings, store, args.assignment, source):
+            print(line)
+    return 1 if outcome.refused else 0
 
 
 def serving_with(pushers: Mapping[str, Pusher]) -> Callable[[argparse.Namespace], int]:
     """The serve command, with the LMS pushes c.GradingService.push_final_grades may name
-    (cli.py gives them: the pushes live a floor above this wing)."""
+    (the push wing's `final_pushes`)."""
     def run_serve(args: argparse.Namespace) -> int:
         if args.workers < 1 or args.lease <= 0:
             print("error: --workers takes a number from 1 up, --lease a positive number of "
@@ -178,5 +208,6 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-SERVICE_COMMANDS = {"serve": serving_with({}), "queue": run_queue, "page": run_page,
-                    "extensions": run_extensions, **STUDENT_COMMANDS}
+SERVICE_COMMANDS = {"serve": serving_with(final_pushes()), "queue": run_queue,
+                    "page": run_page, "extensions": run_extensions,
+                    "collect-zip": run_collect_zip, **STUDENT_COMMANDS}

@@ -45,8 +45,13 @@ setting that one command reads (the LTI tool's, the service's) is read by it fro
   builds give the same bytes (its hash is in the install line).
 
 `CONFIGURABLES` are every class of this folder's settings.
+
+- ``command_line.py``: what every wing's commands share: `loaded_with_warnings`, the
+  course of --course with its warnings said, and `settings_help`, the settings' help.
 """
 
+from .command_line import (Command, lines_of_one_assignment, loaded_with_warnings,
+                           settings_help)
 from .config_file import check_config
 from .course import POSTGRES_DRIVER, Settings, load, shown_url, with_postgres_driver
 from .errors import CourseError, SandboxError
@@ -66,5 +71,7 @@ __all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "CheckFeedback", "CheckRateLimit"
            "CourseError", "DaskCluster", "GradebookWriter", "GradingService", "HubTransport",
            "Limits", "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
            "Settings", "SimilarityReport", "StudentVariants", "TermCarryOver", "TermRetention",
-           "check_config", "limits_from_config", "load", "no_install_line_warning", "shown_url",
-           "stale_salts", "with_postgres_driver", "write_release_lines"]
+           "Command", "check_config", "limits_from_config", "lines_of_one_assignment", "load",
+           "loaded_with_warnings",
+           "no_install_line_warning", "settings_help", "shown_url", "stale_salts",
+           "with_postgres_driver", "write_release_lines"]

@@ -14,7 +14,6 @@ dotted names it gives them, as nbgrader will load them: the course's plugins
 import difflib
 import os
 import re
-import sys
 import traceback
 from collections.abc import Iterable
 from types import TracebackType
@@ -35,6 +34,10 @@ from .service import GradingService, ServicePage  # noqa: F401 (the same)
 
 CONFIG_NAME = "nbgrader_config.py"
 DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")  # a class as nbgrader_config.py names it
+# the plugins' old modules, removed, and where their classes are now
+REMOVED_PATHS = {"grader.feedback": "grader.plugins.feedback",
+                 "grader.late": "grader.plugins.late",
+                 "grader.nbgrader_guard": "grader.plugins.nbgrader_guard"}
 KnownSettings = dict[str, list[type[Configurable]]]  # class name -> the classes of that name
 
 
@@ -46,8 +49,9 @@ def check_config(course_dir: str = ".") -> tuple[Config, list[str]]:
     included) or a value of the wrong type; a setting name that neither
     nbgrader nor the grader knows (``c.Execute.timout``) is a warning. So is an
     old name of a setting that moved (renamed.py): its value is checked and used
-    under the new name, the name every reader of the returned config sees; and a
-    class named by a deprecated path (``grader.feedback.FeedbackPage``).
+    under the new name, the name every reader of the returned config sees. A class
+    named by a removed old path (``grader.feedback.FeedbackPage``) is an error that
+    names its path now.
     """
     course_dir = os.path.abspath(course_dir)
     path = os.path.join(course_dir, CONFIG_NAME)
@@ -105,11 +109,11 @@ def check_config(course_dir: str = ".") -> tuple[Config, list[str]]:
             if problem:
                 errors.append(f"{where}: c.{section}.{name} = {value!r}: {problem}")
     for section, name, dotted in named:
-        moved_to = getattr(sys.modules.get(dotted.rpartition(".")[0]), "MOVED_TO", None)
+        moved_to = REMOVED_PATHS.get(dotted.rpartition(".")[0])
         if moved_to:
             where = f"{path}, line {_line_of_setting(source, section, name) or '?'}"
-            warnings.append(f"{where}: warning: c.{section}.{name} names {dotted}, a "
-                            f"deprecated path: name {moved_to}.{dotted.rpartition('.')[2]}")
+            errors.append(f"{where}: c.{section}.{name} names {dotted}, an old path that is "
+                          f"gone: name {moved_to}.{dotted.rpartition('.')[2]}")
     if errors:
         raise CourseError("\n".join(errors))
     move_renamed(config)

@@ -134,6 +134,21 @@ PACKAGE = pathlib.Path(grader.__file__).parent
 LMS_WORDS = re.compile("|".join(re.escape(p.name) for p in PLATFORMS.values()), re.IGNORECASE)
 
 
+GRADER_NAME = re.compile(r"grader(\.\w+)+")  # a dotted name of the grader's own code
+
+
+def code_names(tree: ast.AST) -> set[int]:
+    """The ids of the strings of `tree` that name code, not an LMS to a person: a dotted name
+    of the grader's own (a plugin's class) and the entries of ``__all__``."""
+    found = {id(node) for node in ast.walk(tree) if isinstance(node, ast.Constant)
+             and isinstance(node.value, str) and GRADER_NAME.fullmatch(node.value)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                for t in node.targets):
+            found |= {id(entry) for entry in ast.walk(node.value)}
+    return found
+
+
 def docstrings(tree: ast.AST) -> set[int]:
     """The ids of the docstring nodes of `tree`: prose, which may name an LMS."""
     found = set()
@@ -147,13 +162,14 @@ def docstrings(tree: ast.AST) -> set[int]:
 
 def test_no_module_outside_lms_names_an_lms_in_a_string():
     """A string literal of the grader's code (f-strings' parts included) that holds an LMS's
-    name, in any case, belongs in the LMS's class; docstrings and comments may name one."""
+    name, in any case, belongs in the LMS's class; docstrings and comments may name one, and
+    so may a dotted name of the grader's code or a name ``__all__`` exports."""
     named = []
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.relative_to(PACKAGE).parts[0] == "lms":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        prose = docstrings(tree)
+        prose = docstrings(tree) | code_names(tree)
         named += [f"{path.relative_to(PACKAGE)}, line {node.lineno}: {node.value!r}"
                   for node in ast.walk(tree)
                   if isinstance(node, ast.Constant) and isinstance(node.value, str)

@@ -140,3 +140,24 @@ def test_a_line_item_deleted_on_the_platform_is_made_again_with_every_grade_sent
             f"sent again") in lines
     again_lines, _ = lti_push(load(course), ASSIGNMENT, students=["ada"])  # nothing lost now
     assert again_lines[-1].startswith("0 score(s) posted")
+
+
+def test_push_grades_with_the_ags_class_configured_is_lti_push(course, capsys):
+    assert main(["lti-roster", "--course", course]) == 0
+    assert main(["lti-push", ASSIGNMENT, "--dry-run", "--course", course]) == 0
+    capsys.readouterr()
+    assert main(["lti-push", ASSIGNMENT, "--dry-run", "--course", course]) == 0
+    lti_push_shown = capsys.readouterr().out
+    config = os.path.join(course, "nbgrader_config.py")
+    with open(config, encoding="utf-8") as handle:
+        kept = handle.read()
+    try:
+        with open(config, "a", encoding="utf-8") as handle:
+            handle.write('\nc.GradePush.plugin_class = "grader.lti.ags_push.AgsGradePush"\n')
+        assert main(["push-grades", ASSIGNMENT, "--dry-run", "--course", course]) == 0
+        shown = capsys.readouterr().out
+    finally:
+        with open(config, "w", encoding="utf-8") as handle:
+            handle.write(kept)
+    assert shown == lti_push_shown
+    assert "score(s) would be posted" in shown.splitlines()[-1]
