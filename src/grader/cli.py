@@ -69,8 +69,8 @@ gradebook as it is graded (grader/service/); `queue` lists every hand-in the ser
 with its state and score (--json: a list of objects); `check` asks the service for a check
 of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-view` prints
 that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
-grader/service/student_commands.py); `page` serves the students' page of the service on the
-hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
+grader/service/page/student_commands.py); `page` serves the students' page of the service on the
+hub (grader/service/page/page.py). `new-term`, `archive-term` and `restore-term` carry a course
 to its next term and keep a finished one (grader/terms/, docs/terms.md).
 
 Exit status: 0 when every submission was processed, whatever the students handed in (a

@@ -21,7 +21,6 @@
   pushes went out (`changed_since_sent`).
 - ``after_feedback.py``: `make extensions`, naming an extension granted after a
   student's feedback went out.
-- ``listing.py``: the queue as `python -m grader queue` prints it.
 - ``status.py``: whether each service is starting, warm (its templates ready), stopped
   or gone, as it writes it into the queue (``queue --status``).
 - ``release_watch.py``: each assignment's release/ folder watched while the service
@@ -29,21 +28,11 @@
 - ``due_feedback.py``: each student's feedback page at their own due date (extensions
   included), made and released through nbgrader's exchange once, recorded in the store;
   a hand-in graded after it, when graded (``c.GradingService``).
-- ``visibility.py``: what a student sees of each check before their due date
-  (``c.CheckFeedback``: now, hint, after_due).
-- ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
-  what remains and when the next is allowed.
-- ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
-  stored when it cannot be graded, has a syntax error or the limit is reached; a check
-  is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
-- ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
-- ``over_http.py``, ``page_http.py``, ``page_api.py``: the course page over HTTP
-  (``c.HubTransport.transport = "http"``, no shared disk): the page with the feedback,
-  and the API that each student's own server calls with its own token (the hand-in
-  panel, ``grader.student_server``: Get, Check my notebook, Hand in, the feedback into
-  the server). The page never reaches into a student's server.
-- ``student_commands.py``, ``commands.py``: the service's commands (serve, queue,
-  page, check, student-view), which cli.py adds.
+- ``page/``: the students' page (its own face says what each module holds): what a
+  student sees of each check and how many checks they have left, "Check my notebook",
+  the page on the hub by the file exchange or over HTTP, the student's commands.
+- ``commands.py``: the service's commands (serve, queue, page, check, student-view),
+  which cli.py adds.
 
 Other code hands a notebook in with
 `course_store(settings.data, settings.db_url).hand_in(...)`;
@@ -52,7 +41,7 @@ Other code hands a notebook in with
 
 from .after_feedback import extensions_applied
 from .inbound import inbound_folder, take_inbound, watch_inbound
-from .listing import QUEUE_FIELDS, queue_record, queue_table
+from .page.listing import QUEUE_FIELDS, queue_record, queue_table
 from .loop import LEASE_SECONDS, Service, run_service
 from .records import (CheckRecord, JobSource, JobState, PushTarget, QueuedJob, ReleaseOutcome,
                       SourceKind)

@@ -31,13 +31,13 @@ from ..sandbox import require_sandbox
 from ..settings import GradingService, HubTransport, ServicePage, Settings, load
 from .after_feedback import extensions_applied
 from .final_push import PushSetupError, Pusher, chosen_pusher
-from .listing import queue_record, queue_table
+from .page.listing import queue_record, queue_table
 from .loop import LEASE_SECONDS, run_service
 from .recorded import recorded_jobs
 from .release_watch import current_release
 from .status import any_warm, host_prefix, services, status_lines
 from .store import course_store
-from .student_commands import STUDENT_COMMANDS, add_student_commands
+from .page.student_commands import STUDENT_COMMANDS, add_student_commands
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
 LOOPBACK = "127.0.0.1"  # where the page listens unless told (--address)
@@ -138,8 +138,8 @@ def run_queue(args: argparse.Namespace) -> int:
 
 
 def run_page(args: argparse.Namespace) -> int:
-    from .page import serve_page  # tornado and the hub's client: only for the page
-    from .page_api import serve_http_page  # the same, over HTTP
+    from .page.page import serve_page  # tornado and the hub's client: only for the page
+    from .page.page_api import serve_http_page  # the same, over HTTP
 
     settings = loaded(args)
     instructors = args.instructors or ServicePage(config=settings.config).instructors_group

@@ -18,7 +18,7 @@ import enum
 import socket
 import time
 
-from .listing import iso_utc
+from .page.listing import iso_utc
 from .store import Store, process_alive, utc_now
 
 

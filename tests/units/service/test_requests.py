@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from grader.recording import set_due_date
-from grader.service.rate_limit import RateLimit
-from grader.service.requests import ask_for_check, student_hand_ins
+from grader.service.page.rate_limit import RateLimit
+from grader.service.page.requests import ask_for_check, student_hand_ins
 from grader.service.records import ReleaseOutcome
 from grader.service.store import CheckRecord, JobState, Store
 from grader.settings import load
@@ -192,7 +192,7 @@ def test_a_malformed_notebook_is_refused_on_every_route_with_a_sentence_and_noth
     """The hub's page and `grader check` (ask_for_check), the course page's API over HTTP
     (Check, Hand in), and the panel's Get, which compares the saved notebook with the
     release: a sentence, nothing stored, no check spent, no error page."""
-    from grader.service.over_http import check_files, hand_in_files
+    from grader.service.page.over_http import check_files, hand_in_files
     from grader.student_server import same_cells
 
     name = f"{NOTEBOOK}.ipynb"
@@ -252,8 +252,8 @@ def test_checks_asked_at_once_are_stored_only_up_to_the_limit(settings, store):
 
 def test_a_submit_over_the_hours_checks_is_handed_in_saying_its_checks_wait(settings, store,
                                                                            monkeypatch):
-    from grader.service import over_http
-    from grader.service.over_http import hand_in_files
+    from grader.service.page import over_http
+    from grader.service.page.over_http import hand_in_files
 
     for minute in range(5):
         graded(store, store.hand_in("hal", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(

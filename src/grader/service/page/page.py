@@ -31,11 +31,11 @@ import stat
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import ioloop, web
 
-from ..plan import MAX_NOTEBOOK_BYTES
-from ..settings import Settings
+from ...plan import MAX_NOTEBOOK_BYTES
+from ...settings import Settings
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .records import JobState
-from .store import Store
+from ..records import JobState
+from ..store import Store
 from .student_commands import kind_words, shown_score
 
 MESSAGE_COOKIE = "grading-message"  # what the last request did, shown once on the page

@@ -25,11 +25,11 @@ request is refused.
 
 import os
 
-from ..settings import Settings
-from .records import JobSource, JobState, SourceKind
-from .release_watch import release_folder
+from ...settings import Settings
+from ..records import JobSource, JobState, SourceKind
+from ..release_watch import release_folder
 from .requests import ask_for_check, submit_words, unfit_files
-from .store import Store, utc_now
+from ..store import Store, utc_now
 
 
 def notebook_names(settings: Settings, assignment: str) -> list[str]:

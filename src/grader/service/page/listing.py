@@ -7,8 +7,8 @@ regrade, a batch run, a manual grade or a late penalty, the same as the gradeboo
 
 import datetime
 
-from .recorded import RecordedGrade
-from .records import QueuedJob
+from ..recorded import RecordedGrade
+from ..records import QueuedJob
 
 QUEUE_FIELDS = ("student", "assignment", "kind", "state", "attempts", "arrived", "graded",
                 "score", "max_score", "late_penalty", "recorded", "release", "release_current")

@@ -14,12 +14,12 @@ import json
 import os
 import sys
 
-from ..safe_text import quoted, shown
-from ..sandbox import require_sandbox
-from ..settings import load
+from ...safe_text import quoted, shown
+from ...sandbox import require_sandbox
+from ...settings import load
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .records import JobState
-from .store import course_store
+from ..records import JobState
+from ..store import course_store
 
 
 def add_student_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"

@@ -23,12 +23,12 @@ import os
 from jupyterhub.services.auth import HubOAuthCallbackHandler
 from tornado import ioloop, web
 
-from ..plan import MAX_NOTEBOOK_BYTES
-from ..settings import HubTransport, Settings
+from ...plan import MAX_NOTEBOOK_BYTES
+from ...settings import HubTransport, Settings
 from .over_http import (check_files, hand_in_files, notebook_names, released_feedback,
                         released_notebooks)
 from .page_http import FeedbackHandler, HttpPageHandler
-from .store import Store
+from ..store import Store
 
 
 def encoded(files: dict[str, bytes]) -> dict[str, str]:
