@@ -192,7 +192,7 @@ def test_a_malformed_notebook_is_refused_on_every_route_with_a_sentence_and_noth
     """The hub's page and `grader check` (ask_for_check), the course page's API over HTTP
     (Check, Hand in), and the panel's Get, which compares the saved notebook with the
     release: a sentence, nothing stored, no check spent, no error page."""
-    from grader.service.page.over_http import check_files, hand_in_files
+    from grader.service.page.actions import SavedIn, Sent, check, hand_in
     from grader.student_server import same_cells
 
     name = f"{NOTEBOOK}.ipynb"
@@ -200,9 +200,10 @@ def test_a_malformed_notebook_is_refused_on_every_route_with_a_sentence_and_noth
     assert asked.job is None and asked.allowance is None
     assert asked.refusal.startswith(f"not checked: {name}") and words in asked.refusal
     assert asked.refusal.endswith("; it costs no check")
-    checked = check_files(settings, store, "alice", ASSIGNMENT, {name: content})
+    sent = Sent({name: content}, SavedIn.SERVER)
+    checked = check(settings, store, "alice", ASSIGNMENT, sent).sentence
     assert checked.startswith(f"not checked: {name}") and words in checked
-    handed = hand_in_files(settings, store, "alice", ASSIGNMENT, {name: content})
+    handed = hand_in(settings, store, "alice", ASSIGNMENT, sent).sentence
     assert handed.startswith(f"not handed in: {name}") and words in handed
     assert handed.endswith("; nothing was recorded")
     assert nothing_stored(store)
@@ -252,16 +253,16 @@ def test_checks_asked_at_once_are_stored_only_up_to_the_limit(settings, store):
 
 def test_a_submit_over_the_hours_checks_is_handed_in_saying_its_checks_wait(settings, store,
                                                                            monkeypatch):
-    from grader.service.page import over_http
-    from grader.service.page.over_http import hand_in_files
+    from grader.service.page import actions
+    from grader.service.page.actions import SavedIn, Sent, hand_in
 
     for minute in range(5):
         graded(store, store.hand_in("hal", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(
             settings, answer_answer=f"answer = {minute}\n")}, f"exchange:hal+{ASSIGNMENT}+{minute}",
             NOW + timedelta(minutes=minute)))
-    monkeypatch.setattr(over_http, "utc_now", lambda: NOW + timedelta(minutes=10))
-    handed = hand_in_files(settings, store, "hal", ASSIGNMENT,
-                           {f"{NOTEBOOK}.ipynb": notebook_bytes(settings)})
+    monkeypatch.setattr(actions, "utc_now", lambda: NOW + timedelta(minutes=10))
+    handed = hand_in(settings, store, "hal", ASSIGNMENT,
+                     Sent({f"{NOTEBOOK}.ipynb": notebook_bytes(settings)}, SavedIn.SERVER)).sentence
     assert handed.startswith("handed in: hand-in 6 of")
     assert handed.endswith("; it is graded in turn; its checks are shown at the due date since "
                            "this hour's 5 checks are used")

@@ -7,12 +7,16 @@
 - ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
   stored when it cannot be graded, has a syntax error or the limit is reached; a check
   is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
-- ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
-- ``over_http.py``, ``page_http.py``, ``page_api.py``: the course page over HTTP
+- ``actions.py``: what a student may ask of the page (get, check, hand in, feedback)
+  and each answer (`Answer`, its `Outcome`), written once for both transports.
+- ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth), by the file
+  exchange: an adapter that reads the notebook saved in the student's home.
+- ``page_http.py``, ``page_api.py``: the course page over HTTP
   (``c.HubTransport.transport = "http"``, no shared disk): the page with the feedback,
   and the API that each student's own server calls with its own token (the hand-in
   panel, ``grader.student_server``: Get, Check my notebook, Hand in, the feedback into
-  the server). The page never reaches into a student's server.
+  the server), an adapter of the same actions. The page never reaches into a student's
+  server.
 - ``student_commands.py``: the student's side at the command line (check,
   student-view), which the service's commands add.
 - ``listing.py``: the queue as `python -m grader queue` prints it.

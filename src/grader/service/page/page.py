@@ -11,8 +11,8 @@ of each assignment, each check by its visibility (visibility.py), the checks the
 have left (rate_limit.py), and a "Check my notebook" button per assignment: it
 checks the notebook as the student last saved it in their home folder
 (~/ASSIGNMENT/NOTEBOOK.ipynb, where the Assignments tab fetches it), through
-`requests.ask_for_check`. Members of the instructors' Unix group see every
-student's hand-ins (?student=ID). The page only reads and writes the service's
+`actions.check`, which answers as it does over HTTP. Members of the instructors' Unix
+group see every student's hand-ins (?student=ID). The page only reads and writes the service's
 queue; `python -m grader serve` grades what it queues.
 
 With ``c.HubTransport.transport = "http"`` (page_http.py) the page reads no home
@@ -33,8 +33,8 @@ from tornado import ioloop, web
 
 from ...plan import MAX_NOTEBOOK_BYTES
 from ...settings import Settings
-from .requests import HandInView, ask_for_check, student_hand_ins
-from ..records import JobState
+from .actions import SavedIn, Sent, check, notebook_names
+from .requests import HandInView, student_hand_ins
 from ..store import Store
 from .student_commands import kind_words, shown_score
 
@@ -214,22 +214,10 @@ class CheckHandler(PageHandler):
         assignment = self.get_body_argument("assignment", "")
         if assignment not in self.course.assignments:
             raise web.HTTPError(400, "no such assignment")
-        notebooks = sorted(self.course.instructor_notebooks(assignment))
+        notebooks = notebook_names(self.course, assignment)
         files, problems = saved_notebooks(user, assignment, notebooks)
-        if not files and problems:
-            return f"not checked: {'; '.join(problems)}; it costs no check"
-        if not files:
-            where = ", ".join(f"~/{assignment}/{name}.ipynb" for name in notebooks)
-            return (f"not checked: no saved notebook at {where}; fetch the assignment from "
-                    "the Assignments tab and save it; it costs no check")
-        asked = ask_for_check(self.course, self.store, user, assignment, files)
-        if asked.job is None:
-            return asked.refusal
-        if asked.job.state == JobState.DUPLICATE:
-            return (f"not checked again: your saved notebook is the same as when it was last "
-                    f"checked ({asked.job.reason}); it costs no check")
-        left = asked.allowance.sentence() if asked.allowance else ""
-        return f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}"
+        sent = Sent(files, SavedIn.HOME, tuple(problems))
+        return check(self.course, self.store, user, assignment, sent).sentence
 
 
 def serve_page(settings: Settings, store: Store, port: int, instructors: str,

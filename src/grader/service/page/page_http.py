@@ -20,7 +20,7 @@ import urllib.parse
 from tornado import web
 
 from ...settings import HubTransport, Settings
-from .over_http import released_feedback
+from .actions import released_feedback
 from .page import STYLE, PageHandler, is_instructor
 from ..store import Store
 
