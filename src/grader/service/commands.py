@@ -82,6 +82,9 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
     page.add_argument("--instructors", default=None, metavar="GROUP",
                       help="the Unix group that sees every student (default: "
                            "c.ServicePage.instructors_group)")
+    page.add_argument("--home-reader", default="", metavar="SOCKET",
+                      help="the socket of `grader home-reader`, which reads a student's saved "
+                           "notebook as the student, so that the page needs no root")
     extensions = commands.add_parser("extensions", help="the extensions file, into the gradebook")
     extensions.add_argument("csv", nargs="?", default="",
                             help=f"student_id,assignment,extra_hours|new_due,note rows "
@@ -150,9 +153,11 @@ def run_page(args: argparse.Namespace) -> int:
               "set c.HubTransport.transport = \"http\" for a page in a pod of its own",
               file=sys.stderr)
         return 2
-    (serve_http_page if over_http else serve_page)(
-        settings, course_store(settings.data, settings.db_url), args.port, instructors,
-        args.address)
+    store = course_store(settings.data, settings.db_url)
+    if over_http:
+        serve_http_page(settings, store, args.port, instructors, args.address)
+    else:
+        serve_page(settings, store, args.port, instructors, args.address, args.home_reader)
     return 0
 
 
