@@ -11,6 +11,9 @@
   and each answer (`Answer`, its `Outcome`), written once for both transports.
 - ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth), by the file
   exchange: an adapter that reads the notebook saved in the student's home.
+- ``saved.py``, ``home_reader.py``: the notebook a student saved in their home, read
+  defensively; the home reader, which reads it as the student for the page alone, so
+  that the page runs as the course's account, not root (``grader home-reader``).
 - ``page_http.py``, ``page_api.py``: the course page over HTTP
   (``c.HubTransport.transport = "http"``, no shared disk): the page with the feedback,
   and the API that each student's own server calls with its own token (the hand-in
