@@ -18,6 +18,9 @@ INSTRUCTORS_GROUP = "gptcourse-instructors"
 for service in c.JupyterHub.services:  # noqa: F821 (c is JupyterHub's config object)
     if service["name"] == "grading":
         service["user"] = "grader"  # the course's own account, not root: it opens no home
+# over HTTP the students' servers send their notebooks: no home is read, no helper as root
+c.JupyterHub.services = [service for service in c.JupyterHub.services  # noqa: F821
+                         if service["name"] != "home-reader"]
 
 c.JupyterHub.load_groups = {  # noqa: F821 (the hub's groups; an LMS login may fill them)
     STUDENTS_GROUP: {"users": []},

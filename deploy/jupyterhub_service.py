@@ -4,11 +4,25 @@
 # - "grader" grades each hand-in as it arrives; it listens on nothing: it reads the
 #   exchange the students submit to, and the queue the page writes to.
 # - "grading" is the students' page, /services/grading/ (HubOAuth: who asks is the hub's
-#   login). It runs as the hub's own account, root, since "Check my notebook" reads the
-#   notebook a student last saved in their home; it listens on 127.0.0.1 only.
+#   login), which every student reaches; it listens on 127.0.0.1 only and runs as the
+#   course's own account, never root.
+# - "home-reader" reads, for "Check my notebook", the notebook a student last saved in
+#   their home, which the page's account may not read: as the student (a child process
+#   with the student's uid and group, for one request), only ~/ASSIGNMENT/NOTEBOOK.ipynb
+#   of the course's notebooks, and it answers the page's account alone, on a socket that
+#   account owns (grader/service/page/home_reader.py). It starts as root, to become a
+#   student, and listens on nothing else.
+#
+# Which account runs what:
+#   the hub (jupyterhub)       root: it starts the students' servers as the students
+#   "grader" (serve)           grader: owns course-data/, reads the exchange
+#   "grading" (the page)       grader: reads and writes the queue, no student's home
+#   "home-reader"              root, becoming the student for each read; no network
+#   a student's server         the student
 COURSE = "/srv/course"
 PYTHON = f"{COURSE}/.venv/bin/python"
 PAGE_PORT = 10101
+HOME_READER = "/run/gptcourse/home-reader.sock"  # the page's account alone opens it
 
 c.JupyterHub.services = [  # noqa: F821 (c is JupyterHub's config object)
     {
@@ -22,10 +36,18 @@ c.JupyterHub.services = [  # noqa: F821 (c is JupyterHub's config object)
         "name": "grading",
         "url": f"http://127.0.0.1:{PAGE_PORT}",
         "command": [PYTHON, "-m", "grader", "page", "--port", str(PAGE_PORT),
-                    "--course", COURSE],
+                    "--home-reader", HOME_READER, "--course", COURSE],
         "cwd": COURSE,
+        "user": "grader",  # the course's account, not root: the page opens no home
         "oauth_no_confirm": True,
         "display": True,
+    },
+    {
+        "name": "home-reader",
+        "command": [PYTHON, "-m", "grader", "home-reader", "--socket", HOME_READER,
+                    "--page-account", "grader", "--course", COURSE],
+        "cwd": COURSE,  # no "user": the hub's root, to read each notebook as its student
+        "environment": {"PATH": f"{COURSE}/.venv/bin:/usr/bin:/bin"},
     },
 ]
 # every user may open the page (it shows each student only their own hand-ins)

@@ -29,6 +29,7 @@
     python -m grader page [--port PORT] [--instructors GROUP]
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb ... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
+    python -m grader home-reader --socket PATH --page-account ACCOUNT
     python -m grader dask-certs [--folder DIR]
     python -m grader publish [--site DIR] [--to DIR]
     python -m grader leak-scan [FOLDER]
@@ -71,9 +72,10 @@ gradebook as it is graded (grader/service/); `queue` lists every hand-in the ser
 with its state and score (--json: a list of objects); `check` asks the service for a check
 of a student's notebooks within the rate limit (c.CheckRateLimit), and `student-view` prints
 that student's hand-ins as they see them now, each check by its visibility (c.CheckFeedback;
-grader/service/student_commands.py); `page` serves the students' page of the service on the
-hub (grader/service/page.py). `new-term`, `archive-term` and `restore-term` carry a course
-to its next term and keep a finished one (grader/terms/, docs/terms.md).
+grader/service/page/student_commands.py); `page` serves the students' page of the service on the
+hub (grader/service/page/page.py), and `home-reader` reads a student's saved notebook as the
+student for it, so that it runs without root. `new-term`, `archive-term` and `restore-term`
+carry a course to its next term and keep a finished one (grader/terms/, docs/terms.md).
 
 Exit status: 0 when every submission was processed, whatever the students handed in (a
 submission that cannot be graded is reported, not fatal); 1 if the grader itself failed on a

@@ -10,11 +10,14 @@ checks left. Another student's page is refused to a student and shown to a
 member of the instructors' group. A folder where the notebook should be, or a hub
 user with no account on the machine, gets a line saying so, nothing spent. A hidden
 check's hint never shows what the student's code raised about a hidden input.
-The page passes axe-core's WCAG 2.1 A and AA.
+The page passes axe-core's WCAG 2.1 A and AA. As deploy/jupyterhub_service.py runs it,
+the page runs as an account of its own, not root, and reads each saved notebook through
+the home reader, which the hub runs as root and which reads it as the student.
 """
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,13 +29,15 @@ from grader.recording import set_due_date
 from grader.service import JobState, course_store
 from grader.settings import load
 from testsupport.accessibility import CHROMIUM, CHROMIUM_FLAGS, axe_violations, violations_report
-from testsupport.hub import GRADER, PASSWORD, STUDENTS, VENV_BIN, ensure_account, install_proxy
+from testsupport.hub import (GRADER, PASSWORD, SITE_PACKAGES, STUDENTS, VENV_BIN, chown_tree,
+                             ensure_account, install_proxy, readable_environment)
 from testsupport.hub_browser import answering, wait_for
 from testsupport.network import free_port
 from testsupport.course import ROOT
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
 
 ALICE, BOB = STUDENTS[:2]
+PAGE_ACCOUNT = "gptc-page"  # the course's account the page runs as (deploy: "grader")
 SCREENSHOTS = os.path.join(ROOT, "_build", "screenshots")
 PAGE_WAIT = 60_000  # ms, one step in the browser
 GRADED_SECONDS = 300  # the service's first grading starts its templates
@@ -46,8 +51,13 @@ c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.allowed_groups = {{"gptcourse-students", "gptcourse-graders"}}
 c.JupyterHub.services = [{{
     "name": "grading", "url": "http://127.0.0.1:{page_port}", "oauth_no_confirm": True,
-    "command": [{python!r}, "-m", "grader", "page", "--port", "{page_port}",
-                "--course", {course!r}],
+    "command": [{page_python!r}, "-m", "grader", "page", "--port", "{page_port}",
+                "--home-reader", {socket!r}, "--course", {course!r}],
+    "user": {page_account!r},
+}}, {{
+    "name": "home-reader",
+    "command": [{python!r}, "-m", "grader", "home-reader", "--socket", {socket!r},
+                "--page-account", {page_account!r}, "--course", {course!r}],
 }}]
 c.JupyterHub.load_roles = [
     {{"name": "user", "scopes": ["self", "access:services!service=grading"]}},
@@ -61,16 +71,27 @@ def hub_with_page():
         pytest.fail("the page's test makes Unix accounts and reads their homes: it runs as "
                     "root (make test on the course's CI machine does)")
     base = tempfile.mkdtemp(prefix="gptcourse-page-")
+    os.chmod(base, 0o755)  # the page's account reaches the course and the reader's socket
     course = make_course(os.path.join(base, "course"))
     set_due_date(load(course), ASSIGNMENT, "2030-01-01 17:00:00 UTC")
     accounts = {name: ensure_account(name, "gptcourse-students") for name in (ALICE, BOB)}
     accounts[GRADER] = ensure_account(GRADER, "gptcourse-graders")
-    port = free_port()
+    accounts[PAGE_ACCOUNT] = ensure_account(PAGE_ACCOUNT, "gptcourse-page")
+    chown_tree(course, accounts[PAGE_ACCOUNT])  # the course's data is the page's account's
+    # a Python the page's account can run, beside the rest if hard links reach .venv
+    same_disk = os.stat(base).st_dev == os.stat(SITE_PACKAGES).st_dev
+    environment = (os.path.join(base, "python") if same_disk else
+                   tempfile.mkdtemp(prefix="page-python-", dir=os.path.join(ROOT, ".hub-deps")))
+    os.makedirs(environment, exist_ok=True)
+    page_python = os.path.join(readable_environment(environment), "bin", "python")
+    socket = os.path.join(base, "run", "home-reader.sock")
+    port, page_port = free_port(), free_port()
     config = os.path.join(base, "jupyterhub_config.py")
     with open(config, "w", encoding="utf-8") as handle:
         handle.write(CONFIG.format(port=port, hub_port=free_port(), api_port=free_port(),
-                                   proxy=install_proxy(), page_port=free_port(),
-                                   python=sys.executable, course=course))
+                                   proxy=install_proxy(), page_port=page_port,
+                                   python=sys.executable, page_python=page_python,
+                                   socket=socket, page_account=PAGE_ACCOUNT, course=course))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "GPTCOURSE_"))}
     env["PATH"] = os.pathsep.join([VENV_BIN, env.get("PATH", "/usr/bin:/bin")])
     log = open(os.path.join(base, "hub.log"), "w")
@@ -83,7 +104,8 @@ def hub_with_page():
     try:
         wait_for("the hub and its page answer",
                  lambda: answering(url + "/hub/health") and hub.poll() is None, 120)
-        yield {"url": url, "course": course, "accounts": accounts, "log": log.name}
+        yield {"url": url, "course": course, "accounts": accounts, "log": log.name,
+               "page_port": page_port}
     finally:
         for process in (service, hub):
             if process.poll() is None:
@@ -93,6 +115,7 @@ def hub_with_page():
                 except subprocess.TimeoutExpired:
                     os.killpg(process.pid, signal.SIGKILL)
         log.close()
+        shutil.rmtree(environment, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -260,3 +283,30 @@ def test_a_hidden_check_does_not_show_the_hidden_input_the_students_code_raised(
                                         "tests; what it said is shown after the due date"]]
     assert "HIDDEN INPUT" not in page.content()
     page.context.close()
+
+
+def processes_running(*words):
+    """{pid: uid} of the processes whose command line holds `words` in order, from /proc."""
+    found = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                command = handle.read().decode(errors="replace").split("\0")
+            with open(f"/proc/{pid}/status", encoding="utf-8") as handle:
+                [uid_line] = [line for line in handle if line.startswith("Uid:")]
+        except (OSError, ValueError):
+            continue  # a process that ended meanwhile
+        joined = " ".join(command)
+        if " ".join(words) in joined:
+            found[int(pid)] = int(uid_line.split()[2])  # the effective uid
+    return found
+
+
+def test_the_page_runs_as_its_own_account_and_the_reader_reads_as_the_student(hub_with_page):
+    """The page's process, read from /proc: the course's account, not root; the home
+    reader, root, is the one that becomes a student, and it listens on no port."""
+    page = processes_running("-m", "grader", "page", "--port", str(hub_with_page["page_port"]))
+    reader = processes_running("-m", "grader", "home-reader", "--socket")
+    assert list(page.values()) == [hub_with_page["accounts"][PAGE_ACCOUNT].pw_uid]
+    assert list(reader.values()) == [0]
+    assert 0 not in page.values()

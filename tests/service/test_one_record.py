@@ -28,7 +28,7 @@ from grader.cli import main
 from grader.recording import set_due_date
 from grader.reports import read_grades
 from grader.service import JobState, course_store
-from grader.service.requests import ask_for_check
+from grader.service.page.requests import ask_for_check
 from grader.settings import load
 from testsupport.course import nbgrader_env
 from testsupport.fake_canvas import FakeCanvas, Served

@@ -44,23 +44,13 @@ The after-grading room, ``after/``: what follows a grade.
 - ``after_feedback.py``: `make extensions`, naming an extension granted after a
   student's feedback went out.
 
-The students' page:
-
-- ``listing.py``: the queue as `python -m grader queue` prints it.
-- ``visibility.py``: what a student sees of each check before their due date
-  (``c.CheckFeedback``: now, hint, after_due).
-- ``rate_limit.py``: how many checks a student may ask for (``c.CheckRateLimit``),
-  what remains and when the next is allowed.
-- ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
-  stored when it cannot be graded, has a syntax error or the limit is reached; a check
-  is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
-- ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth).
-- ``over_http.py``, ``page_http.py``, ``page_api.py``: the course page over HTTP
-  (``c.HubTransport.transport = "http"``, no shared disk): the page with the feedback,
-  and the API that each student's own server calls with its own token (the hand-in
-  panel, ``grader.student_server``: Get, Check my notebook, Hand in, the feedback into
-  the server). The page never reaches into a student's server.
-- ``student_commands.py``: the students' commands (check, student-view).
+The students' page room, ``page/`` (its own face says what each module holds): what a
+student sees of each check and how many checks they have left, "Check my notebook", one
+set of actions (``actions.py``: get, check, hand in, feedback, each answer written once)
+that the two transports call as adapters (the file exchange through the home reader, which
+reads one saved notebook as its student, and HTTP through the page's API that each
+student's own server calls with its own token), the queue as `python -m grader queue`
+prints it, the students' commands.
 
 Assembled: ``serving.py``: `run_service`, the loop with `AfterGrading` on one hub, the
 exchange watched, a stop that takes too long ended; ``commands.py``: the service's
@@ -71,10 +61,9 @@ Other code hands a notebook in with
 `queue_submitted` hands in what submitted/ holds (`collect-zip --queue`).
 """
 
-
 from .after.after_feedback import extensions_applied
 from .queue.inbound import inbound_folder, take_inbound, watch_inbound
-from .listing import QUEUE_FIELDS, queue_record, queue_table
+from .page.listing import QUEUE_FIELDS, queue_record, queue_table
 from .queue.events import AddOn, EventHub, GradeEvent, Happened
 from .queue.loop import LEASE_SECONDS, Service
 from .queue.records import (CheckRecord, JobSource, JobState, PushTarget, QueuedJob,

@@ -37,16 +37,16 @@ from ..sandbox import require_sandbox
 from ..settings import GradingService, HubTransport, ServicePage, Settings, load
 from .after.after_feedback import extensions_applied
 from .after.final_push import PushSetupError, Pusher, chosen_pusher
-from .listing import queue_record, queue_table
-from .queue.loop import LEASE_SECONDS
 from .after.recorded import recorded_jobs
+from .page.listing import queue_record, queue_table
+from .page.student_commands import STUDENT_COMMANDS, add_student_commands
+from .queue.loop import LEASE_SECONDS
 from .queue.records import JobSource, SourceKind
 from .queue.release_watch import current_release
 from .queue.status import any_warm, host_prefix, services, status_lines
 from .queue.store import course_store
-from .serving import run_service
-from .student_commands import STUDENT_COMMANDS, add_student_commands
 from .queue.submitted import queue_submitted
+from .serving import run_service
 
 PAGE_PORT = 10101  # the page's port on 127.0.0.1, as deploy/jupyterhub_service.py names it
 LOOPBACK = "127.0.0.1"  # where the page listens unless told (--address)
@@ -91,6 +91,9 @@ def add_service_commands(commands: "argparse._SubParsersAction[argparse.Argument
     page.add_argument("--instructors", default=None, metavar="GROUP",
                       help="the Unix group that sees every student (default: "
                            "c.ServicePage.instructors_group)")
+    page.add_argument("--home-reader", default="", metavar="SOCKET",
+                      help="the socket of `grader home-reader`, which reads a student's saved "
+                           "notebook as the student, so that the page needs no root")
     extensions = commands.add_parser("extensions", help="the extensions file, into the gradebook")
     extensions.add_argument("csv", nargs="?", default="",
                             help=f"student_id,assignment,extra_hours|new_due,note rows "
@@ -169,8 +172,8 @@ def run_queue(args: argparse.Namespace) -> int:
 
 
 def run_page(args: argparse.Namespace) -> int:
-    from .page import serve_page  # tornado and the hub's client: only for the page
-    from .page_api import serve_http_page  # the same, over HTTP
+    from .page.page import serve_page  # tornado and the hub's client: only for the page
+    from .page.page_api import serve_http_page  # the same, over HTTP
 
     settings = loaded(args)
     instructors = args.instructors or ServicePage(config=settings.config).instructors_group
@@ -181,9 +184,11 @@ def run_page(args: argparse.Namespace) -> int:
               "set c.HubTransport.transport = \"http\" for a page in a pod of its own",
               file=sys.stderr)
         return 2
-    (serve_http_page if over_http else serve_page)(
-        settings, course_store(settings.data, settings.db_url), args.port, instructors,
-        args.address)
+    store = course_store(settings.data, settings.db_url)
+    if over_http:
+        serve_http_page(settings, store, args.port, instructors, args.address)
+    else:
+        serve_page(settings, store, args.port, instructors, args.address, args.home_reader)
     return 0
 
 

@@ -2,7 +2,7 @@
 
 - `CheckFeedback`: each check's visibility before the due date
   (``c.CheckFeedback.checks = {"count_parameters_hidden": "after_due"}``; the words are
-  ``now``, ``hint`` and ``after_due``, service/visibility.py says what each shows).
+  ``now``, ``hint`` and ``after_due``, service/page/visibility.py says what each shows).
 - `CheckRateLimit`: how many checks a student may ask for per assignment in a window
   (``c.CheckRateLimit.checks = 5``, ``c.CheckRateLimit.window_minutes = 60``).
 - `GradingService`: the service's own work besides grading: each student's feedback

@@ -8,6 +8,8 @@ import subprocess
 import sys
 
 import pytest
+import yaml
+from traitlets.config import Config
 
 from grader.cli import build_parser
 
@@ -46,12 +48,16 @@ def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
 
     namespace = {"c": Config}
     exec((DEPLOY / "jupyterhub_service.py").read_text(), namespace)
-    entry, page = Config.JupyterHub.services
+    entry, page, reader = Config.JupyterHub.services
     args = serve_arguments(entry["command"])
     assert (entry["name"], args.workers, args.course) == ("grader", 2, "/srv/course")
     args = serve_arguments(page["command"], "page")
     assert (page["name"], args.port, args.course) == ("grading", 10101, "/srv/course")
     assert page["url"] == "http://127.0.0.1:10101"
+    helper = serve_arguments(reader["command"], "home-reader")
+    assert (reader["name"], helper.course, "url" in reader) == ("home-reader", "/srv/course",
+                                                               False)
+    assert (helper.socket, helper.page_account) == (args.home_reader, page["user"])
     [role] = Config.JupyterHub.load_roles
     assert "access:services!service=grading" in role["scopes"]
 
@@ -81,6 +87,63 @@ def test_over_http_the_page_holds_no_scope_and_each_server_may_reach_the_page():
         "access:services!service=grading", "read:services!service=grading"]
     page = [s for s in Config.JupyterHub.services if s["name"] == "grading"][0]
     assert page["user"] == "grader"
+    assert [s["name"] for s in Config.JupyterHub.services] == ["grader", "grading"]  # no root
+
+
+def hub_services(*files):
+    """The hub's services after `files` of deploy/, in order, as jupyterhub_config.py runs
+    them."""
+    class Config:
+        class JupyterHub:
+            services = load_roles = load_groups = None
+
+        class Spawner:
+            pass
+
+    namespace = {"c": Config}
+    for name in files:
+        exec((DEPLOY / name).read_text(), namespace)
+    return Config.JupyterHub.services
+
+
+def students_pages(services):
+    return [s for s in services if s["command"][1:4] == ["-m", "grader", "page"]]
+
+
+@pytest.mark.parametrize("files", [("jupyterhub_service.py",),
+                                   ("jupyterhub_service.py", "jupyterhub_http.py")])
+def test_no_deploy_file_starts_a_students_page_as_root(files):
+    """A hub service without "user" runs as the hub's account, root."""
+    pages = students_pages(hub_services(*files))
+    assert [(page["name"], page.get("user", "root")) for page in pages] == [
+        ("grading", "grader")]
+
+
+def test_the_hubs_courses_start_no_page_as_root(tmp_path):
+    courses = {"python": "/opt/gptcourse/.venv/bin/python", "courses": [
+        {"name": "ml", "folder": "/srv/courses/ml", "page_port": 10101}]}
+    (tmp_path / "courses.yaml").write_text(json.dumps(courses))
+    for name in ("jupyterhub_courses.py", "hub_courses.py"):
+        (tmp_path / name).write_text((DEPLOY / name).read_text())
+    config = Config()
+    path = tmp_path / "jupyterhub_courses.py"
+    exec(compile(path.read_text(), str(path), "exec"),
+         {"get_config": lambda: config, "__file__": str(path)})
+    pages = students_pages(config.JupyterHub.services)
+    assert [(page["name"], page.get("user", "root")) for page in pages] == [
+        ("grading-ml", "grader")]
+
+
+def test_the_page_on_kubernetes_runs_as_no_root():
+    [deployment] = [d for d in yaml.safe_load_all((DEPLOY / "kubernetes" / "grader.yaml")
+                                                  .read_text())
+                    if d and d.get("kind") == "Deployment"]
+    spec = deployment["spec"]["template"]["spec"]
+    [page] = [c for c in spec["containers"] if c["command"][:4] == ["python", "-m", "grader",
+                                                                    "page"]]
+    assert (spec["securityContext"]["runAsNonRoot"], spec["securityContext"]["runAsUser"]) == (
+        True, 2000)
+    assert page.get("securityContext", {}).get("runAsUser", 2000) != 0
 
 
 def test_the_students_servers_run_the_hand_in_panel():

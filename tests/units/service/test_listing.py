@@ -88,7 +88,7 @@ def test_what_submitted_holds_is_queued_once_and_unchanged_folders_are_duplicate
 
 
 def test_a_hand_in_graded_against_an_earlier_release_is_marked_so(tmp_path):
-    from grader.service.listing import queue_record
+    from grader.service.page.listing import queue_record
 
     store = course_with_queue(tmp_path)
     graded = store.jobs()[0]

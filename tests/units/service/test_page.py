@@ -5,7 +5,7 @@ import pwd
 
 import pytest
 
-from grader.service.page import is_instructor, saved_notebooks
+from grader.service.page.page import is_instructor, saved_notebooks
 
 NOBODY_HERE = "gptc-no-such-account"
 

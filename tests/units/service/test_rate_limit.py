@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from traitlets.config import Config
 
-from grader.service.rate_limit import RateLimit, allowance, course_rate_limit
+from grader.service.page.rate_limit import RateLimit, allowance, course_rate_limit
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 HOUR = RateLimit(3, timedelta(hours=1))

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from grader.recording import set_due_date
-from grader.service.rate_limit import RateLimit
-from grader.service.requests import ask_for_check, student_hand_ins
-from grader.service.queue.records import ReleaseOutcome
-from grader.service.queue.store import CheckRecord, JobState, Store
+from grader.service.page.rate_limit import RateLimit
+from grader.service.page.requests import ask_for_check, student_hand_ins
+from grader.service.records import ReleaseOutcome
+from grader.service.store import CheckRecord, JobState, Store
 from grader.settings import load
 from testsupport.malformed_notebooks import DAMAGED, MALFORMED
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released
@@ -192,7 +192,7 @@ def test_a_malformed_notebook_is_refused_on_every_route_with_a_sentence_and_noth
     """The hub's page and `grader check` (ask_for_check), the course page's API over HTTP
     (Check, Hand in), and the panel's Get, which compares the saved notebook with the
     release: a sentence, nothing stored, no check spent, no error page."""
-    from grader.service.over_http import check_files, hand_in_files
+    from grader.service.page.actions import SavedIn, Sent, check, hand_in
     from grader.student_server import same_cells
 
     name = f"{NOTEBOOK}.ipynb"
@@ -200,9 +200,10 @@ def test_a_malformed_notebook_is_refused_on_every_route_with_a_sentence_and_noth
     assert asked.job is None and asked.allowance is None
     assert asked.refusal.startswith(f"not checked: {name}") and words in asked.refusal
     assert asked.refusal.endswith("; it costs no check")
-    checked = check_files(settings, store, "alice", ASSIGNMENT, {name: content})
+    sent = Sent({name: content}, SavedIn.SERVER)
+    checked = check(settings, store, "alice", ASSIGNMENT, sent).sentence
     assert checked.startswith(f"not checked: {name}") and words in checked
-    handed = hand_in_files(settings, store, "alice", ASSIGNMENT, {name: content})
+    handed = hand_in(settings, store, "alice", ASSIGNMENT, sent).sentence
     assert handed.startswith(f"not handed in: {name}") and words in handed
     assert handed.endswith("; nothing was recorded")
     assert nothing_stored(store)
@@ -215,7 +216,7 @@ def test_submits_and_checks_of_an_hour_show_at_most_the_allowances_verdicts(sett
     """8 Submits and 12 checks in an hour, the checks stored as two processes asking at once
     would leave them (past the refusal): before the due date at most 5 (the course's
     c.CheckRateLimit: 5 per hour) show their verdicts; the rest are graded and wait for it."""
-    from grader.service.queue.records import JobSource, SourceKind
+    from grader.service.records import JobSource, SourceKind
 
     for minute in range(20):
         source = (JobSource.of(SourceKind.CHECK) if minute % 5 < 3
@@ -252,16 +253,16 @@ def test_checks_asked_at_once_are_stored_only_up_to_the_limit(settings, store):
 
 def test_a_submit_over_the_hours_checks_is_handed_in_saying_its_checks_wait(settings, store,
                                                                            monkeypatch):
-    from grader.service import over_http
-    from grader.service.over_http import hand_in_files
+    from grader.service.page import actions
+    from grader.service.page.actions import SavedIn, Sent, hand_in
 
     for minute in range(5):
         graded(store, store.hand_in("hal", ASSIGNMENT, {f"{NOTEBOOK}.ipynb": notebook_bytes(
             settings, answer_answer=f"answer = {minute}\n")}, f"exchange:hal+{ASSIGNMENT}+{minute}",
             NOW + timedelta(minutes=minute)))
-    monkeypatch.setattr(over_http, "utc_now", lambda: NOW + timedelta(minutes=10))
-    handed = hand_in_files(settings, store, "hal", ASSIGNMENT,
-                           {f"{NOTEBOOK}.ipynb": notebook_bytes(settings)})
+    monkeypatch.setattr(actions, "utc_now", lambda: NOW + timedelta(minutes=10))
+    handed = hand_in(settings, store, "hal", ASSIGNMENT,
+                     Sent({f"{NOTEBOOK}.ipynb": notebook_bytes(settings)}, SavedIn.SERVER)).sentence
     assert handed.startswith("handed in: hand-in 6 of")
     assert handed.endswith("; it is graded in turn; its checks are shown at the due date since "
                            "this hour's 5 checks are used")

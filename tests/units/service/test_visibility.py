@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from traitlets.config import Config
 
-from grader.service.visibility import (HINT_CHARS, Visibility, assertion_messages,
+from grader.service.page.visibility import (HINT_CHARS, Visibility, assertion_messages,
                                        checked_visibilities, course_visibilities, hidden_checks,
                                        hint, student_view)
 from testsupport.tiny_course import instructor_notebook

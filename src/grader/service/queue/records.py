@@ -34,7 +34,7 @@ class SourceKind(enum.StrEnum):
     EXCHANGE = "exchange"  # nbgrader's exchange (inbound.py): the inbound folder's name follows
     ZIP = "zip"  # an LMS's zip (collect-zip --queue): the zip's file name follows
     CHECK = "check"  # "Check my notebook" (requests.py: the page, `python -m grader check`)
-    HUB = "hub"  # "Hand in" on the course page over HTTP (over_http.py): student+assignment+time
+    HUB = "hub"  # "Hand in" on the course page over HTTP (page/actions.py): student+assignment+time
     OTHER = "other"  # a program's own word (a test's "submit", a benchmark's): the whole source
 
 

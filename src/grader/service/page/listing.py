@@ -5,9 +5,9 @@ regrade, a batch run, a manual grade or a late penalty, the same as the gradeboo
 `recorded`, with the late penalty taken off; every other shows what the grader gave it.
 """
 
-from .after.recorded import RecordedGrade
-from .queue.records import QueuedJob
-from .queue.status import iso_utc
+from ..after.recorded import RecordedGrade
+from ..queue.records import QueuedJob
+from ..queue.status import iso_utc
 
 QUEUE_FIELDS = ("student", "assignment", "kind", "state", "attempts", "arrived", "graded",
                 "score", "max_score", "late_penalty", "recorded", "release", "release_current")

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from traitlets.config import Config
 
-from ..settings import CheckRateLimit
+from ...settings import CheckRateLimit
 
 
 @dataclasses.dataclass(frozen=True)

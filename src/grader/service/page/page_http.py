@@ -19,10 +19,10 @@ import urllib.parse
 
 from tornado import web
 
-from ..settings import HubTransport, Settings
-from .over_http import released_feedback
+from ...settings import HubTransport, Settings
+from .actions import released_feedback
 from .page import STYLE, PageHandler, is_instructor
-from .queue.store import Store
+from ..queue.store import Store
 
 PANEL = "course-hand-in"  # the panel's path on a student's server (grader.student_server)
 FEEDBACK_POLICY = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "

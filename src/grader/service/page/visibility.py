@@ -28,8 +28,8 @@ from typing import Protocol
 import nbformat
 from traitlets.config import Config
 
-from ..cells import HIDDEN_BLOCK, CellKind, cell_kind, nbgrader_meta, source_text
-from ..settings import CheckFeedback
+from ...cells import HIDDEN_BLOCK, CellKind, cell_kind, nbgrader_meta, source_text
+from ...settings import CheckFeedback
 
 HINT_CHARS = 160  # the longest hint a failed check shows before the due date
 EXCEPTION_LINE = re.compile(r"([A-Z]\w*)(?::\s?(.*))?")  # 'ValueError: ...', as checks word it

@@ -1,6 +1,7 @@
 """The students' page of the grading service, a JupyterHub-managed service (HubOAuth).
 
     python -m grader page [--port PORT] [--address ADDRESS] [--instructors GROUP]
+                          [--home-reader SOCKET]
 
 The hub starts it (deploy/jupyterhub_config.py) and proxies it at
 /services/grading/; this page (the file exchange's, which reads the students' homes)
@@ -10,10 +11,12 @@ login, never anything the notebook says. A student sees only their own hand-ins
 of each assignment, each check by its visibility (visibility.py), the checks they
 have left (rate_limit.py), and a "Check my notebook" button per assignment: it
 checks the notebook as the student last saved it in their home folder
-(~/ASSIGNMENT/NOTEBOOK.ipynb, where the Assignments tab fetches it), through
-`requests.ask_for_check`. Members of the instructors' Unix group see every
-student's hand-ins (?student=ID). The page only reads and writes the service's
-queue; `python -m grader serve` grades what it queues.
+(~/ASSIGNMENT/NOTEBOOK.ipynb, where the Assignments tab fetches it): the home reader
+(home_reader.py, ``--home-reader SOCKET``) reads it as the student, so that the page
+runs as the course's own account, not root; then `actions.check`, which answers as it
+does over HTTP. Members of the instructors' Unix group see every student's hand-ins
+(?student=ID). The page only reads and writes the service's queue; `python -m grader
+serve` grades what it queues.
 
 With ``c.HubTransport.transport = "http"`` (page_http.py) the page reads no home
 folder and reaches no student's server: it links each student's hand-in panel in
@@ -26,16 +29,16 @@ import grp
 import html
 import os
 import pwd
-import stat
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import ioloop, web
 
-from ..plan import MAX_NOTEBOOK_BYTES
-from ..settings import Settings
-from .requests import HandInView, ask_for_check, student_hand_ins
-from .queue.records import JobState
-from .queue.store import Store
+from ...settings import Settings
+from .actions import SavedIn, Sent, check, notebook_names
+from .home_reader import read_as_student
+from .requests import HandInView, student_hand_ins
+from .saved import saved_notebooks
+from ..queue.store import Store
 from .student_commands import kind_words, shown_score
 
 MESSAGE_COOKIE = "grading-message"  # what the last request did, shown once on the page
@@ -46,50 +49,6 @@ margin-top:2rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;
 .5rem;border-bottom:1px solid #bbb;vertical-align:top}.passed{color:#0a5c1f}.failed{color:#9b1c1c}
 .note{background:#eef3fb;border-left:4px solid #2b5797;padding:.5rem .8rem}button{font-size:1rem;
 padding:.4rem .9rem}"""
-
-
-def saved_notebooks(user: str, assignment: str, notebooks: list[str]
-                    ) -> tuple[dict[str, bytes], list[str]]:
-    """(the student's saved notebooks of `assignment` from their home folder, why each
-    that is there could not be taken): only regular files they own, inside their home, no
-    link followed, at most a notebook's size. A hub user with no account on this machine
-    has no home to read: (nothing, why)."""
-    try:
-        account = pwd.getpwnam(user)
-    except KeyError:
-        return {}, [f"your hub account, {user}, has no account on this machine, so no home "
-                    f"folder to read a saved notebook from (ask your instructor)"]
-    home, uid = os.path.realpath(account.pw_dir), account.pw_uid
-    found, problems = {}, []
-    for name in notebooks:
-        path = os.path.join(home, assignment, f"{name}.ipynb")
-        shown = f"~/{assignment}/{name}.ipynb"
-        if os.path.lexists(path) and os.path.realpath(path) != path:
-            problems.append(f"{shown} is a link (or lies in a linked folder), not your own file")
-            continue
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except FileNotFoundError:
-            continue
-        except OSError as error:
-            problems.append(f"{shown} cannot be read ({error.strerror})")
-            continue
-        try:
-            info = os.fstat(fd)
-            if stat.S_ISDIR(info.st_mode):
-                problems.append(f"{shown} is a folder, not a notebook file")
-            elif not stat.S_ISREG(info.st_mode):
-                problems.append(f"{shown} is not a regular file")
-            elif info.st_uid != uid:
-                problems.append(f"{shown} is not yours (another account owns it)")
-            else:
-                with os.fdopen(fd, "rb") as handle:
-                    fd = -1  # closed with the handle
-                    found[f"{name}.ipynb"] = handle.read(MAX_NOTEBOOK_BYTES + 1)
-        finally:
-            if fd >= 0:
-                os.close(fd)
-    return found, problems
 
 
 def is_instructor(user: str, group: str) -> bool:
@@ -203,6 +162,11 @@ class PageHandler(HubOAuthenticated, web.RequestHandler):
 
 
 class CheckHandler(PageHandler):
+    def initialize(self, settings: Settings, store: Store, instructors: str,
+                   home_reader: str = "") -> None:
+        super().initialize(settings, store, instructors)
+        self.home_reader = home_reader
+
     @web.authenticated
     def post(self) -> None:
         """Ask for the check, then back to the page (so that reloading it asks nothing)."""
@@ -214,33 +178,26 @@ class CheckHandler(PageHandler):
         assignment = self.get_body_argument("assignment", "")
         if assignment not in self.course.assignments:
             raise web.HTTPError(400, "no such assignment")
-        notebooks = sorted(self.course.instructor_notebooks(assignment))
-        files, problems = saved_notebooks(user, assignment, notebooks)
-        if not files and problems:
-            return f"not checked: {'; '.join(problems)}; it costs no check"
-        if not files:
-            where = ", ".join(f"~/{assignment}/{name}.ipynb" for name in notebooks)
-            return (f"not checked: no saved notebook at {where}; fetch the assignment from "
-                    "the Assignments tab and save it; it costs no check")
-        asked = ask_for_check(self.course, self.store, user, assignment, files)
-        if asked.job is None:
-            return asked.refusal
-        if asked.job.state == JobState.DUPLICATE:
-            return (f"not checked again: your saved notebook is the same as when it was last "
-                    f"checked ({asked.job.reason}); it costs no check")
-        left = asked.allowance.sentence() if asked.allowance else ""
-        return f"hand-in {asked.job.id} of {assignment} is queued for its checks; {left}"
+        notebooks = notebook_names(self.course, assignment)
+        if self.home_reader:  # the page runs as the course's account: the helper reads
+            files, problems = read_as_student(self.home_reader, user, assignment, notebooks)
+        else:
+            files, problems = saved_notebooks(user, assignment, notebooks)
+        sent = Sent(files, SavedIn.HOME, tuple(problems))
+        return check(self.course, self.store, user, assignment, sent).sentence
 
 
 def serve_page(settings: Settings, store: Store, port: int, instructors: str,
-               address: str = "127.0.0.1") -> None:
+               address: str = "127.0.0.1", home_reader: str = "") -> None:
     """Serve the page on `address` (this machine's 127.0.0.1 unless told) under the hub's
-    prefix until the process is stopped."""
+    prefix until the process is stopped; the students' saved notebooks read through the
+    home reader on the socket `home_reader` (home_reader.py), or, without one, by the
+    page itself, which must then run as root."""
     prefix = os.environ.get("JUPYTERHUB_SERVICE_PREFIX", "/services/grading/")
     options = {"settings": settings, "store": store, "instructors": instructors}
     app = web.Application([
         (prefix, PageHandler, options),
-        (prefix + "check", CheckHandler, options),
+        (prefix + "check", CheckHandler, dict(options, home_reader=home_reader)),
         (prefix + "oauth_callback", HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)
     app.listen(port, address=address)

@@ -2,10 +2,12 @@
 
     python -m grader check ASSIGNMENT NOTEBOOK.ipynb... --student ID
     python -m grader student-view ASSIGNMENT --student ID [--json]
+    python -m grader home-reader --socket PATH --page-account ACCOUNT   (as root)
 
 `check` asks for a check of the notebooks (requests.ask_for_check: refused with its
 reason, or queued, with the checks left); `student-view` prints the student's hand-ins
-of the assignment, newest first, each check as the student sees it now.
+of the assignment, newest first, each check as the student sees it now; `home-reader`
+is the helper that reads a saved notebook as its student for the page (home_reader.py).
 """
 
 import argparse
@@ -14,12 +16,12 @@ import json
 import os
 import sys
 
-from ..safe_text import quoted, shown
-from ..sandbox import require_sandbox
-from ..settings import load
+from ...safe_text import quoted, shown
+from ...sandbox import require_sandbox
+from ...settings import load
 from .requests import HandInView, ask_for_check, student_hand_ins
-from .queue.records import JobState
-from .queue.store import course_store
+from ..queue.records import JobState
+from ..queue.store import course_store
 
 
 def add_student_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -34,6 +36,12 @@ def add_student_commands(commands: "argparse._SubParsersAction[argparse.Argument
     view.add_argument("assignment")
     view.add_argument("--student", required=True)
     view.add_argument("--json", action="store_true", help="the same as JSON")
+    reader = commands.add_parser("home-reader", help="read a student's saved notebook as the "
+                                 "student for the page of the file exchange (run as root, "
+                                 "answers only the page's account)")
+    reader.add_argument("--socket", required=True, help="the Unix socket it listens on")
+    reader.add_argument("--page-account", required=True, metavar="ACCOUNT",
+                        help="the account the page runs as, the only one answered")
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -127,4 +135,12 @@ def run_student_view(args: argparse.Namespace) -> int:
     return 0
 
 
-STUDENT_COMMANDS = {"check": run_check, "student-view": run_student_view}
+def run_home_reader(args: argparse.Namespace) -> int:
+    from .home_reader import serve_home_reader  # only for the helper
+
+    serve_home_reader(load(args.course), args.socket, args.page_account)
+    return 0
+
+
+STUDENT_COMMANDS = {"check": run_check, "student-view": run_student_view,
+                    "home-reader": run_home_reader}

@@ -23,12 +23,13 @@ import os
 from jupyterhub.services.auth import HubOAuthCallbackHandler
 from tornado import ioloop, web
 
-from ..plan import MAX_NOTEBOOK_BYTES
-from ..settings import HubTransport, Settings
-from .over_http import (check_files, hand_in_files, notebook_names, released_feedback,
-                        released_notebooks)
+from ...plan import MAX_NOTEBOOK_BYTES
+from ...settings import HubTransport, Settings
+from . import actions
+from .actions import (PageOutcome, SavedIn, Sent, notebook_names, released_feedback,
+                      released_notebooks)
 from .page_http import FeedbackHandler, HttpPageHandler
-from .queue.store import Store
+from ..queue.store import Store
 
 
 def encoded(files: dict[str, bytes]) -> dict[str, str]:
@@ -92,10 +93,10 @@ class ReleasedHandler(ApiHandler):
     @web.authenticated
     def get(self, assignment: str) -> None:
         self.api_student()
-        found = released_notebooks(self.course, self.known(assignment))
-        if found is None:
-            raise web.HTTPError(404, f"{assignment} is not released yet (ask your instructor)")
-        self.answer({"notebooks": encoded(found)})
+        given = actions.get(self.course, self.known(assignment))
+        if given.outcome == PageOutcome.NOT_YET:
+            raise web.HTTPError(404, given.sentence)
+        self.answer({"notebooks": encoded(given.files)})
 
 
 class SentHandler(ApiHandler):
@@ -117,24 +118,19 @@ class SentHandler(ApiHandler):
         except (ValueError, AttributeError, TypeError, binascii.Error):
             raise web.HTTPError(400, "the request holds no notebooks as the panel sends "
                                 "them") from None
-        act = check_files if self.action == "check" else hand_in_files
-        self.answer({"message": act(self.course, self.store, student, assignment, files)})
+        act = actions.check if self.action == "check" else actions.hand_in
+        answer = act(self.course, self.store, student, assignment, Sent(files, SavedIn.SERVER))
+        self.answer({"message": answer.sentence})
 
 
 class FeedbackApiHandler(ApiHandler):
     @web.authenticated
     def get(self, assignment: str) -> None:
         student = self.api_student()
-        given = released_feedback(self.course, self.store, student, self.known(assignment))
-        if given is None:
-            raise web.HTTPError(404, f"no feedback of {assignment} yet: it is given out at "
-                                "your due date")
-        hand_in, pages = given
-        files = {}
-        for name, path in sorted(pages.items()):
-            with open(path, "rb") as handle:
-                files[f"{name}.html"] = handle.read()
-        self.answer({"hand_in": hand_in, "pages": encoded(files)})
+        given = actions.feedback(self.course, self.store, student, self.known(assignment))
+        if given.outcome == PageOutcome.NOT_YET:
+            raise web.HTTPError(404, given.sentence)
+        self.answer({"hand_in": given.hand_in, "pages": encoded(given.files)})
 
 
 def api_routes(prefix: str, options: dict) -> list[tuple]:

@@ -30,12 +30,12 @@ import threading
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..plan import MAX_NOTEBOOK_BYTES, NOTES_KEY, Unreadable, parse_submission
-from ..settings import Settings
+from ...plan import MAX_NOTEBOOK_BYTES, NOTES_KEY, Unreadable, parse_submission
+from ...settings import Settings
 from .rate_limit import Allowance, RateLimit, allowance, course_rate_limit
-from .queue.records import JobSource, JobState, QueuedJob, SourceKind
-from .after.recorded import RecordedGrade, recorded_jobs
-from .queue.store import Store, utc_now
+from ..queue.records import JobSource, JobState, QueuedJob, SourceKind
+from ..after.recorded import RecordedGrade, recorded_jobs
+from ..queue.store import Store, utc_now
 from .visibility import (CheckView, Visibility, assertion_messages, course_visibilities,
                          hidden_checks, student_view)
 
