@@ -36,12 +36,9 @@ the speed-up of the grading alone, and the most that N cores could give over one
 worker whose own run already kept more than one core busy (its wall time over
 its processor time shared by N cores).
 
-It prints too the processor seconds per notebook of each run (the command and
-every process under it, from the kernel's accounting of its children): what each
-notebook cost the machine, which other people's work on a shared machine slows
-down far less than the wall time; and the two figures the grader's speed is held
-to (one worker at most 0.2 times stock nbgrader's seconds per notebook, two
-workers at least 1.8 times as fast as one).
+It ends with the two figures the grader's speed is held to: one worker at most
+0.2 times stock nbgrader's seconds per notebook, two workers at least 1.8 times
+as fast as one.
 
 --students is per assignment: --students 30 with two assignments is 2 x 30 = 60 notebooks;
 several sizes, comma-separated, are measured one after the other.
@@ -91,19 +88,15 @@ def busy_seconds():
 
 
 def run(command, course, db_url, **extra_env):
-    """(wall seconds, exit status, output tail, phases, processor seconds) of one command
-    run in ``course``.
+    """(wall seconds, exit status, output tail, phases) of one command run in ``course``.
 
     `phases` splits a run of the course's grader by the lines it prints as it goes,
     as (wall seconds, busy processor seconds of the machine) for each: start-up
     (from the command to "autograding ...", when its workers start), grading (from
     there to the last student's line) and wind-down (to its exit); None for a
     command that prints no such lines. The child's output is unbuffered, so that
-    each line is seen when it is written. Processor seconds are the command's and
-    those of every process under it that was waited for (its workers, sandboxes and
-    kernels): what it cost whatever else the machine was doing meanwhile.
+    each line is seen when it is written.
     """
-    spent = processor_seconds()
     marks = [(time.perf_counter(), busy_seconds())]
     last_student = None
     tail = collections.deque(maxlen=200)
@@ -121,14 +114,7 @@ def run(command, course, db_url, **extra_env):
     if None not in marks and len(marks) == 4:
         phases = [(after[0] - before[0], after[1] - before[1])
                   for before, after in zip(marks, marks[1:])]
-    return (marks[-1][0] - marks[0][0], child.returncode, "".join(tail)[-3000:], phases,
-            processor_seconds() - spent)
-
-
-def processor_seconds():
-    """User and system seconds of this process's children that have ended, all of them."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return marks[-1][0] - marks[0][0], child.returncode, "".join(tail)[-3000:], phases
 
 
 def prepare(course, assignments, students, db_url, kinds):
@@ -137,8 +123,8 @@ def prepare(course, assignments, students, db_url, kinds):
     for assignment in assignments[1:]:
         write_batch(course, assignment, students, kinds=kinds)
     for assignment in assignments:
-        _, code, tail, _, _ = run([sys.executable, "-m", "nbgrader", "generate_assignment",
-                                   assignment, "--force"], course, db_url)
+        _, code, tail, _ = run([sys.executable, "-m", "nbgrader", "generate_assignment",
+                                assignment, "--force"], course, db_url)
         if code != 0:
             raise SystemExit(f"releasing {assignment} failed:\n{tail}")
 
@@ -231,29 +217,6 @@ def print_phases(names, assignments, phases):
                   f"been busy throughout with {one}'s {cpu:.1f} processor seconds")
 
 
-def print_processor(names, assignments, processor, students):
-    """Processor seconds per notebook of each run (the command and every process under it),
-    and their ratio to stock nbgrader's: what each notebook cost the machine, which other
-    work on a shared machine slows down far less than it does the wall time."""
-    shown = [name for name in names if all((name, a) in processor for a in assignments)]
-    if not shown:
-        return
-    print()
-    print("processor seconds per notebook, the command and every process under it; in "
-          "brackets the ratio to stock nbgrader:")
-    print(f"{'run':<14}" + "".join(f"{a:>26}" for a in assignments) + f"{'all':>26}")
-    for name in shown:
-        cells = []
-        for assignment in assignments + ["all"]:
-            parts = assignments if assignment == "all" else [assignment]
-            cpu = sum(processor[name, a] for a in parts)
-            ratio = ""
-            if all(("stock", a) in processor for a in parts):
-                ratio = f" ({cpu / sum(processor['stock', a] for a in parts):.2f}x)"
-            cells.append(f"{cpu / (students * len(parts)):.2f}{ratio}")
-        print(f"{name:<14}" + "".join(f"{c:>26}" for c in cells))
-
-
 def print_goals(names, assignments, per_assignment):
     """The two figures the grader's speed is held to, from this run's wall times: one
     worker's seconds per notebook against stock nbgrader's (goal at most 0.2), and how
@@ -333,7 +296,6 @@ def measure(args, students, kinds):
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     server = TemporaryPostgres() if "postgresql" in backends else None
     results, dask_results, dask_memory, per_assignment, phases = [], [], {}, {}, {}
-    processor = {}  # (run, assignment) -> processor seconds of the fastest run kept
     stock_seconds = floor_seconds = None
     outcome = {"reference": None, "points": None, "problems": 0}
 
@@ -346,16 +308,14 @@ def measure(args, students, kinds):
         prepare(course, assignments, students, db_url, kinds)
         return course, db_url
 
-    def keep_fastest(name, assignment, took, run_phases=None, cpu=None):
+    def keep_fastest(name, assignment, took, run_phases=None):
         """The fastest time of `name`'s command for `assignment` over the rounds so far,
-        where that run's time went and the processor seconds it took."""
+        and where that run's time went."""
         key = (name, assignment)
         if took <= per_assignment.get(key, took):
             per_assignment[key] = took
             if run_phases:
                 phases[key] = run_phases
-            if cpu is not None:
-                processor[key] = cpu
 
     def total(name):
         return sum(per_assignment[name, a] for a in assignments)
@@ -374,11 +334,10 @@ def measure(args, students, kinds):
                         "--Autograde.exporter_class=nbconvert.exporters.NotebookExporter"]
                        if stock else
                        [sys.executable, "-m", "grader", "autograde", assignment, *engine_args])
-            took, code, tail, run_phases, cpu = run(command, course, db_url,
-                                                    **({"OMP_NUM_THREADS": "1"} if stock
-                                                       else {}))
+            took, code, tail, run_phases = run(command, course, db_url,
+                                               **({"OMP_NUM_THREADS": "1"} if stock else {}))
             seconds += took
-            keep_fastest(name, assignment, took, run_phases, cpu)
+            keep_fastest(name, assignment, took, run_phases)
             if stock:
                 continue
             rows[assignment] = gradebook_rows(db_url, assignment)
@@ -486,7 +445,6 @@ def measure(args, students, kinds):
     print("(each run's wall time divided by its notebooks, start-up included; the floor "
           "excludes its one warm start; stock nbgrader runs every kernel unsandboxed, one "
           "at a time)")
-    print_processor(names, assignments, processor, len(students))
     print_phases(names, assignments, phases)
     print_goals(names, assignments, per_assignment)
     for address, (own, child) in sorted(dask_memory.items()):
