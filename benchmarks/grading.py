@@ -36,6 +36,10 @@ the speed-up of the grading alone, and the most that N cores could give over one
 worker whose own run already kept more than one core busy (its wall time over
 its processor time shared by N cores).
 
+It ends with the two figures the grader's speed is held to: one worker at most
+0.2 times stock nbgrader's seconds per notebook, two workers at least 1.8 times
+as fast as one.
+
 --students is per assignment: --students 30 with two assignments is 2 x 30 = 60 notebooks;
 several sizes, comma-separated, are measured one after the other.
 --engines dask also grades the batch (into the first backend's kind of
@@ -211,6 +215,23 @@ def print_phases(names, assignments, phases):
                   f"{summed[one][1][0] / summed[name][1][0]:.2f} times as fast; at most "
                   f"{int(jobs) * wall / cpu:.2f} times for the whole run, had its {jobs} cores "
                   f"been busy throughout with {one}'s {cpu:.1f} processor seconds")
+
+
+def print_goals(names, assignments, per_assignment):
+    """The two figures the grader's speed is held to, from this run's wall times: one
+    worker's seconds per notebook against stock nbgrader's (goal at most 0.2), and how
+    much faster two workers are than one (goal at least 1.8)."""
+    def total(name):
+        return sum(per_assignment[name, a] for a in assignments)
+
+    for name in names:
+        backend, _, jobs = name.rpartition("-")
+        if jobs == "1" and "stock" in names:
+            print(f"goal: {name} per notebook {total(name) / total('stock'):.3f} times stock "
+                  f"nbgrader's (at most 0.2)")
+        if jobs == "2" and f"{backend}-1" in names:
+            print(f"goal: {name} {total(f'{backend}-1') / total(name):.3f} times as fast as "
+                  f"{backend}-1 (at least 1.8)")
 
 
 def total_points(db_url, assignment):
@@ -425,6 +446,7 @@ def measure(args, students, kinds):
           "excludes its one warm start; stock nbgrader runs every kernel unsandboxed, one "
           "at a time)")
     print_phases(names, assignments, phases)
+    print_goals(names, assignments, per_assignment)
     for address, (own, child) in sorted(dask_memory.items()):
         print(f"Dask worker {address}: {own:,.0f} MiB peak resident memory itself, "
               f"{child:,.0f} MiB its largest sandbox process")

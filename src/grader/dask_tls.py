@@ -10,14 +10,18 @@ student's notebook, the results) is encrypted. Copy the folder to every machine
 of the cluster; cluster-key.pem is readable by its owner only.
 
 `cluster_security` is what the grader connects with; `refuse_plaintext` stops a
-tcp:// address unless the instructor allowed it in so many words; the dask-certs
-command is this module's too, added to ``python -m grader`` by cli.py.
+tcp:// address unless the instructor allowed it in so many words; `dask_cluster`
+is the cluster reached with them, as an executor; the dask-certs command is this
+module's too, added to ``python -m grader`` by cli.py.
 """
 
 import argparse
+import concurrent.futures
+import contextlib
 import datetime
 import os
 import sys
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from .settings import CourseError, DaskCluster, check_config
@@ -28,6 +32,8 @@ if TYPE_CHECKING:  # distributed imports slowly and is needed only with --schedu
 CA_FILE, CERT_FILE, KEY_FILE = "ca.pem", "cluster.pem", "cluster-key.pem"
 VALID_DAYS = 400  # a term and then some; make dask-certs again for the next
 TLS_FOLDER = "dask-certs"  # in the course folder, git-ignored
+JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
+CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
 
 
 def make_certificates(folder: str, names: DaskCluster | None = None) -> list[str]:
@@ -118,3 +124,52 @@ def run_dask_certs(args: argparse.Namespace) -> int:
 
 
 DASK_COMMANDS = {"dask-certs": run_dask_certs}
+
+
+@contextlib.contextmanager
+def dask_cluster(address: str, wait: float = CONNECT_SECONDS,
+                 security: "Security | None" = None) -> Iterator[
+        tuple[concurrent.futures.Executor, Callable[[], int], Callable[[], int]]]:
+    """(executor, in_flight, slots) on the Dask cluster whose scheduler is at `address`.
+
+    Raises CourseError when the scheduler cannot be reached within `wait`
+    seconds, or when no worker has joined it within `wait` seconds more.
+    """
+    try:
+        from distributed import Client
+    except ImportError as error:
+        raise CourseError(f"--scheduler needs the dask and distributed packages ({error}): "
+                          "run `make setup`") from None
+    try:
+        client = Client(address, timeout=wait, set_as_default=False, security=security)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise CourseError(
+            f"could not reach the Dask scheduler at {address} within {wait:g} s ({error}). "
+            "Check that `dask scheduler` is running there, that the address and port are "
+            "right (tls://HOST:8786 by default), that it uses the certificates of "
+            "`make dask-certs` and that this machine may connect to it") from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=wait)
+        except TimeoutError:
+            raise CourseError(
+                f"no Dask worker joined the scheduler at {address} within {wait:g} s: start "
+                f"workers with `dask worker {address} --nthreads 1 --nworkers N` (and the "
+                "--tls-* options of docs/scaling.md) on machines with the course's Python "
+                "environment and bubblewrap") from None
+        crowded = sorted(w for w, n in client.nthreads().items() if n > 1)
+        if crowded:
+            print(f"warning: Dask workers with more than one thread grade one student at a "
+                  f"time each (start them with --nthreads 1): {', '.join(crowded)}",
+                  file=sys.stderr)
+
+        def slots() -> int:
+            return sum(client.nthreads().values())
+
+        def in_flight() -> int:
+            return JOBS_IN_FLIGHT_PER_SLOT * slots()
+
+        executor = client.get_executor(pure=False)
+        yield executor, in_flight, slots
+    finally:
+        client.close()

@@ -37,22 +37,16 @@ import multiprocessing.util
 import os
 import queue
 import signal
-import sys
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from .dask_tls import TLS_FOLDER, cluster_security, refuse_plaintext
+from .dask_tls import (CONNECT_SECONDS, TLS_FOLDER, cluster_security, dask_cluster,
+                       refuse_plaintext)
 from .results import StudentResult, grader_failed
-from .settings import CourseError
 from .worker import Job, adopt_templates, close_templates, grade_on_worker, grade_safely
 
-if TYPE_CHECKING:  # distributed imports slowly and is needed only with --scheduler
-    from distributed import Security
-
-JOBS_IN_FLIGHT_PER_SLOT = 2  # jobs handed out per Dask worker slot, read just in time
-CONNECT_SECONDS = 30  # default wait for the scheduler, and then for a first worker
 RECHECK_SECONDS = 5.0  # longest wait for a result before the jobs in flight are counted again
 QUEUE_POLL_SECONDS = 0.2  # while a queue may bring a hand-in: wait this long for a result at most
 STOP_SECONDS = 30.0  # a run that stops early: how long its workers get to clean up
@@ -370,52 +364,3 @@ def next_hand_in(source: HandInSource[H], held: list[H], busy: set[str],
             return hand_in
         held.append(hand_in)
         timeout = 0.0
-
-
-@contextlib.contextmanager
-def dask_cluster(address: str, wait: float = CONNECT_SECONDS,
-                 security: "Security | None" = None) -> Iterator[
-        tuple[concurrent.futures.Executor, Callable[[], int], Callable[[], int]]]:
-    """(executor, in_flight, slots) on the Dask cluster whose scheduler is at `address`.
-
-    Raises CourseError when the scheduler cannot be reached within `wait`
-    seconds, or when no worker has joined it within `wait` seconds more.
-    """
-    try:
-        from distributed import Client
-    except ImportError as error:
-        raise CourseError(f"--scheduler needs the dask and distributed packages ({error}): "
-                          "run `make setup`") from None
-    try:
-        client = Client(address, timeout=wait, set_as_default=False, security=security)
-    except (OSError, TimeoutError, ValueError) as error:
-        raise CourseError(
-            f"could not reach the Dask scheduler at {address} within {wait:g} s ({error}). "
-            "Check that `dask scheduler` is running there, that the address and port are "
-            "right (tls://HOST:8786 by default), that it uses the certificates of "
-            "`make dask-certs` and that this machine may connect to it") from None
-    try:
-        try:
-            client.wait_for_workers(1, timeout=wait)
-        except TimeoutError:
-            raise CourseError(
-                f"no Dask worker joined the scheduler at {address} within {wait:g} s: start "
-                f"workers with `dask worker {address} --nthreads 1 --nworkers N` (and the "
-                "--tls-* options of docs/scaling.md) on machines with the course's Python "
-                "environment and bubblewrap") from None
-        crowded = sorted(w for w, n in client.nthreads().items() if n > 1)
-        if crowded:
-            print(f"warning: Dask workers with more than one thread grade one student at a "
-                  f"time each (start them with --nthreads 1): {', '.join(crowded)}",
-                  file=sys.stderr)
-
-        def slots() -> int:
-            return sum(client.nthreads().values())
-
-        def in_flight() -> int:
-            return JOBS_IN_FLIGHT_PER_SLOT * slots()
-
-        executor = client.get_executor(pure=False)
-        yield executor, in_flight, slots
-    finally:
-        client.close()

@@ -2,7 +2,9 @@
 
 Their lifetime is one release of one assignment. A `WarmAssignment` holds, for
 the assignment as released (its instructor notebooks, the sandbox's limits, the
-course package and its stubs: `release_key`), a template per notebook and a
+course package and its stubs: `release_key`), its instructor notebooks parsed
+(once, not once per student: every student is graded against the same, which
+the grading only reads), a template per notebook and a
 `Checker` per notebook, each keyed on what makes it (limits, package copy and
 set-up cells for a template; set-up and solution sources for a checker, at most
 MAX_CHECKERS). When the same assignment comes back with another release (a
@@ -48,6 +50,7 @@ class WarmAssignment:
     """The templates and checkers of one release of one assignment, by what makes each."""
 
     release: tuple  # release_key of the assignment they were made for
+    notebooks: dict[str, nbformat.NotebookNode] = dataclasses.field(default_factory=dict)
     templates: dict[tuple, Template] = dataclasses.field(default_factory=dict)
     checkers: dict[tuple, Checker] = dataclasses.field(default_factory=dict)
     resident_mib: dict[tuple, float] = dataclasses.field(default_factory=dict)  # each template's
@@ -248,6 +251,16 @@ def adopt_templates(channel: int) -> None:
 atexit.register(close_templates)
 
 
+def instructor_notebook(assignment: Assignment, name: str) -> nbformat.NotebookNode:
+    """The instructor's notebook `name` of `assignment`, parsed from its JSON text once per
+    release in this process (workers forked after `prepare_machine` inherit it parsed).
+    Shared by every student of the release: whoever reads it copies what it changes."""
+    notebooks = warm_assignment(assignment).notebooks
+    if name not in notebooks:
+        notebooks[name] = nbformat.reads(assignment.instructor_texts[name], as_version=4)
+    return notebooks[name]
+
+
 def make_checker(assignment: Assignment, plan: Plan,
                  instructor: nbformat.NotebookNode | None) -> Checker:
     """A Checker with the instructor's set-up cells run and the answer names known, for the
@@ -284,6 +297,6 @@ def prepare_checkers(assignment: Assignment) -> None:
     so that the worker processes forked from it start with them (one torch thread,
     where the course's package uses torch)."""
     one_torch_thread(assignment.package)
-    for text in assignment.instructor_texts.values():
-        instructor = nbformat.reads(text, as_version=4)
+    for name in assignment.instructor_texts:
+        instructor = instructor_notebook(assignment, name)
         make_checker(assignment, build_plan(instructor, None), instructor)

@@ -17,6 +17,7 @@ from ..plan import Plan, Unreadable, build_plan, parse_submission, with_metadata
 from ..results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, StudentResult
 from ..sandbox import CellOutcome, CellStatus, GraderFault
 from .autograded import autograded_notebook
+from .caches import instructor_notebook
 from .execution import execute_plan, failure_reason
 from .job import Job
 from .typed_id import per_student_names, reads_any, typed_id, typed_id_remark
@@ -29,8 +30,7 @@ CHECK_STATUS = {CellStatus.TIMEOUT: CheckStatus.TIMEOUT, CellStatus.DIED: CheckS
 def grade_student(job: Job) -> StudentResult:
     """Grade every notebook of one student; returns a StudentResult."""
     started = time.monotonic()
-    results = [grade_notebook(name, instructor_text, job)
-               for name, instructor_text in sorted(job.assignment.instructor_texts.items())]
+    results = [grade_notebook(name, job) for name in sorted(job.assignment.instructor_texts)]
     missing = [r.notebook for r in results if r.status == NotebookStatus.MISSING]
     notes = list(job.folder_notes)
     for note in job.folder_notes:
@@ -40,10 +40,10 @@ def grade_student(job: Job) -> StudentResult:
                          seconds=time.monotonic() - started)
 
 
-def grade_notebook(name: str, instructor_text: str, job: Job) -> NotebookResult:
-    """Grade the student's notebook `name` against the instructor's (JSON text)."""
+def grade_notebook(name: str, job: Job) -> NotebookResult:
+    """Grade the student's notebook `name` against the instructor's notebook of that name."""
     started = time.monotonic()
-    instructor = nbformat.reads(instructor_text, as_version=4)
+    instructor = instructor_notebook(job.assignment, name)
     try:
         if name in job.unreadable:
             raise Unreadable(job.unreadable[name])

@@ -13,11 +13,10 @@ for longer prepares again for each assignment or release it grades.
 import gc
 import threading
 
-import nbformat
-
 from ..plan import build_plan
 from .assignment import Assignment
-from .caches import one_torch_thread, prepare_checkers, warm_assignment, warm_template
+from .caches import (instructor_notebook, one_torch_thread, prepare_checkers, warm_assignment,
+                     warm_template)
 from .execution import code_cell_indices, leading_setup, prelude_cells
 
 
@@ -36,8 +35,8 @@ def prepare_machine(assignment: Assignment, workers: int) -> None:
         gc.collect()
     failed = []
     preludes = []
-    for text in assignment.instructor_texts.values():
-        plan = build_plan(nbformat.reads(text, as_version=4), None)
+    for name in assignment.instructor_texts:
+        plan = build_plan(instructor_notebook(assignment, name), None)
         preludes.append(prelude_cells(plan, leading_setup(plan, code_cell_indices(plan))))
     package_copy = assignment.package_copy()
 

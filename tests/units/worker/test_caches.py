@@ -8,6 +8,7 @@ the machine's available memory is what a test says (plenty unless it says otherw
 
 import dataclasses
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -234,3 +235,22 @@ def test_the_memory_a_template_takes_counts_its_sandbox_and_what_runs_in_it():
         holder.wait()
     assert resident_mib(StandInTemplate(None, None, None, None, 1)) == 0.0
     assert available_mib() > 0
+
+
+def test_an_instructor_notebook_is_parsed_once_per_release_and_again_for_a_new_one(
+        monkeypatch):
+    parsed = []
+    reads = nbformat.reads
+    monkeypatch.setattr(nbformat, "reads",
+                        lambda text, *args, **kwargs: parsed.append(text) or reads(text, *args,
+                                                                                   **kwargs))
+    text = NOTEBOOK.replace("[]", '[{"cell_type": "markdown", "id": "a", "metadata": {}, '
+                                  '"source": "first"}]')
+    first = caches.instructor_notebook(assignment("parsed", text), "parsed")
+    # each student's Job brings its own copy of the assignment, pickled
+    copy = pickle.loads(pickle.dumps(assignment("parsed", text)))
+    assert caches.instructor_notebook(copy, "parsed") is first
+    assert first.cells[0].source == "first" and len(parsed) == 1
+    edited = assignment("parsed", text.replace("first", "edited"))
+    assert caches.instructor_notebook(edited, "parsed").cells[0].source == "edited"
+    assert len(parsed) == 2
