@@ -17,14 +17,17 @@ The tests mirror what they test, one folder each:
 
 `make test` and `make test-fast` run the tests on two workers side by side
 (pytest-xdist), each test file whole on one worker, the site's and the publishing
-tests together on one, the hub's on one; `make test TEST_WORKERS=0` runs them in one
-process.
+tests together on one, the hub's on one, and the files that take one costly session
+set-up (SHARED_SETUPS: the rehearsal, the serial batch, the 124M model) on one; `make
+test TEST_WORKERS=0` runs them in one process. docs/testing.md says where the time goes.
 
 The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/, docs/ and units/,
 less the few tests there marked slow by hand (a fresh interpreter that builds the 124M
 model); every test in any other folder is marked slow. Helpers live in testsupport/.
 """
 
+import ast
+import functools
 import itertools
 import os
 
@@ -46,14 +49,61 @@ QUICK_FOLDERS = {"package", "docs", "units"}
 # site and the bundle in the course's own _build/ and _publish/; the hub's tests make
 # the same system accounts and their homes.
 ONE_WORKER = {"book": "site", "publish": "site", "hub": "hub"}
+# Set-ups made once per test process that cost more than most test files (session fixtures
+# of a folder's conftest.py: a rehearsal of a class, a batch graded, the 124M model): the
+# files whose tests or fixtures take one run on one worker, so it is made once, not once
+# on each worker.
+SHARED_SETUPS = ("rehearsal", "serial_sqlite_run", "model_124m")
 TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 
 
 def share_of(path):
-    """The unit of work a test runs in when the tests run side by side: its file, or its
-    folder's shared name in ONE_WORKER. `path` is relative to tests/."""
-    return ONE_WORKER.get(path.split("/")[0], path)
+    """The unit of work a test runs in when the tests run side by side: its folder's
+    shared name in ONE_WORKER, else the name of the shared set-up it takes
+    (SHARED_SETUPS), else its file. `path` is relative to tests/."""
+    folder = path.split("/")[0]
+    if folder in ONE_WORKER:
+        return ONE_WORKER[folder]
+    return _setup_units().get(path, path)
+
+
+def setups_taken(source):
+    """The SHARED_SETUPS that a test file's functions (tests and fixtures) take by name,
+    less those the file makes itself (a module fixture of the same name)."""
+    if not any(name in source for name in SHARED_SETUPS):
+        return []
+    taken, made = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            taken.update(arg.arg for arg in node.args.args + node.args.kwonlyargs)
+            made.add(node.name)
+    return sorted(taken.intersection(SHARED_SETUPS) - made)
+
+
+@functools.lru_cache(maxsize=None)
+def _setup_units():
+    """{test file relative to tests/: its unit}, for the files that take a shared set-up;
+    a file that takes two joins their units into one."""
+    unit = {name: name for name in SHARED_SETUPS}
+
+    def root(name):
+        while unit[name] != name:
+            name = unit[name]
+        return name
+
+    taken = {}
+    for directory, _, files in os.walk(TESTS):
+        for name in files:
+            if name.startswith("test_") and name.endswith(".py"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as handle:
+                    setups = setups_taken(handle.read())
+                if setups:
+                    taken[os.path.relpath(path, TESTS).replace(os.sep, "/")] = setups
+                    for other in setups[1:]:
+                        unit[root(other)] = root(setups[0])
+    return {path: root(setups[0]) for path, setups in taken.items()}
 
 
 def pytest_collection_modifyitems(config, items):

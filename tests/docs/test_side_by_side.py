@@ -1,5 +1,6 @@
 """CONTRIBUTING.md's rule for the tests run side by side: a file stays whole on one worker,
-the site's and publishing tests share one, the hub's tests another (tests/conftest.py)."""
+the site's and publishing tests share one, the hub's tests another, and the files that
+take one costly session set-up share one, so it is made once (tests/conftest.py)."""
 
 import importlib.util
 import os
@@ -21,6 +22,28 @@ def test_a_file_is_its_own_unit_and_the_shared_folders_are_one_each():
     assert share_of("units/publish/test_fragments.py") == "units/publish/test_fragments.py"
     assert share_of("book/test_accessibility.py") == share_of("publish/test_bundle.py") == "site"
     assert share_of("hub/test_jupyterhub.py") == share_of("hub/test_pod_standin.py") == "hub"
+
+
+def test_the_files_that_take_one_costly_set_up_share_a_worker_so_it_is_made_once():
+    share_of = conftest().share_of
+    assert (share_of("instructor/test_rehearsal.py") == share_of("instructor/test_feedback_page.py")
+            == "rehearsal")
+    assert (share_of("scale/test_parallel_grading.py") == share_of("scale/test_dask_grading.py")
+            == share_of("scale/test_postgres_gradebook.py") == "serial_sqlite_run")
+    assert share_of("package/test_model.py") == share_of("package/test_counting.py") == "model_124m"
+    # a file that makes its own fixture of the name, or takes none, stays its own unit
+    assert share_of("instructor/test_rehearsal_lms.py") == "instructor/test_rehearsal_lms.py"
+    assert share_of("instructor/test_assignments.py") == "instructor/test_assignments.py"
+
+
+def test_a_set_up_is_found_in_any_function_of_a_file_and_not_where_the_file_makes_it():
+    setups_taken = conftest().setups_taken
+    assert setups_taken("def test_a(rehearsal, tmp_path):\n    pass\n") == ["rehearsal"]
+    assert setups_taken("import pytest\n@pytest.fixture\ndef run(serial_sqlite_run):\n"
+                        "    return 1\n") == ["serial_sqlite_run"]
+    assert setups_taken("@pytest.fixture(scope='module')\ndef rehearsal(tmp_path):\n    pass\n"
+                        "def test_b(rehearsal):\n    pass\n") == []
+    assert setups_taken("def test_c(tiny_course):\n    'the rehearsal'\n") == []
 
 
 def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
@@ -52,6 +75,7 @@ def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
     assert split(scheduler, "tests/book/test_print.py::test_a[x]") == "site"
     assert split(scheduler, "tests/publish/test_bundle.py::test_b") == "site"
     assert split(scheduler, "tests/hub/test_lti_login.py::test_c") == "hub"
+    assert split(scheduler, "tests/instructor/test_feedback_page.py::test_f[x]") == "rehearsal"
     assert (split(scheduler, "tests/units/publish/test_leak_scan.py::test_d")
             == split(scheduler, "tests/units/publish/test_leak_scan.py::test_e")
             == "units/publish/test_leak_scan.py")
