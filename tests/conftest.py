@@ -30,6 +30,8 @@ import ast
 import functools
 import itertools
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -40,6 +42,7 @@ from grader.numerics import fork_safe_numerics
 # themselves, and two test workers share the machine's cores.
 fork_safe_numerics()
 
+from testsupport.course import SHARED_RELEASES  # noqa: E402
 from testsupport.postgres import PostgresError, TemporaryPostgres  # noqa: E402
 from testsupport.tiny_course import make_course  # noqa: E402
 
@@ -104,6 +107,18 @@ def _setup_units():
                     for other in setups[1:]:
                         unit[root(other)] = root(setups[0])
     return {path: root(setups[0]) for path, setups in taken.items()}
+
+
+def pytest_configure(config):
+    """The run's folder of released courses (testsupport.course.released_once), made
+    before the workers start so that they inherit it: a course is released once per run,
+    not once per worker."""
+    if hasattr(config, "workerinput") or os.environ.get(SHARED_RELEASES):
+        return
+    folder = tempfile.mkdtemp(prefix="released-courses-")
+    os.environ[SHARED_RELEASES] = folder
+    config.add_cleanup(lambda: (shutil.rmtree(folder, ignore_errors=True),
+                                os.environ.pop(SHARED_RELEASES, None)))
 
 
 def pytest_collection_modifyitems(config, items):

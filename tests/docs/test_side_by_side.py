@@ -3,7 +3,9 @@ the site's and publishing tests share one, the hub's tests another, and the file
 take one costly session set-up share one, so it is made once (tests/conftest.py)."""
 
 import importlib.util
+import multiprocessing
 import os
+import time
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -80,3 +82,57 @@ def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
             == split(scheduler, "tests/units/publish/test_leak_scan.py::test_e")
             == "units/publish/test_leak_scan.py")
     assert made and made[0].option.loadscopereorder is False  # units keep collection order
+
+
+def _build_counted(folder):
+    """A course stand-in: one file, and a line in builds.txt beside the copies per build."""
+    time.sleep(0.3)  # long enough for the other process to ask while this one builds
+    os.makedirs(folder)
+    with open(os.path.join(folder, "made.txt"), "w", encoding="utf-8") as handle:
+        handle.write(f"made by {os.getpid()}")
+    with open(os.environ["BUILDS_FILE"], "a", encoding="utf-8") as handle:
+        handle.write("built\n")
+    return folder
+
+
+def test_two_workers_asking_for_one_course_at_once_release_it_once(tmp_path, monkeypatch):
+    from testsupport.course import SHARED_RELEASES, released_once
+
+    (tmp_path / "shared").mkdir()
+    monkeypatch.setenv(SHARED_RELEASES, str(tmp_path / "shared"))
+    monkeypatch.setenv("BUILDS_FILE", str(tmp_path / "builds.txt"))
+    key = ("side-by-side test", str(tmp_path))
+    fork = multiprocessing.get_context("fork")  # two test workers of one run
+    workers = [fork.Process(target=released_once, args=(key, _build_counted,
+                                                        str(tmp_path / f"copy{n}")))
+               for n in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0, 0]
+    assert (tmp_path / "builds.txt").read_text() == "built\n"
+    made = [(tmp_path / f"copy{n}" / "made.txt").read_text() for n in range(2)]
+    assert made[0] == made[1] and made[0].startswith("made by ")
+
+
+def test_a_release_that_failed_is_made_again_by_the_next_to_ask(tmp_path, monkeypatch):
+    from testsupport.course import SHARED_RELEASES, released_once
+
+    (tmp_path / "shared").mkdir()
+    monkeypatch.setenv(SHARED_RELEASES, str(tmp_path / "shared"))
+    monkeypatch.setenv("BUILDS_FILE", str(tmp_path / "builds.txt"))
+    key = ("failing release", str(tmp_path))
+
+    def broken(folder):
+        os.makedirs(folder)
+        raise RuntimeError("generate_assignment failed")
+
+    fork = multiprocessing.get_context("fork")
+    first = fork.Process(target=released_once, args=(key, broken, str(tmp_path / "first")))
+    first.start()
+    first.join(60)
+    assert first.exitcode != 0 and not (tmp_path / "first").exists()
+    released_once(key, _build_counted, str(tmp_path / "second"))
+    assert (tmp_path / "builds.txt").read_text() == "built\n"
+    assert (tmp_path / "second" / "made.txt").read_text() == f"made by {os.getpid()}"
