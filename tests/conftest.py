@@ -27,6 +27,7 @@ model); every test in any other folder is marked slow. Helpers live in testsuppo
 """
 
 import ast
+import collections
 import functools
 import itertools
 import os
@@ -142,6 +143,42 @@ def pytest_xdist_make_scheduler(config, log):
 
     config.option.loadscopereorder = False
     return ByShare(config, log)
+
+
+_seconds = collections.Counter()  # (worker, unit) -> seconds of set-up, test and tear-down
+
+
+def unit_of(nodeid):
+    """The unit of work (share_of) of a test's node id, "tests/..." or "..." under tests/."""
+    path = nodeid.split("::")[0]
+    return share_of(path.split("/", 1)[1] if path.startswith("tests/") else path)
+
+
+def pytest_runtest_logreport(report):
+    worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "main")
+    _seconds[worker, unit_of(report.nodeid)] += report.duration
+
+
+def units_summary(seconds, longest=10):
+    """The lines that say how long each worker ran and the longest units of work, from
+    {(worker, unit): seconds}."""
+    workers, units = collections.Counter(), collections.Counter()
+    for (worker, unit), spent in seconds.items():
+        workers[worker] += spent
+        units[unit] += spent
+    lines = ["seconds per worker: " + ", ".join(
+        f"{worker} {spent:.0f}" for worker, spent in sorted(workers.items()))]
+    lines += [f"{spent:8.1f}s  {unit}" for unit, spent in units.most_common(longest)]
+    return lines
+
+
+def pytest_terminal_summary(terminalreporter):
+    """After the slowest thirty: each worker's seconds and the ten longest units of work,
+    to see whether the units are balanced (docs/testing.md)."""
+    if _seconds:
+        terminalreporter.section("longest units of work")
+        for line in units_summary(_seconds):
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="module")

@@ -136,3 +136,14 @@ def test_a_release_that_failed_is_made_again_by_the_next_to_ask(tmp_path, monkey
     released_once(key, _build_counted, str(tmp_path / "second"))
     assert (tmp_path / "builds.txt").read_text() == "built\n"
     assert (tmp_path / "second" / "made.txt").read_text() == f"made by {os.getpid()}"
+
+
+def test_the_summary_adds_each_units_seconds_and_each_workers():
+    module = conftest()
+    assert module.unit_of("tests/book/test_print.py::test_a[x]") == "site"
+    assert module.unit_of("instructor/test_feedback_page.py::test_b") == "rehearsal"
+    lines = module.units_summary({("gw0", "site"): 100.0, ("gw1", "units/test_a.py"): 5.5,
+                                  ("gw1", "rehearsal"): 40.0, ("gw0", "rehearsal"): 2.0},
+                                 longest=2)
+    assert lines == ["seconds per worker: gw0 102, gw1 46", "   100.0s  site",
+                     "    42.0s  rehearsal"]
