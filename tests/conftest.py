@@ -16,8 +16,8 @@ The tests mirror what they test, one folder each:
     service      the grading service (`python -m grader serve`) as a real process
 
 `make test` and `make test-fast` run the tests on two workers side by side
-(pytest-xdist), each test file whole on one worker, the site's and the publishing
-tests together on one, the hub's on one, and the files that take one costly session
+(pytest-xdist), each test file whole on one worker, the site's on one, the publishing
+tests on one, the hub's on one, and the files that take one costly session
 set-up (SHARED_SETUPS: the rehearsal, the serial batch, the 124M model) on one; `make
 test TEST_WORKERS=0` runs them in one process. docs/testing.md says where the time goes.
 
@@ -49,10 +49,11 @@ from testsupport.tiny_course import make_course  # noqa: E402
 
 QUICK_FOLDERS = {"package", "docs", "units"}
 # Folders whose tests must run on one worker when the tests run side by side
-# (pytest-xdist, `make test`): the site's tests and the publishing tests build the
-# site and the bundle in the course's own _build/ and _publish/; the hub's tests make
-# the same system accounts and their homes.
-ONE_WORKER = {"book": "site", "publish": "site", "hub": "hub"}
+# (pytest-xdist, `make test`): the site's tests read the course's own _build/, the
+# publishing tests write its _publish/ (each on its worker; the first to run `make book`
+# builds the site while the other waits, testsupport.course.site_build_lock); the hub's
+# tests make the same system accounts and their homes.
+ONE_WORKER = {"book": "site", "publish": "publish", "hub": "hub"}
 # Set-ups made once per test process that cost more than most test files (session fixtures
 # of a folder's conftest.py: a rehearsal of a class, a batch graded, the 124M model): the
 # files whose tests or fixtures take one run on one worker, so it is made once, not once

@@ -5,6 +5,7 @@ grader), so a new assignment is seen here without any edit.
 """
 
 import atexit
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -118,6 +119,20 @@ def make(folder, *args, env=None, timeout=600):
     environ.update(env or {})
     return subprocess.run(["make", "--no-print-directory", *args], cwd=folder, env=environ,
                           capture_output=True, text=True, timeout=timeout)
+
+
+@contextlib.contextmanager
+def site_build_lock(root=ROOT):
+    """Held while `make book` or `make publish` runs in the course at ``root``: the site's
+    tests and the publishing tests run on two workers, and whichever asks first builds
+    _build/html while the other waits, then finds it built (make builds only what changed)."""
+    name = hashlib.sha256(os.path.realpath(root).encode()).hexdigest()[:16]
+    with open(os.path.join(tempfile.gettempdir(), f"course-site-{name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def nbgrader_env(db_url=None, **overrides):

@@ -1,6 +1,7 @@
 """CONTRIBUTING.md's rule for the tests run side by side: a file stays whole on one worker,
-the site's and publishing tests share one, the hub's tests another, and the files that
-take one costly session set-up share one, so it is made once (tests/conftest.py)."""
+the site's tests share one, the publishing tests another, the hub's tests another, and the
+files that take one costly session set-up share one, so it is made once
+(tests/conftest.py); the site is built by one of them while the other waits."""
 
 import importlib.util
 import multiprocessing
@@ -22,7 +23,8 @@ def test_a_file_is_its_own_unit_and_the_shared_folders_are_one_each():
     share_of = conftest().share_of
     assert share_of("units/publish/test_leak_scan.py") == "units/publish/test_leak_scan.py"
     assert share_of("units/publish/test_fragments.py") == "units/publish/test_fragments.py"
-    assert share_of("book/test_accessibility.py") == share_of("publish/test_bundle.py") == "site"
+    assert share_of("book/test_accessibility.py") == share_of("book/test_print.py") == "site"
+    assert share_of("publish/test_bundle.py") == share_of("publish/test_install_line.py") == "publish"
     assert share_of("hub/test_jupyterhub.py") == share_of("hub/test_pod_standin.py") == "hub"
 
 
@@ -75,7 +77,7 @@ def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
         xdist.scheduler.LoadScopeScheduling = original
     split = type(scheduler)._split_scope
     assert split(scheduler, "tests/book/test_print.py::test_a[x]") == "site"
-    assert split(scheduler, "tests/publish/test_bundle.py::test_b") == "site"
+    assert split(scheduler, "tests/publish/test_bundle.py::test_b") == "publish"
     assert split(scheduler, "tests/hub/test_lti_login.py::test_c") == "hub"
     assert split(scheduler, "tests/instructor/test_feedback_page.py::test_f[x]") == "rehearsal"
     assert (split(scheduler, "tests/units/publish/test_leak_scan.py::test_d")
@@ -147,3 +149,31 @@ def test_the_summary_adds_each_units_seconds_and_each_workers():
                                  longest=2)
     assert lines == ["seconds per worker: gw0 102, gw1 46", "   100.0s  site",
                      "    42.0s  rehearsal"]
+
+
+def _build_site_stand_in(root, log):
+    from testsupport.course import site_build_lock
+
+    with site_build_lock(root):
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"start {os.getpid()}\n")
+        time.sleep(0.3)  # the other worker asks meanwhile
+        with open(log, "a", encoding="utf-8") as handle:
+            handle.write(f"end {os.getpid()}\n")
+
+
+def test_the_site_is_built_by_one_worker_at_a_time(tmp_path):
+    """The site's tests and the publishing tests run `make book` in the same course on two
+    workers: the second to ask waits until the first has finished."""
+    log = tmp_path / "builds.log"
+    fork = multiprocessing.get_context("fork")
+    workers = [fork.Process(target=_build_site_stand_in, args=(str(tmp_path), str(log)))
+               for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert [worker.exitcode for worker in workers] == [0, 0]
+    lines = log.read_text().split()
+    assert lines[0::2] == ["start", "end", "start", "end"]
+    assert lines[1] == lines[3] and lines[5] == lines[7] and lines[1] != lines[5]
