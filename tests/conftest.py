@@ -43,6 +43,14 @@ from grader.numerics import fork_safe_numerics
 # themselves, and two test workers share the machine's cores.
 fork_safe_numerics()
 
+import nbgrader.api  # noqa: E402
+
+# A new gradebook asks `alembic heads` for the version it records, a fresh interpreter
+# of a second or more each time; the answer is the installed nbgrader's, the same for
+# every gradebook, so each test process asks once (what the grader's own commands run,
+# in their processes, still asks for itself).
+nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+
 from testsupport.course import SHARED_RELEASES  # noqa: E402
 from testsupport.postgres import PostgresError, TemporaryPostgres  # noqa: E402
 from testsupport.tiny_course import make_course  # noqa: E402

@@ -177,3 +177,32 @@ def test_the_site_is_built_by_one_worker_at_a_time(tmp_path):
     lines = log.read_text().split()
     assert lines[0::2] == ["start", "end", "start", "end"]
     assert lines[1] == lines[3] and lines[5] == lines[7] and lines[1] != lines[5]
+
+
+def test_new_gradebooks_of_one_test_process_ask_alembic_for_its_version_once(tmp_path,
+                                                                             monkeypatch):
+    import subprocess
+
+    import nbgrader.api
+    import nbgrader.dbutil
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine, text
+
+    asked = []
+    real = subprocess.check_output
+
+    def counted(args, *rest, **options):
+        asked.append(args[0])
+        return real(args, *rest, **options)
+
+    monkeypatch.setattr(nbgrader.api.sp, "check_output", counted)
+    versions = []
+    for n in range(3):
+        url = f"sqlite:///{tmp_path / f'gradebook{n}.db'}"
+        with nbgrader.api.Gradebook(url, "course"):
+            pass
+        with create_engine(url).connect() as connection:
+            versions += connection.execute(text("SELECT version_num FROM alembic_version")).all()
+    assert asked.count("alembic") <= 1
+    head = ScriptDirectory(nbgrader.dbutil.ALEMBIC_DIR).get_current_head()
+    assert [row[0] for row in versions] == [head] * 3
