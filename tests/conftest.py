@@ -181,6 +181,7 @@ def units_summary(seconds, longest=10):
     return lines
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     """After the slowest thirty: each worker's seconds and the ten longest units of work,
     to see whether the units are balanced (docs/testing.md)."""
