@@ -16,17 +16,23 @@ The tests mirror what they test, one folder each:
     service      the grading service (`python -m grader serve`) as a real process
 
 `make test` and `make test-fast` run the tests on two workers side by side
-(pytest-xdist), each test file whole on one worker, the site's and the publishing
-tests together on one, the hub's on one; `make test TEST_WORKERS=0` runs them in one
-process.
+(pytest-xdist), each test file whole on one worker, the site's on one, the publishing
+tests on one, the hub's on one, and the files that take one costly session
+set-up (SHARED_SETUPS: the rehearsal, the serial batch, the 124M model) on one; `make
+test TEST_WORKERS=0` runs them in one process. docs/testing.md says where the time goes.
 
 The quick subset (`make test-fast`, `pytest -m "not slow"`) is package/, docs/ and units/,
 less the few tests there marked slow by hand (a fresh interpreter that builds the 124M
 model); every test in any other folder is marked slow. Helpers live in testsupport/.
 """
 
+import ast
+import collections
+import functools
 import itertools
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -37,23 +43,92 @@ from grader.numerics import fork_safe_numerics
 # themselves, and two test workers share the machine's cores.
 fork_safe_numerics()
 
+import nbgrader.api  # noqa: E402
+
+# A new gradebook asks `alembic heads` for the version it records, a fresh interpreter
+# of a second or more each time; the answer is the installed nbgrader's, the same for
+# every gradebook, so each test process asks once (what the grader's own commands run,
+# in their processes, still asks for itself).
+nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
+
+from testsupport.course import SHARED_RELEASES  # noqa: E402
 from testsupport.postgres import PostgresError, TemporaryPostgres  # noqa: E402
 from testsupport.tiny_course import make_course  # noqa: E402
 
 QUICK_FOLDERS = {"package", "docs", "units"}
 # Folders whose tests must run on one worker when the tests run side by side
-# (pytest-xdist, `make test`): the site's tests and the publishing tests build the
-# site and the bundle in the course's own _build/ and _publish/; the hub's tests make
-# the same system accounts and their homes.
-ONE_WORKER = {"book": "site", "publish": "site", "hub": "hub"}
+# (pytest-xdist, `make test`): the site's tests read the course's own _build/, the
+# publishing tests write its _publish/ (each on its worker; the first to run `make book`
+# builds the site while the other waits, testsupport.course.site_build_lock); the hub's
+# tests make the same system accounts and their homes.
+ONE_WORKER = {"book": "site", "publish": "publish", "hub": "hub"}
+# Set-ups made once per test process that cost more than most test files (session fixtures
+# of a folder's conftest.py: a rehearsal of a class, a batch graded, the 124M model): the
+# files whose tests or fixtures take one run on one worker, so it is made once, not once
+# on each worker.
+SHARED_SETUPS = ("rehearsal", "serial_sqlite_run", "model_124m")
 TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 
 
 def share_of(path):
-    """The unit of work a test runs in when the tests run side by side: its file, or its
-    folder's shared name in ONE_WORKER. `path` is relative to tests/."""
-    return ONE_WORKER.get(path.split("/")[0], path)
+    """The unit of work a test runs in when the tests run side by side: its folder's
+    shared name in ONE_WORKER, else the name of the shared set-up it takes
+    (SHARED_SETUPS), else its file. `path` is relative to tests/."""
+    folder = path.split("/")[0]
+    if folder in ONE_WORKER:
+        return ONE_WORKER[folder]
+    return _setup_units().get(path, path)
+
+
+def setups_taken(source):
+    """The SHARED_SETUPS that a test file's functions (tests and fixtures) take by name,
+    less those the file makes itself (a module fixture of the same name)."""
+    if not any(name in source for name in SHARED_SETUPS):
+        return []
+    taken, made = set(), set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            taken.update(arg.arg for arg in node.args.args + node.args.kwonlyargs)
+            made.add(node.name)
+    return sorted(taken.intersection(SHARED_SETUPS) - made)
+
+
+@functools.lru_cache(maxsize=None)
+def _setup_units():
+    """{test file relative to tests/: its unit}, for the files that take a shared set-up;
+    a file that takes two joins their units into one."""
+    unit = {name: name for name in SHARED_SETUPS}
+
+    def root(name):
+        while unit[name] != name:
+            name = unit[name]
+        return name
+
+    taken = {}
+    for directory, _, files in os.walk(TESTS):
+        for name in files:
+            if name.startswith("test_") and name.endswith(".py"):
+                path = os.path.join(directory, name)
+                with open(path, encoding="utf-8") as handle:
+                    setups = setups_taken(handle.read())
+                if setups:
+                    taken[os.path.relpath(path, TESTS).replace(os.sep, "/")] = setups
+                    for other in setups[1:]:
+                        unit[root(other)] = root(setups[0])
+    return {path: root(setups[0]) for path, setups in taken.items()}
+
+
+def pytest_configure(config):
+    """The run's folder of released courses (testsupport.course.released_once), made
+    before the workers start so that they inherit it: a course is released once per run,
+    not once per worker."""
+    if hasattr(config, "workerinput") or os.environ.get(SHARED_RELEASES):
+        return
+    folder = tempfile.mkdtemp(prefix="released-courses-")
+    os.environ[SHARED_RELEASES] = folder
+    config.add_cleanup(lambda: (shutil.rmtree(folder, ignore_errors=True),
+                                os.environ.pop(SHARED_RELEASES, None)))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -77,6 +152,43 @@ def pytest_xdist_make_scheduler(config, log):
 
     config.option.loadscopereorder = False
     return ByShare(config, log)
+
+
+_seconds = collections.Counter()  # (worker, unit) -> seconds of set-up, test and tear-down
+
+
+def unit_of(nodeid):
+    """The unit of work (share_of) of a test's node id, "tests/..." or "..." under tests/."""
+    path = nodeid.split("::")[0]
+    return share_of(path.split("/", 1)[1] if path.startswith("tests/") else path)
+
+
+def pytest_runtest_logreport(report):
+    worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "main")
+    _seconds[worker, unit_of(report.nodeid)] += report.duration
+
+
+def units_summary(seconds, longest=10):
+    """The lines that say how long each worker ran and the longest units of work, from
+    {(worker, unit): seconds}."""
+    workers, units = collections.Counter(), collections.Counter()
+    for (worker, unit), spent in seconds.items():
+        workers[worker] += spent
+        units[unit] += spent
+    lines = ["seconds per worker: " + ", ".join(
+        f"{worker} {spent:.0f}" for worker, spent in sorted(workers.items()))]
+    lines += [f"{spent:8.1f}s  {unit}" for unit, spent in units.most_common(longest)]
+    return lines
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    """After the slowest thirty: each worker's seconds and the ten longest units of work,
+    to see whether the units are balanced (docs/testing.md)."""
+    if _seconds:
+        terminalreporter.section("longest units of work")
+        for line in units_summary(_seconds):
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,9 @@ grader), so a new assignment is seen here without any edit.
 """
 
 import atexit
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -118,6 +121,20 @@ def make(folder, *args, env=None, timeout=600):
                           capture_output=True, text=True, timeout=timeout)
 
 
+@contextlib.contextmanager
+def site_build_lock(root=ROOT):
+    """Held while `make book` or `make publish` runs in the course at ``root``: the site's
+    tests and the publishing tests run on two workers, and whichever asks first builds
+    _build/html while the other waits, then finds it built (make builds only what changed)."""
+    name = hashlib.sha256(os.path.realpath(root).encode()).hexdigest()[:16]
+    with open(os.path.join(tempfile.gettempdir(), f"course-site-{name}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def nbgrader_env(db_url=None, **overrides):
     """The environment nbgrader and the grader run in.
 
@@ -166,21 +183,50 @@ def release_assignments(course, names=None, db_url=None):
 
 _TEMPLATES = {}  # key -> a course built once in this process, copied for each test
 _BUILDING = threading.Lock()
+# A folder the test processes of one run share (tests/conftest.py sets it for the run, its
+# workers inherit it): a course released there by one worker is copied by the others.
+SHARED_RELEASES = "GPTCOURSE_TEST_RELEASES"
+_RELEASED = ".released"  # written last, naming the course folder: the release finished
 
 
 def released_once(key, build, dest):
     """A copy at ``dest`` of the course that ``build(folder)`` makes in ``folder`` and
-    returns, built once per test process for ``key`` and copied from there: a release
-    (`nbgrader generate_assignment`) runs once, however many tests need the course."""
+    returns, built once for ``key`` and copied from there: a release (`nbgrader
+    generate_assignment`) runs once per test run when the run shares a folder
+    (SHARED_RELEASES: its workers wait for the one that builds), else once per process."""
     with _BUILDING:
         template = _TEMPLATES.get(key)
         if template is None:
-            base = tempfile.mkdtemp(prefix="released-course-")
-            atexit.register(shutil.rmtree, base, True)
-            template = build(os.path.join(base, "course"))
+            shared = os.environ.get(SHARED_RELEASES)
+            template = (_shared_template(shared, key, build) if shared
+                        else _own_template(build))
             _TEMPLATES[key] = template
     shutil.copytree(template, dest, symlinks=True, dirs_exist_ok=True)
     return dest
+
+
+def _own_template(build):
+    base = tempfile.mkdtemp(prefix="released-course-")
+    atexit.register(shutil.rmtree, base, True)
+    return build(os.path.join(base, "course"))
+
+
+def _shared_template(shared, key, build):
+    """The course for ``key`` in the run's shared folder, built by the first process to ask
+    while the others wait on its lock; a build that failed is made again by the next."""
+    base = os.path.join(shared, hashlib.sha256(repr(key).encode()).hexdigest()[:16])
+    with open(base + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = os.path.join(base, _RELEASED)
+        if os.path.exists(done):
+            with open(done, encoding="utf-8") as handle:
+                return handle.read()
+        shutil.rmtree(base, ignore_errors=True)
+        os.makedirs(base)
+        template = build(os.path.join(base, "course"))
+        with open(done, "w", encoding="utf-8") as handle:
+            handle.write(template)
+        return template
 
 
 def released_course(dest, root=ROOT):

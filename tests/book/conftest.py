@@ -1,7 +1,8 @@
 """What the site's tests share: the built site, a local server for it, and a browser.
 
 One session fixture builds the site with ``make book``, which reuses ``_build/html``
-when a finished build is newer than every page, config and package file; the
+when a finished build is newer than every page, config and package file (the
+publishing tests, on the other worker, wait for it: testsupport.course.site_build_lock); the
 browser tests serve it on 127.0.0.1 and open it in Debian's headless Chromium
 through Playwright.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from testsupport.accessibility import CHROMIUM, chromium
-from testsupport.course import ROOT as COURSE_ROOT
+from testsupport.course import ROOT as COURSE_ROOT, site_build_lock
 
 ROOT = Path(COURSE_ROOT).resolve()
 SITE = ROOT / "_build" / "html"
@@ -26,10 +27,11 @@ BUILD_TIMEOUT_S = 1800  # guards a hung build; the tests run side by side
 @pytest.fixture(scope="session")
 def site():
     """``_build/html``, as ``make book`` leaves it (it builds only what changed)."""
-    result = subprocess.run(
-        ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
-        timeout=BUILD_TIMEOUT_S,
-    )
+    with site_build_lock(ROOT):
+        result = subprocess.run(
+            ["make", "-s", "book"], cwd=ROOT, capture_output=True, text=True,
+            timeout=BUILD_TIMEOUT_S,
+        )
     if result.returncode != 0 or not BUILD_OK.exists():
         log = (result.stdout + result.stderr)[-6000:]
         pytest.fail(f"`make book` failed (exit {result.returncode}):\n{log}")

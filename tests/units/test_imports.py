@@ -54,10 +54,17 @@ def wing(module):
     return parts[1] if len(parts) > 1 else ""
 
 
+@functools.cache
+def parsed(path):
+    """The module at `path` parsed, once for all the tests of this file (they only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
 def own_imports(module):
     """[(imported module, names, line, at module level)] of grader modules that `module` imports."""
     path = MODULES[module]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     top_level = {id(node) for node in tree.body}
     found = []
@@ -206,7 +213,7 @@ def is_inside(module):
 def test_the_inside_of_the_sandbox_imports_nothing_of_the_grader():
     beyond = []  # an absolute import of the grader, or a relative one out of the folder
     for module in filter(is_inside, MODULES):
-        for node in ast.walk(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(MODULES[module])):
             if isinstance(node, ast.ImportFrom):
                 names = [node.module or ""] if node.level == 0 else []
                 if node.level > 1:
@@ -255,7 +262,7 @@ def test_no_module_imports_a_private_name_of_another():
 def test_no_two_classes_or_functions_of_the_grader_share_a_name():
     defined = collections.defaultdict(list)
     for module, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
                 defined[node.name].append(module)
@@ -267,7 +274,7 @@ def test_the_public_functions_say_what_they_return():
     for module, path in MODULES.items():
         if is_inside(module):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in tree.body:
             functions = [node] if isinstance(node, ast.FunctionDef) else [
                 n for n in node.body if isinstance(n, ast.FunctionDef)
@@ -291,7 +298,7 @@ def _annotated_functions():
     for module, path in MODULES.items():
         if is_inside(module):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 yield module, node

@@ -10,12 +10,14 @@ from grader.settings import Limits
 from testsupport.tiny_course import grader
 
 
+@pytest.mark.slow  # `python -m grader autograde`, a fresh interpreter
 def test_a_folder_without_nbgrader_config_is_the_instructors_error(tmp_path):
     result = grader("autograde", "tiny", cwd=str(tmp_path))
     assert result.returncode == 2
     assert "no nbgrader_config.py" in result.stderr
 
 
+@pytest.mark.slow  # `python -m grader autograde`, a fresh interpreter
 def test_a_broken_config_is_the_instructors_error(tmp_path):
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\nc.Execute.timeout = (\n")
     result = grader("autograde", "tiny", cwd=str(tmp_path))

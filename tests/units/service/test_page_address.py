@@ -37,6 +37,7 @@ def course(tmp_path):
     return make_course(str(tmp_path / "course"))
 
 
+@pytest.mark.slow  # `python -m grader page`, a fresh interpreter
 def test_the_page_over_http_listens_on_the_address_it_is_given_and_nowhere_else(course):
     with open(os.path.join(course, "nbgrader_config.py"), "a", encoding="utf-8") as handle:
         handle.write('\nc.HubTransport.transport = "http"\n')
@@ -54,6 +55,7 @@ def test_the_page_over_http_listens_on_the_address_it_is_given_and_nowhere_else(
         process.wait(timeout=30)
 
 
+@pytest.mark.slow  # `python -m grader page`, a fresh interpreter
 def test_the_exchange_page_is_refused_an_address_beyond_this_machine(course):
     process = page(course, "--port", str(free_port()), "--address", "0.0.0.0")
     _, stderr = process.communicate(timeout=60)
