@@ -14,9 +14,6 @@ from grader import cli
 PACKAGE = pathlib.Path(grader.__file__).parent
 MOST_LINES = 400  # of any module of src/grader
 BUILDER_MOST_LINES = 60  # of cli.build_parser, from its def to its last line
-# modules over MOST_LINES while they are being split, at their size then: none may grow,
-# and the list only shrinks
-BEING_SPLIT: dict[str, int] = {}
 
 # every command of `python -m grader` and its arguments (--course aside, which all take),
 # as the command line had them before each wing added its own; push-grades is new
@@ -50,14 +47,9 @@ def module_lines() -> dict[str, int]:
             for path in sorted(PACKAGE.rglob("*.py")) if "build" not in path.parts}
 
 
-def test_no_module_is_over_four_hundred_lines_save_those_being_split():
-    lines = module_lines()
-    over = {name: count for name, count in lines.items()
-            if count > MOST_LINES and name not in BEING_SPLIT}
+def test_no_module_is_over_four_hundred_lines():
+    over = {name: count for name, count in module_lines().items() if count > MOST_LINES}
     assert over == {}
-    grown = {name: lines[name] for name, most in BEING_SPLIT.items()
-             if lines.get(name, 0) > most}
-    assert grown == {}
 
 
 def test_the_command_line_module_is_well_under_the_limit():
