@@ -16,7 +16,8 @@ MOST_LINES = 400  # of any module of src/grader
 BUILDER_MOST_LINES = 60  # of cli.build_parser, from its def to its last line
 
 # every command of `python -m grader` and its arguments (--course aside, which all take),
-# as the command line had them before each wing added its own; push-grades is new
+# as the command line had them before each wing added its own; push-grades and home-reader
+# are new, and the page takes the home reader's socket
 COMMANDS_BEFORE = {
     "autograde": "assignment --jobs --scheduler --tls-folder --allow-plaintext-dask --wait "
                  "--students --shard --db-url --timeout --memory-mib --tmpfs-mib",
@@ -39,7 +40,8 @@ COMMANDS_BEFORE = {
     "archive-term": "--purge --archive --confirm", "restore-term": "archive",
     "grade-explain": "assignment --seed --students", "defense-questions": "assignment --students",
 }
-NEW_COMMANDS = {"push-grades": "assignment --dry-run"}
+NEW_COMMANDS = {"push-grades": "assignment --dry-run", "home-reader": "--socket --page-account",
+                "page": "--port --address --instructors --home-reader"}
 
 
 def module_lines() -> dict[str, int]:
@@ -69,7 +71,7 @@ def subcommands() -> dict[str, "argparse.ArgumentParser"]:  # noqa: F821
     return dict(chooser.choices)
 
 
-def test_the_commands_and_their_arguments_are_those_of_before_and_push_grades():
+def test_the_commands_and_their_arguments_are_those_of_before_and_the_new_ones():
     now = {name: " ".join(action.option_strings[0] if action.option_strings else action.dest
                           for action in command._actions if action.dest not in ("help", "course"))
            for name, command in subcommands().items()}

@@ -13,8 +13,8 @@ import pytest
 import grader
 from grader.service.page import actions
 from grader.service.page.actions import PageOutcome, SavedIn, Sent
-from grader.service.records import JobSource, ReleaseOutcome, SourceKind
-from grader.service.store import JobState, Store
+from grader.service.queue.records import JobSource, ReleaseOutcome, SourceKind
+from grader.service.queue.store import JobState, Store
 from grader.settings import load
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released
 

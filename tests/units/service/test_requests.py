@@ -10,8 +10,8 @@ import pytest
 from grader.recording import set_due_date
 from grader.service.page.rate_limit import RateLimit
 from grader.service.page.requests import ask_for_check, student_hand_ins
-from grader.service.records import ReleaseOutcome
-from grader.service.store import CheckRecord, JobState, Store
+from grader.service.queue.records import ReleaseOutcome
+from grader.service.queue.store import CheckRecord, JobState, Store
 from grader.settings import load
 from testsupport.malformed_notebooks import DAMAGED, MALFORMED
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, released
@@ -216,7 +216,7 @@ def test_submits_and_checks_of_an_hour_show_at_most_the_allowances_verdicts(sett
     """8 Submits and 12 checks in an hour, the checks stored as two processes asking at once
     would leave them (past the refusal): before the due date at most 5 (the course's
     c.CheckRateLimit: 5 per hour) show their verdicts; the rest are graded and wait for it."""
-    from grader.service.records import JobSource, SourceKind
+    from grader.service.queue.records import JobSource, SourceKind
 
     for minute in range(20):
         source = (JobSource.of(SourceKind.CHECK) if minute % 5 < 3
