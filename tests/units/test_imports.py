@@ -15,7 +15,7 @@ import grader
 PACKAGE = pathlib.Path(grader.__file__).parent
 # the floor of each wing (a subpackage) and of each module outside a wing
 FLOORS = {
-    "safe_text": 0, "files": 0, "results": 0, "cells": 0, "report_shell": 0, "numerics": 0,
+    "safe_text": 0, "deadlines": 0, "files": 0, "results": 0, "cells": 0, "report_shell": 0, "numerics": 0,
     "student_server": 0,  # runs in a student's own Jupyter server: imports nothing of ours
     "plugins": 1, "lms": 1,
     "feedback": 2, "nbgrader_guard": 2, "late": 2,  # the plugins' old, deprecated paths

@@ -96,7 +96,7 @@ def feedback_comment(grades: AssignmentGrades, student: str) -> str:
     else:
         if submission.seconds_late > 0 or student in grades.extensions:
             lines.append(deadline_text(submission, grades.extensions.get(student),
-                                       grades.duedate))
+                                       grades.class_due))
         for check in grades.checks:
             points = submission.points.get((check.notebook, check.grade_id)) or 0.0
             lines.append(f"{check.notebook} {check.grade_id}: {number(points)}/"

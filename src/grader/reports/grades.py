@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
+from ..deadlines import class_due
 from ..recording import charges_of, lateness_of
 from ..settings import CourseError, Settings, shown_url
 from .roster import Person, read_roster, roster_path
@@ -59,7 +60,7 @@ class AssignmentGrades:
     """One assignment's grades: its due date, its checks and each student's submission."""
 
     name: str
-    duedate: datetime | None
+    class_due: datetime | None  # aware UTC, None: none set
     max_score: float
     checks: list[Check]  # in notebook order
     submissions: dict[str, SubmissionGrades]  # by student id
@@ -139,7 +140,7 @@ def _read_grades(settings, assignments):
                     for grade in notebook.grades:
                         entry.points[(notebook.name, grade.name)] = grade.score
                 submissions[entry.student] = entry
-            result.append(AssignmentGrades(name, assignment.duedate, assignment.max_score,
+            result.append(AssignmentGrades(name, class_due(assignment), assignment.max_score,
                                            checks_in_order(settings, name), submissions,
                                            extensions))
     return people, result

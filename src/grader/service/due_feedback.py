@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from ..deadlines import deadline_of
 from ..safe_text import shown_id, writable
 from ..settings import HubTransport, Settings
 from .recorded import changed_since_sent, recorded_grades, settled_submissions
@@ -95,17 +96,12 @@ def due_dates(settings: Settings, pairs: Iterable[Pair]) -> dict[Pair, datetime.
                 row = gb.find_assignment(assignment)
             except MissingEntry:
                 row = None
-            base = row.duedate if row is not None else None
-            extensions = {} if base is None else {
+            extensions = {} if row is None else {
                 submission.student_id: submission.extension for submission in row.submissions}
             for student, named in pairs:
-                if named != assignment:
-                    continue
-                if base is None:
-                    dues[(student, assignment)] = None
-                    continue
-                moment = base + (extensions.get(student) or datetime.timedelta(0))
-                dues[(student, assignment)] = moment.replace(tzinfo=datetime.timezone.utc)
+                if named == assignment:
+                    dues[(student, assignment)] = deadline_of(row,
+                                                              extensions.get(student)).effective
     return dues
 
 
