@@ -33,7 +33,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from ..deadlines import deadline_of
 from ..safe_text import shown_id, writable
 from ..settings import HubTransport, Settings
-from .recorded import changed_since_sent, recorded_grades, settled_submissions
+from .recorded import RecordedGrade, changed_since_sent, recorded_grades, settled_submissions
 from .records import JobState, QueuedJob, ReleaseOutcome
 from .store import FEEDBACK_SENT, Store, utc_now
 
@@ -151,9 +151,11 @@ class DueFeedback:
         lines = []
         for assignment in sorted({job.assignment for job in due + list(again.values())}):
             chosen = [j for j in due + list(again.values()) if j.assignment == assignment]
-            lines += [f"{assignment}: {shown_id(s)}'s grade changed in the gradebook since "
-                      f"the feedback went out ({old:g} -> {new:g}): their feedback is given out "
-                      "again"
+            lines += [f"{assignment}: {shown_id(s)}'s "
+                      + (f"grade changed in the gradebook since the feedback went out ({old:g} "
+                         f"-> {new:g})" if abs(old - new) > 1e-9 else
+                         "comments or check messages changed since the feedback went out")
+                      + ": their feedback is given out again"
                       for (s, a), (old, new) in sorted(self.last_changes.items())
                       if a == assignment and (s, a) in again]
             lines += self.give_out(assignment, chosen, now)
@@ -224,17 +226,17 @@ class DueFeedback:
                              f"{job.id} released through the exchange")
         return lines
 
-    def sent(self, job: QueuedJob, scores: Mapping[Pair, float], now: datetime.datetime
-             ) -> None:
-        """Remember the gradebook's score the feedback of `job` showed."""
-        if (job.student, job.assignment) in scores:
-            self.store.record_sent(job.student, job.assignment, FEEDBACK_SENT,
-                                   scores[(job.student, job.assignment)], now)
+    def sent(self, job: QueuedJob, scores: Mapping[Pair, RecordedGrade],
+             now: datetime.datetime) -> None:
+        """Remember the gradebook's score the feedback of `job` showed, and its digest."""
+        grade = scores.get((job.student, job.assignment))
+        if grade is not None:
+            self.store.record_sent(job.student, job.assignment, FEEDBACK_SENT, grade.score,
+                                   now, digest=grade.digest)
 
-    def scores(self, assignment: str) -> dict[Pair, float]:
-        """{pair: the gradebook's score} of `assignment`, as the feedback page shows it."""
-        return {pair: grade.score
-                for pair, grade in recorded_grades(self.settings, [assignment]).items()}
+    def scores(self, assignment: str) -> dict[Pair, RecordedGrade]:
+        """{pair: the gradebook's grade} of `assignment`, as the feedback page shows it."""
+        return recorded_grades(self.settings, [assignment])
 
     def run_all(self, commands: list[list[str]]) -> str:
         """Run each command; "" when all succeeded, else what the first failure said."""
