@@ -54,12 +54,14 @@ def same_score(a: float | None, b: float | None) -> bool:
 
 def write_manual_score(gb: Gradebook, assignment: str, notebook: str, grade_id: str,
                        student: str, expected: float | None, score: float,
-                       comment: str) -> ManualScoreWrite:
-    """Writes `score` and `comment` as the manual grade of the student's cell `grade_id`,
-    only if the gradebook holds `expected` (what this writer last wrote; None: no manual
-    score yet), and commits. nbgrader's MissingEntry when there is no such grade."""
+                       comment: str | None = None) -> ManualScoreWrite:
+    """Writes `score` (and `comment`, unless None) as the manual grade of the student's
+    cell `grade_id`, only if the gradebook holds `expected` (what this writer last wrote;
+    None: no manual score yet), and commits. nbgrader's MissingEntry when there is no such
+    grade (or no comment of the cell, for a `comment`)."""
     grade = gb.find_grade(grade_id, notebook, assignment, student)
-    found = gb.find_comment(grade_id, notebook, assignment, student)
+    found = (gb.find_comment(grade_id, notebook, assignment, student)
+             if comment is not None else None)
     before = grade.manual_score
 
     def result(status: ManualWriteStatus) -> ManualScoreWrite:
@@ -67,11 +69,12 @@ def write_manual_score(gb: Gradebook, assignment: str, notebook: str, grade_id: 
 
     if not same_score(before, expected):
         return result(ManualWriteStatus.CONFLICT)
-    if same_score(before, score) and found.manual_comment == comment \
+    if same_score(before, score) and (found is None or found.manual_comment == comment) \
             and not grade.needs_manual_grade:
         return result(ManualWriteStatus.UNCHANGED)
     grade.manual_score = score
     grade.needs_manual_grade = False
-    found.manual_comment = comment
+    if found is not None:
+        found.manual_comment = comment
     gb.db.commit()
     return result(ManualWriteStatus.WRITTEN)
