@@ -7,6 +7,7 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader release-lines
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
+    python -m grader apply-late-policy [ASSIGNMENT ...]
     python -m grader roster students.csv
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle] [--queue]
     python -m grader extensions [extensions.csv] [--despite-public-solutions]
@@ -100,6 +101,7 @@ from .lti.commands import LTI_COMMANDS, add_lti_commands, course_tool, lti_check
 from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
 from .push import push_grades
 from .recording import parse_due_date, rebuild_assignment_reports, set_due_date
+from .recording.commands import RECORDING_COMMANDS, add_recording_commands
 from .rehearsal import REHEARSAL_LMS, RehearsalError, rehearse, rehearse_lms
 from .regrade import regrade
 from .reports import import_roster, item_analysis_of, write_grades, write_summary
@@ -244,6 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_publish_commands(commands)
     add_term_commands(commands)
     add_explain_commands(commands)
+    add_recording_commands(commands)
     for command in commands.choices.values():
         command.add_argument("--course", default=".", help="course folder with nbgrader_config.py")
     return parser
@@ -433,5 +436,5 @@ COMMANDS = {f"{GRADE_PUSH_PLATFORM.name}-push": run_push, "autograde": run_autog
             "rehearse": run_rehearsal, "rehearse-lms": run_lms_rehearsal, "rehearse-lti":
             run_lti_rehearsal, "dask-certs": run_dask_certs, "similarity": run_similarity,
             "release-lines": run_release_lines, **SERVICE_COMMANDS, **LTI_COMMANDS,
-            **PUBLISH_COMMANDS, **TERM_COMMANDS, **EXPLAIN_COMMANDS,
+            **PUBLISH_COMMANDS, **TERM_COMMANDS, **EXPLAIN_COMMANDS, **RECORDING_COMMANDS,
             "serve": serving_with({GRADE_PUSH_PLATFORM.name: push_grades, "lti": lti_push})}
