@@ -8,6 +8,9 @@
 - ``released.py``: the gradebook's record of what `make release` released.
 - ``due_dates.py``: an assignment's due date in the gradebook.
 - ``late_penalties.py``: every notebook of a student charged as the late policy says.
+- ``late_policy.py``: `apply_late_policy`, every recorded grade charged again under the
+  late policy as it is now (make late-policy), with whose penalty changed.
+- ``commands.py``: the wing's commands of ``python -m grader`` (apply-late-policy).
 - ``manual_scores.py``: `write_manual_score`, the one writer of a manual score,
   compare-and-set: a score changed meanwhile is reported as a conflict, never overwritten.
 - ``extensions.py``: students' extensions, from a CSV file into the gradebook.
