@@ -114,6 +114,8 @@ The ground floor, used by every wing:
 - ``numerics.py``: how OpenMP and MKL run in the grader and in every sandbox, set before
   torch loads (one thread each, MKL's buffers from malloc): the grader forks.
 - ``results.py``: the typed result of one student, with its status enums.
+- ``deadlines.py``: a student's deadline (`Deadline`): the class's due date and their
+  extension, aware UTC; the one reader of an assignment's ``duedate``.
 - ``report_shell.py``: the shell of the course team's HTML pages (grade report, item
   analysis, similarity report): one self-contained file each, its style inline.
 - ``cells.py``: one notebook cell's source, nbgrader metadata, role (`CellKind`) and docstring,
