@@ -30,6 +30,7 @@ help:
 	@echo "  make roster              ROSTER=students.csv: ids, names, e-mails, sections into the gradebook"
 	@echo "  make extensions          [EXTENSIONS=extensions.csv] the students' extensions into the gradebook; one past"
 	@echo "                           an assignment's public solutions is refused [DESPITE_PUBLIC_SOLUTIONS=1]"
+	@echo "  make late-policy         every recorded grade's late penalty again under nbgrader_config.py's late policy"
 	@echo "  make release-to-exchange copy the student versions into the exchange"
 	@echo "  make collect             the latest submissions into course-data/submitted/"
 	@echo "  make collect-zip         ZIP=download.zip ASSIGNMENT=name [LMS=canvas|moodle]: an LMS's zip into submitted/"
@@ -328,6 +329,14 @@ extensions: $(STAMP)
 	$(CHECK_CONFIG)
 	$(GRADER) extensions $${EXTENSIONS:+"$$EXTENSIONS"} \
 	  $${DESPITE_PUBLIC_SOLUTIONS:+--despite-public-solutions}
+
+# After the late policy in nbgrader_config.py changed: every recorded grade charged again
+# under it (of ASSIGNMENT's students, or every assignment's), naming whose late penalty
+# changed, before -> after (docs/deadlines.md).
+.PHONY: late-policy
+late-policy: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) apply-late-policy $(THE_ASSIGNMENTS)
 
 release-to-exchange: $(STAMP)
 	$(CHECK_CONFIG)

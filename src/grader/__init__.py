@@ -21,10 +21,10 @@ highest floor it imports), and the test checks this list against them:
 - floor 6: cli.
 - floor 5: autograde, handback, lti, regrade, service.
 - floor 4: engines, intake, push, rehearsal.
-- floor 3: publish, reports, terms, worker.
-- floor 2: checks, explain, recording, similarity.
+- floor 3: explain, publish, reports, terms, worker.
+- floor 2: checks, recording, similarity.
 - floor 1: dask_tls, plan, plugins, rubric, sandbox.
-- floor 0: cells, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
+- floor 0: cells, deadlines, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
 
 The core grades and records (the ground floor's modules, plugins/, settings/,
 sandbox/, plan/, checks/, worker/, recording/, engines.py, autograde.py,
@@ -141,6 +141,8 @@ The ground floor, used by every wing:
 - ``numerics.py``: how OpenMP and MKL run in the grader and in every sandbox, set before
   torch loads (one thread each, MKL's buffers from malloc): the grader forks.
 - ``results.py``: the typed result of one student, with its status enums.
+- ``deadlines.py``: a student's deadline (`Deadline`): the class's due date and their
+  extension, aware UTC; the one reader of an assignment's ``duedate``.
 - ``report_shell.py``: the shell of the course team's HTML pages (grade report, item
   analysis, similarity report): one self-contained file each, its style inline.
 - ``cells.py``: one notebook cell's source, nbgrader metadata, role (`CellKind`) and docstring,

@@ -7,6 +7,7 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader release-lines
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
+    python -m grader apply-late-policy [ASSIGNMENT ...]
     python -m grader roster students.csv
     python -m grader collect-zip ASSIGNMENT submissions.zip [--lms canvas|moodle] [--queue]
     python -m grader extensions [extensions.csv] [--despite-public-solutions]

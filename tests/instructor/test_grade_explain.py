@@ -332,3 +332,51 @@ def test_a_defense_sheet_shows_a_line_that_would_act_as_its_escapes(hostile_cour
     assert acting_characters(page) == []
     assert ("<pre>shown_to_the_examiner = &#x27;\\x1b[2J\\u202eexe.\\x9b1m&#x27; + "
             "&#x27;\\x1b]52;c;cm0gLXJmIH4vCg==\\x07&#x27;</pre>") in page
+
+
+@pytest.fixture(scope="module")
+def formgrader_edit(course, sittings):
+    """After the three sittings, a person sets the first student's explain score to 2 in
+    formgrader (the gradebook's manual score, as formgrader writes it), then the rubric's
+    `counts` goes from 1 point to 0.75 and a fourth sitting starts."""
+    from grader.settings import load
+
+    first = sittings["order"][0]
+    settings = load(course)
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.find_grade(CELL, NOTEBOOK, ASSIGNMENT, first).manual_score = 2.0
+        gb.db.commit()
+    rubric = f"{course}/rubrics/{ASSIGNMENT}.yaml"
+    with open(rubric, encoding="utf-8") as handle:
+        text = handle.read()
+    with open(rubric, "w", encoding="utf-8") as handle:
+        handle.write(text.replace("  - key: counts\n    points: 1", "  - key: counts\n    points: 0.75", 1))
+    before = set(os.listdir(f"{course}/course-data/regrades"))
+    fourth = grader(course, "grade-explain", ASSIGNMENT, stdin="")
+    (record,) = set(os.listdir(f"{course}/course-data/regrades")) - before
+    with open(f"{course}/course-data/regrades/{record}", encoding="utf-8") as handle:
+        return {"run": fourth, "grades": manual_grades(course, ASSIGNMENT),
+                "record": json.load(handle)}
+
+
+def test_a_score_changed_in_formgrader_between_sittings_is_a_conflict_never_overwritten(
+        sittings, formgrader_edit):
+    a, b, c = sittings["order"]
+    fourth, grades = formgrader_edit["run"], formgrader_edit["grades"]
+    assert fourth.returncode == 1, fourth.stdout + fourth.stderr
+    assert (f"conflict: {a} {CELL}: not written: the gradebook holds 2, not 1.5 as last "
+            f"written here (changed in formgrader or by another grader); 1.25 was not written "
+            f"over it") in fourth.stdout
+    assert "1 score(s) not written" in fourth.stdout
+    # the person's 2 stays (the rubric would give 1.25); the others are regraded as before
+    assert (grades[a][CELL][0], grades[b][CELL][0], grades[c][CELL][0]) == (2.0, 0.0, 1.75)
+
+
+def test_the_rubric_regrade_record_names_the_gradebooks_score_as_before(sittings, formgrader_edit):
+    a, _, c = sittings["order"]
+    record = formgrader_edit["record"]
+    assert record["regraded"] == [c]
+    assert record["gradebook_before"] == {a: 2.0, c: 2.0}
+    assert record["gradebook_after"] == {a: 2.0, c: 1.75}
+    assert record["not_written"] == [{"student": a, "gradebook_before": 2.0,
+                                      "last_written": 1.5, "not_written": 1.25}]

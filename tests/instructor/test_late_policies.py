@@ -236,3 +236,65 @@ def test_the_same_file_again_changes_nothing_and_a_row_removed_removes_its_exten
     succeeded(make(course, "grades"))
     rows = read_csv(os.path.join(course, "course-data", "grades.csv"))
     assert [r["score"] for r in rows if r["student_id"] == "extended"] == ["0", "0"]
+
+
+
+# A class graded under the course's "zero" before the policy changed to 10% a day (no
+# sandbox needed: the grades are recorded as the writer records them, then charged)
+MID_TERM = {"ontime": "2026-01-15 12:00:00", "minute": "2026-01-15 12:31:00",
+            "day": "2026-01-16 13:30:00"}
+
+
+def rounded(penalties):
+    return {key: None if value is None else round(value, 9) for key, value in penalties.items()}
+
+
+@pytest.fixture(scope="module")
+def graded_under_zero(tmp_path_factory):
+    import datetime
+
+    from nbgrader.api import Gradebook
+
+    from grader.recording import set_due_date
+    from grader.recording.late_penalties import assign_late_penalties
+    from grader.settings import load
+    from testsupport.tiny_course import POINTS
+
+    course = ready_for_make(make_course(str(tmp_path_factory.mktemp("mid-term") / "course")))
+    with open(os.path.join(course, "nbgrader_config.py"), "a", encoding="utf-8") as handle:
+        handle.write(POLICIES["zero"])
+    settings = load(course)
+    set_due_date(settings, "tiny", DUE["tiny"])
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        for student, timestamp in MID_TERM.items():
+            gb.update_or_create_student(student)
+            with gb.db.no_autoflush:
+                gb.add_submission("tiny", student,
+                                  timestamp=datetime.datetime.fromisoformat(timestamp))
+            for grade_id, points in POINTS.items():
+                gb.find_grade(grade_id, NOTEBOOK, "tiny", student).auto_score = points
+            gb.db.flush()
+            assign_late_penalties(gb.db, student, settings.late_penalties())
+        gb.db.commit()
+    return course
+
+
+def test_a_policy_changed_mid_term_reaches_every_recorded_grade_with_make_late_policy(
+        graded_under_zero):
+    """The class graded under "zero", then nbgrader_config.py changed to 10% a day: make
+    late-policy charges every grade again, as computed by hand, and names who changed."""
+    course = graded_under_zero
+    assert gradebook_penalties(course) == {("ontime", "tiny"): None, ("minute", "tiny"): 6.0,
+                                           ("day", "tiny"): 6.0}
+    with open(os.path.join(course, "nbgrader_config.py"), "a", encoding="utf-8") as handle:
+        handle.write(POLICIES["percent"])
+    run = succeeded(make(course, "late-policy"))
+    # 10% a day, a part of a day counting as a day: 1 minute late 1 day, 25 hours 2 days
+    by_hand = {("ontime", "tiny"): None, ("minute", "tiny"): 0.6, ("day", "tiny"): 1.2}
+    assert rounded(gradebook_penalties(course)) == by_hand
+    assert [line.strip() for line in run.stdout.splitlines() if ": late penalty " in line] == [
+        "day tiny: late penalty 6 -> 1.2 point(s)", "minute tiny: late penalty 6 -> 0.6 point(s)"]
+    assert "2 late penalties changed" in run.stdout
+    again = succeeded(make(course, "late-policy", "ASSIGNMENT=tiny"))
+    assert "0 late penalties changed" in again.stdout
+    assert rounded(gradebook_penalties(course)) == by_hand

@@ -16,8 +16,8 @@ MOST_LINES = 400  # of any module of src/grader
 BUILDER_MOST_LINES = 60  # of cli.build_parser, from its def to its last line
 
 # every command of `python -m grader` and its arguments (--course aside, which all take),
-# as the command line had them before each wing added its own; push-grades and home-reader
-# are new, and the page takes the home reader's socket
+# as the command line had them before each wing added its own; push-grades, home-reader
+# and apply-late-policy are new, and the page takes the home reader's socket
 COMMANDS_BEFORE = {
     "autograde": "assignment --jobs --scheduler --tls-folder --allow-plaintext-dask --wait "
                  "--students --shard --db-url --timeout --memory-mib --tmpfs-mib",
@@ -41,6 +41,7 @@ COMMANDS_BEFORE = {
     "grade-explain": "assignment --seed --students", "defense-questions": "assignment --students",
 }
 NEW_COMMANDS = {"push-grades": "assignment --dry-run", "home-reader": "--socket --page-account",
+                "apply-late-policy": "assignments",
                 "page": "--port --address --instructors --home-reader"}
 
 

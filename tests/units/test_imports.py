@@ -18,7 +18,8 @@ PACKAGE = pathlib.Path(grader.__file__).parent
 # The core grades and records; the add-ons are course operations around it, which it
 # never imports (at any level, inside functions too): they meet it at named seams (a
 # command registration, the GradePush plugin class, the settings they read).
-CORE = {"safe_text", "files", "results", "cells", "report_shell", "numerics", "student_server",
+CORE = {"safe_text", "deadlines", "files", "results", "cells", "report_shell", "numerics",
+        "student_server",
         "plugins", "settings", "sandbox", "plan", "checks", "worker", "recording", "engines",
         "autograde", "dask_tls"}
 ADD_ONS = {"publish", "terms", "explain", "rubric", "rehearsal", "similarity", "lms", "lti",

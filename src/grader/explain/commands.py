@@ -1,7 +1,8 @@
 """The explain commands, added to ``python -m grader`` by cli.py (docs/explain-questions.md):
 
     python -m grader grade-explain ASSIGNMENT [--seed TEXT] [--students a,b]
-                         the explain answers graded by the rubric at the terminal, from stdin
+                         the explain answers graded by the rubric at the terminal, from stdin;
+                         exit status 1 when a score changed in formgrader was not written over
     python -m grader defense-questions ASSIGNMENT [--students a,b]
                          one printable page per student: three questions on their own work
 """
@@ -36,9 +37,10 @@ def _students(text: str) -> list[str] | None:
 def run_grade_explain(args: argparse.Namespace) -> int:
     settings = load(args.course)
     settings.check_assignments([args.assignment])
-    grade_explain(settings, args.assignment, (line.rstrip("\n") for line in sys.stdin),
-                  lambda line: print(line, flush=True), args.seed, _students(args.students))
-    return 0
+    sitting = grade_explain(settings, args.assignment, (line.rstrip("\n") for line in sys.stdin),
+                            lambda line: print(line, flush=True), args.seed,
+                            _students(args.students))
+    return 1 if sitting.conflicts else 0
 
 
 def run_defense_questions(args: argparse.Namespace) -> int:

@@ -22,11 +22,13 @@ import json
 import os
 import secrets
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry
 
 from ..files import write_atomically
+from ..recording import ManualScoreWrite, ManualWriteStatus, write_manual_score
 from ..rubric import Rubric, filled
 from ..safe_text import one_line, quoted, shown, shown_id, writable
 from ..settings import CourseError, Settings
@@ -34,6 +36,15 @@ from .answers import ExplainCell, explain_cell, student_answer, student_values
 
 COMMANDS = "keys of the items that apply (none: no item), then | and a comment of your own; " \
            "skip; quit"
+
+
+@dataclass(frozen=True)
+class ExplainSitting:
+    """What one sitting did: the students it graded, and the writes it refused because the
+    gradebook held a score other than the one the state file last wrote."""
+
+    graded: int
+    conflicts: tuple[ManualScoreWrite, ...] = ()
 
 
 def state_path(settings: Settings, assignment: str) -> str:
@@ -89,23 +100,18 @@ def composed_comment(rubric: Rubric, keys: list[str], values: dict[str, Any],
     return "\n".join(lines)
 
 
-def _write_gradebook(settings: Settings, cell: ExplainCell, student: str, score: float,
-                     comment: str) -> float | None:
-    """The manual score and comment of the student's explain cell; returns the score it held."""
+def _write_gradebook(settings: Settings, cell: ExplainCell, student: str,
+                     expected: float | None, score: float, comment: str) -> ManualScoreWrite:
+    """The manual score and comment of the student's explain cell, written only over
+    `expected`, the score the state file last wrote (None: none yet)."""
     with Gradebook(settings.db_url, settings.course_id) as gb:
         try:
-            grade = gb.find_grade(cell.grade_id, cell.notebook, cell.assignment, student)
-            found = gb.find_comment(cell.grade_id, cell.notebook, cell.assignment, student)
+            return write_manual_score(gb, cell.assignment, cell.notebook, cell.grade_id,
+                                      student, expected, score, comment)
         except MissingEntry:
             raise CourseError(f"the gradebook has no {cell.assignment} submission of {student}"
                               f" with the cell {cell.grade_id}: grade it (make autograde) "
                               f"first") from None
-        before = grade.manual_score
-        grade.manual_score = score
-        grade.needs_manual_grade = False
-        found.manual_comment = comment
-        gb.db.commit()
-    return before
 
 
 def _submitted_students(settings: Settings, assignment: str) -> list[str]:
@@ -117,9 +123,11 @@ def _submitted_students(settings: Settings, assignment: str) -> list[str]:
 
 
 def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str, Any],
-                          path: str) -> list[str]:
+                          path: str, conflicts: list[ManualScoreWrite]) -> list[str]:
     """Every graded student composed again from the rubric as it is; those whose applied
-    items changed points get their new score, and a record under regrades/."""
+    items changed points get their new score, and a record under regrades/ whose "before"
+    is the gradebook's. A student whose score the gradebook holds otherwise than this state
+    last wrote it keeps it, and is added to `conflicts`."""
     rubric, lines, changes = cell.rubric, [], []
     gone = sorted({key for entry in state["graded"].values() for key in entry["items"]
                    if rubric.item(key) is None})
@@ -127,7 +135,7 @@ def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str
         raise CourseError(f"{rubric.path} no longer has the item(s) {', '.join(gone)}, applied "
                           f"to graded students: put them back (points may change) or remove "
                           f"them from {path}")
-    before_scores, after_scores = {}, {}
+    before_scores, after_scores, refused = {}, {}, []
     for student, entry in sorted(state["graded"].items()):
         now = {key: rubric.item(key).points for key in entry["items"]}
         values = student_values(settings, rubric, student)
@@ -135,8 +143,17 @@ def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str
         score = score_of(rubric, entry["items"], cell.points)
         if now == entry["points"] and comment == entry["comment"]:
             continue
-        before_scores[student] = entry["score"]
-        _write_gradebook(settings, cell, student, score, comment)
+        written = _write_gradebook(settings, cell, student, entry["score"], score, comment)
+        if written.status == ManualWriteStatus.CONFLICT:
+            conflicts.append(written)
+            if now != entry["points"]:
+                refused.append({"student": student, "gradebook_before": written.before,
+                                "last_written": written.expected, "not_written": score})
+            lines.append(f"  conflict: {written.in_words()}; the state file keeps its "
+                         f"items: set the score in formgrader, or remove {shown_id(student)} "
+                         f"from {os.path.relpath(path, settings.root)} to grade again")
+            continue
+        before_scores[student] = written.before
         changed = {key: (entry["points"].get(key), points) for key, points in now.items()
                    if entry["points"].get(key) != points}
         entry.update(points=now, comment=comment, score=score)
@@ -151,21 +168,26 @@ def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str
             lines.append(f"  {shown_id(student)}: {before_scores[student]:g} -> {score:g} of "
                          f"{cell.points:g} ({moved})")
     _write_state(path, state)
-    if changes:
+    if changes or refused:
         now_utc = datetime.datetime.now(datetime.timezone.utc)
         record = {"assignment": cell.assignment, "at": now_utc.strftime("%Y-%m-%d %H:%M:%S UTC"),
                   "by": writable(getpass.getuser()), "reason": f"rubric items' points changed "
                   f"in {os.path.relpath(rubric.path, settings.root)}", "applied": True,
                   "regraded": [c["student"] for c in changes], "changes": changes,
-                  "gradebook_before": {c["student"]: c["old_total"] for c in changes},
-                  "gradebook_after": {c["student"]: c["new_total"] for c in changes},
-                  "feedback": {}, "requests": []}
+                  # the gradebook's own scores; one refused keeps its score after too
+                  "gradebook_before": {**{c["student"]: c["old_total"] for c in changes},
+                                       **{r["student"]: r["gradebook_before"] for r in refused}},
+                  "gradebook_after": {**{c["student"]: c["new_total"] for c in changes},
+                                      **{r["student"]: r["gradebook_before"] for r in refused}},
+                  "not_written": refused, "feedback": {}, "requests": []}
         folder = os.path.join(settings.data, "regrades")
         os.makedirs(folder, exist_ok=True)
         name = f"{cell.assignment}-{now_utc:%Y%m%dT%H%M%S%fZ}-rubric.json"
         write_atomically(os.path.join(folder, name), json.dumps(record, indent=1,
                                                                 ensure_ascii=False))
-        lines = [f"rubric changed: {len(changes)} student(s) regraded (record: "
+        lines = [f"rubric changed: {len(changes)} student(s) regraded"
+                 + (f", {len(refused)} not (their score was changed in formgrader or by "
+                    f"another grader)" if refused else "") + " (record: "
                  f"{os.path.relpath(os.path.join(folder, name), settings.root)})", *lines]
     return lines
 
@@ -211,13 +233,15 @@ def answer_lines(settings: Settings, cell: ExplainCell, student: str, answer: st
 
 def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
                   say: Callable[[str], None], seed: str | None = None,
-                  students: list[str] | None = None) -> int:
+                  students: list[str] | None = None) -> ExplainSitting:
     """One sitting: the students not graded yet, in the state's order, graded from the
-    grader's `replies` (lines); returns how many were graded at this sitting."""
+    grader's `replies` (lines); returns how many were graded at this sitting and the
+    scores it refused to write over (`ExplainSitting`)."""
     cell = explain_cell(settings, assignment)
     path = state_path(settings, assignment)
     state = _read_state(path, cell, seed)
-    for line in regrade_changed_items(settings, cell, state, path):
+    conflicts: list[ManualScoreWrite] = []
+    for line in regrade_changed_items(settings, cell, state, path, conflicts):
         say(line)
     everyone = _submitted_students(settings, assignment)
     unknown = sorted(set(students or []) - set(everyone))
@@ -255,7 +279,11 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
             own = one_line(own)
             score = score_of(cell.rubric, keys, cell.points)
             comment = composed_comment(cell.rubric, keys, values, cell.points, own)
-            _write_gradebook(settings, cell, student, score, comment)
+            written = _write_gradebook(settings, cell, student, None, score, comment)
+            if written.status == ManualWriteStatus.CONFLICT:
+                conflicts.append(written)
+                say(f"  conflict: {written.in_words()}; left for formgrader")
+                break
             state["graded"][student] = {
                 "items": keys, "points": {k: cell.rubric.item(k).points for k in keys},
                 "own": own, "score": score, "comment": comment,
@@ -268,9 +296,12 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
         if reply == "quit":
             say(f"stopped: {len(state['graded'])} of {len(order)} graded; make grade-explain "
                 f"ASSIGNMENT={assignment} resumes at the next")
-            return done
+            return ExplainSitting(done, tuple(conflicts))
     left = [s for s in order if s not in state["graded"]]
     say(f"{len(order) - len(left)} of {len(order)} graded" + (
         f"; skipped, still to grade: {', '.join(map(shown_id, left))}" if left else
         "; next: make grades, make feedback, make release-feedback"))
-    return done
+    if conflicts:
+        say(f"{len(conflicts)} score(s) not written: the gradebook holds another, set in "
+            f"formgrader or by another grader (above)")
+    return ExplainSitting(done, tuple(conflicts))

@@ -37,6 +37,7 @@ from enum import StrEnum
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from ..deadlines import stored_due
 from ..lms import (DEFAULT_PLATFORM, PLATFORMS, Platform, UnknownPlatform,
                    gradebooks, platform, shown_time)
 from ..recording import read_timestamp
@@ -56,7 +57,7 @@ def due_date(settings: Settings, assignment: str) -> datetime.datetime | None:
     """The assignment's due date in the gradebook (naive UTC), or None."""
     with Gradebook(settings.db_url, settings.course_id) as gb:
         try:
-            return gb.find_assignment(assignment).duedate
+            return stored_due(gb.find_assignment(assignment))
         except MissingEntry:
             return None
 

@@ -10,7 +10,8 @@ nbgrader's own plugin has two policies, ``penalty_method = "none"`` and
   costs nothing, the rest gets the policy in `LateDayBudget.after`.
 
 Lateness is always counted from the student's own due date: the class's due
-date plus the student's extension (nbgrader's ``SubmittedAssignment.extension``).
+date plus the student's extension (nbgrader's ``SubmittedAssignment.extension``), as
+grader.deadlines reads it.
 A `Lateness` is what the gradebook says of one student's assignment; `late_charges`
 turns a student's `Lateness` records into what each assignment is charged, and
 `points_end` asks the same policy how late one assignment may still be handed in for
@@ -25,6 +26,8 @@ from typing import Any
 
 from nbgrader.plugins import LateSubmissionPlugin
 from traitlets import Bool, Float, Integer, TraitError, Type, validate
+
+from ..deadlines import Deadline, as_utc, naive_utc
 
 DAY_SECONDS = 86400.0
 # a hand-in that still earns points this long after its due date earns them for ever
@@ -41,16 +44,19 @@ class Lateness:
     """One student's assignment as the gradebook holds it: due dates and hand-in time."""
 
     assignment: str
-    class_due: datetime.datetime | None  # the class's due date (naive UTC), None: none set
+    class_due: datetime.datetime | None  # the class's due date (kept aware UTC), None: none
     extension: datetime.timedelta | None  # the student's extension, None: none
-    timestamp: datetime.datetime | None  # when it was handed in (naive UTC), None: unknown
+    timestamp: datetime.datetime | None  # when it was handed in (kept aware UTC), None: unknown
+
+    def __post_init__(self) -> None:
+        # nbgrader's naive times mean UTC: both are kept aware, so they always compare
+        object.__setattr__(self, "class_due", as_utc(self.class_due))
+        object.__setattr__(self, "timestamp", as_utc(self.timestamp))
 
     @property
     def due(self) -> datetime.datetime | None:
-        """The student's own due date: the class's, plus the extension."""
-        if self.class_due is None:
-            return None
-        return self.class_due + (self.extension or datetime.timedelta(0))
+        """The student's own due date (aware UTC): the class's, plus the extension."""
+        return Deadline.of(self.class_due, self.extension).effective
 
     @property
     def seconds_late(self) -> float:
@@ -240,4 +246,4 @@ def points_end(plugin: LateSubmissionPlugin, student_id: str, lateness: list[Lat
         else:
             not_earning = middle
     end = due + datetime.timedelta(microseconds=earning)
-    return end + datetime.timedelta(microseconds=-end.microsecond % 1_000_000)
+    return naive_utc(end + datetime.timedelta(microseconds=-end.microsecond % 1_000_000))

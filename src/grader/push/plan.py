@@ -4,7 +4,9 @@ The grade is `AssignmentGrades.score_of`, the score the gradebook export
 carries (the raw score less the late penalty, which counts the student's
 extension; 0 when nothing was handed in), so the LMS and the export never
 disagree. The comment is the feedback's summary as text: the score, what the
-due date and any extension came to, and the points of each notebook and check.
+due date and any extension came to, and the points of each notebook and check with
+its message and the grader's comment, so an edited comment or a changed message is
+a comment the LMS lacks, sent once (what the digest of reports.digest holds).
 A grade equal to the LMS's is not sent again, nor a comment the submission
 already has, so a second push with nothing changed writes nothing. Nothing is
 sent to an LMS user id that two students hold (a roster or gradebook gone
@@ -96,11 +98,18 @@ def feedback_comment(grades: AssignmentGrades, student: str) -> str:
     else:
         if submission.seconds_late > 0 or student in grades.extensions:
             lines.append(deadline_text(submission, grades.extensions.get(student),
-                                       grades.duedate))
+                                       grades.class_due))
         for check in grades.checks:
-            points = submission.points.get((check.notebook, check.grade_id)) or 0.0
+            cell = (check.notebook, check.grade_id)
+            points = submission.points.get(cell) or 0.0
             lines.append(f"{check.notebook} {check.grade_id}: {number(points)}/"
                          f"{number(check.max_points)}")
+            message = submission.messages.get(cell, "").strip()
+            if message:
+                lines.append(f"  check: {message}")
+        lines += [f"{notebook} {name}, comment: {text.strip()}"
+                  for (notebook, name), text in sorted(submission.comments.items())
+                  if text.strip()]
     return "\n".join(lines)
 
 

@@ -8,6 +8,11 @@
 - ``released.py``: the gradebook's record of what `make release` released.
 - ``due_dates.py``: an assignment's due date in the gradebook.
 - ``late_penalties.py``: every notebook of a student charged as the late policy says.
+- ``late_policy.py``: `apply_late_policy`, every recorded grade charged again under the
+  late policy as it is now (make late-policy), with whose penalty changed.
+- ``commands.py``: the wing's commands of ``python -m grader`` (apply-late-policy).
+- ``manual_scores.py``: `write_manual_score`, the one writer of a manual score,
+  compare-and-set: a score changed meanwhile is reported as a conflict, never overwritten.
 - ``extensions.py``: students' extensions, from a CSV file into the gradebook.
 - ``points_windows.py``: how late each student may still hand an assignment in for
   points under the late policy (`PointsWindow`).
@@ -22,6 +27,7 @@ from .due_dates import local_instant, parse_due_date, set_due_date
 from .extensions import EXTENSIONS_FILE, apply_extensions, hours_text, parse_extensions
 from .gradebook import read_timestamp, record_in_gradebook
 from .late_penalties import charges_of, lateness_of
+from .manual_scores import ManualScoreWrite, ManualWriteStatus, write_manual_score
 from .points_windows import PointsWindow, points_windows
 from .released import check_released, unreleased_changes
 from .report_parts import (read_student_parts, rebuild_assignment_reports,
@@ -29,10 +35,10 @@ from .report_parts import (read_student_parts, rebuild_assignment_reports,
 from .ungraded import NotGradedYet, not_graded_yet
 from .writer import RecordingFailure, Writer, write_autograded
 
-__all__ = ["EXTENSIONS_FILE", "NotGradedYet", "PointsWindow", "RecordingFailure", "Writer",
+__all__ = ["EXTENSIONS_FILE", "ManualScoreWrite", "ManualWriteStatus", "NotGradedYet", "PointsWindow", "RecordingFailure", "Writer",
            "apply_extensions", "charges_of", "local_instant", "check_released", "hours_text",
            "lateness_of", "not_graded_yet", "parse_due_date", "points_windows",
            "parse_extensions", "read_student_parts",
            "read_timestamp", "rebuild_assignment_reports", "record_in_gradebook",
            "set_due_date", "unreleased_changes", "write_assignment_report", "write_autograded",
-           "write_student_report"]
+           "write_manual_score", "write_student_report"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from nbgrader.api import Gradebook, SubmittedAssignment
 from nbgrader.plugins import LateSubmissionPlugin
 
+from ..deadlines import class_due
 from ..safe_text import shown_id
 from ..settings import Settings
 from .points_windows import Extensions, PointsWindow, course_lateness, when_text, window_of
@@ -63,7 +64,7 @@ def extensions_past_solutions(settings: Settings, gb: Gradebook, plugin: LateSub
     would move past the moment they went out. `wanted`: the file, {(student, assignment):
     (extension, its line)}; the gradebook's extensions are what it holds now."""
     public = solutions_public_since(settings)
-    dated = {a.name for a in gb.assignments if a.duedate is not None}
+    dated = {a.name for a in gb.assignments if class_due(a) is not None}
     public = {name: moment for name, moment in public.items() if name in dated}
     if not public:
         return []

@@ -3,6 +3,10 @@
     python -m grader check-config [--assignment NAME] [--duedate DATE]
     python -m grader due ASSIGNMENT "2026-12-01 17:00:00 UTC"
     python -m grader release-lines
+    python -m grader apply-late-policy [ASSIGNMENT ...]
+
+`apply-late-policy` charges every recorded grade's late penalty again under the course's
+late policy as it is now and says who changed, before -> after (docs/deadlines.md).
 
 `check-config` also says what each add-on's own check finds (``config_checks``, which
 cli.py gives the parser: c.LtiTool's, for one).
@@ -15,6 +19,7 @@ import sys
 from ..settings import (CourseError, loaded_with_warnings, no_install_line_warning, stale_salts,
                         write_release_lines)
 from .due_dates import parse_due_date, set_due_date
+from .late_policy import late_policy_lines
 
 
 def add_recording_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -28,6 +33,10 @@ def add_recording_commands(commands: "argparse._SubParsersAction[argparse.Argume
     due.add_argument("duedate", help='e.g. "2026-12-01 17:00:00 UTC"; "none" removes it')
     commands.add_parser("release-lines", help="write the salt and the install line into the "
                         "instructor's notebooks (the first step of make release)")
+    policy = commands.add_parser("apply-late-policy", help="charge every recorded grade's late "
+                                 "penalty again under the late policy of nbgrader_config.py "
+                                 "as it is now, and say whose changed")
+    policy.add_argument("assignments", nargs="*", help="assignments (default: all configured)")
 
 
 def run_check_config(args: argparse.Namespace) -> int:
@@ -60,5 +69,15 @@ def run_due(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_apply_late_policy(args: argparse.Namespace) -> int:
+    settings = loaded_with_warnings(args)
+    assignments = args.assignments or list(settings.assignments)
+    settings.check_assignments(assignments)
+    for line in late_policy_lines(settings, assignments):
+        print(line)
+    return 0
+
+
 RECORDING_COMMANDS = {"check-config": run_check_config, "due": run_due,
-                      "release-lines": run_release_lines}
+                      "release-lines": run_release_lines,
+                      "apply-late-policy": run_apply_late_policy}

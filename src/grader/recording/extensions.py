@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from nbgrader.api import Gradebook, Student, SubmittedAssignment, SubmittedNotebook
 from nbgrader.plugins import LateSubmissionPlugin
 
+from ..deadlines import stored_due
 from ..safe_text import one_line, student_id_problem
 from ..settings import CourseError, Settings
 from .after_solutions import FLAG, MAKE_VARIABLE, extensions_past_solutions
@@ -230,7 +231,7 @@ def apply_extensions(settings: Settings, path: str,
     late_penalties = settings.late_penalties()
     with Gradebook(settings.db_url, settings.course_id) as gb:
         db = gb.db
-        due_dates = {a.name: a.duedate for a in gb.assignments}
+        due_dates = {a.name: stored_due(a) for a in gb.assignments}
         wanted = parse_extensions(text, path, known_students(settings, gb), due_dates)
         lines = past_solutions_lines(settings, gb, wanted, late_penalties.plugin_inst, path,
                                      despite_public_solutions)

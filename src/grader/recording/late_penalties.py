@@ -18,6 +18,7 @@ from nbgrader.api import SubmittedAssignment, SubmittedNotebook
 from nbgrader.plugins import LateSubmissionPlugin
 from sqlalchemy.orm import scoped_session
 
+from ..deadlines import class_due
 from ..plugins.late import LateCharge, Lateness, late_charges
 
 if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
@@ -26,7 +27,7 @@ if TYPE_CHECKING:  # nbgrader's preprocessors import slowly: only named here
 
 def lateness_of(submission: SubmittedAssignment) -> Lateness:
     """A submitted assignment's due dates and hand-in time, as grader.plugins.late reads them."""
-    return Lateness(submission.assignment.name, submission.assignment.duedate,
+    return Lateness(submission.assignment.name, class_due(submission.assignment),
                     submission.extension, submission.timestamp)
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
 from nbgrader.plugins import LateSubmissionPlugin
 
+from ..deadlines import class_due
 from ..plugins.late import Lateness, late_charges, points_end
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings, shown_url
@@ -107,7 +108,7 @@ def course_lateness(gb: Gradebook, student: str,
         extension = submission.extension if submission else None
         if extensions is not None and (student, row.name) in extensions:
             extension = extensions[student, row.name]
-        records.append(Lateness(row.name, row.duedate, extension,
+        records.append(Lateness(row.name, class_due(row), extension,
                                 submission.timestamp if submission else None))
     return records
 
@@ -144,13 +145,13 @@ def points_windows(settings: Settings, assignment: str) -> list[PointsWindow]:
             row = gb.find_assignment(assignment)
         except MissingEntry:
             row = None
-        if row is None or row.duedate is None:
+        if class_due(row) is None:
             raise CourseError(f"nobody has a due date for {assignment} in the gradebook "
                               f"({shown_url(settings.db_url)}), so no one's can have passed: "
                               f"{fix}; nothing was released")
         students = sorted(known_students(settings, gb))
         if not students:
-            records = [Lateness(a.name, a.duedate, None, None) for a in gb.assignments]
+            records = [Lateness(a.name, class_due(a), None, None) for a in gb.assignments]
             return [window_of(plugin, NOBODY_YET, records, assignment)]
         return latest_first([window_of(plugin, student, course_lateness(gb, student),
                                        assignment) for student in students])

@@ -9,6 +9,7 @@ into place, so a failed export never leaves half a file.
 
 import os
 
+from ..deadlines import naive_utc
 from ..files import csv_text, write_atomically
 from ..lms import GradebookCsv, gradebooks
 from ..safe_text import CsvValue, spreadsheet_cell
@@ -30,7 +31,7 @@ def grades_rows(people: dict[str, Person], grades: list[AssignmentGrades]
             person = people[student]
             submission = assignment.submissions.get(student)
             row = {"assignment": spreadsheet_cell(assignment.name),
-                   "duedate": assignment.duedate or "", "student_id": spreadsheet_cell(student),
+                   "duedate": naive_utc(assignment.class_due) or "", "student_id": spreadsheet_cell(student),
                    "last_name": spreadsheet_cell(person.last_name),
                    "first_name": spreadsheet_cell(person.first_name),
                    "email": spreadsheet_cell(person.email),

@@ -12,8 +12,10 @@ from datetime import datetime, timedelta
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..recording import charges_of, lateness_of
+from ..deadlines import class_due
+from ..recording import charges_of, lateness_of, read_student_parts
 from ..settings import CourseError, Settings, shown_url
+from .digest import feedback_digest
 from .roster import Person, read_roster, roster_path
 
 
@@ -48,10 +50,18 @@ class SubmissionGrades:
     seconds_after_class_due: float = 0.0  # late by the class's due date, extension aside
     late_days_used: int = 0  # under a late-day budget (grader.plugins.late.LateDayBudget)
     late_days_left: int | None = None  # None: the course has no late-day budget
+    # (notebook, grade_id) -> the grader's comment (manual wins), each check's message
+    comments: dict[tuple[str, str], str] = field(default_factory=dict)
+    messages: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def score(self) -> float:
         return max(0.0, self.raw_score - self.penalty)
+
+    @property
+    def digest(self) -> str:
+        """What went out to the student, as one digest (reports.digest)."""
+        return feedback_digest(self.score, self.comments, self.messages)
 
 
 @dataclass
@@ -59,7 +69,7 @@ class AssignmentGrades:
     """One assignment's grades: its due date, its checks and each student's submission."""
 
     name: str
-    duedate: datetime | None
+    class_due: datetime | None  # aware UTC, None: none set
     max_score: float
     checks: list[Check]  # in notebook order
     submissions: dict[str, SubmissionGrades]  # by student id
@@ -119,6 +129,7 @@ def _read_grades(settings, assignments):
                 raise CourseError(f"assignment {name!r} is not in the gradebook: "
                                   f"run make release") from None
             submissions, extensions = {}, {}
+            parts = {part.student: part for part in read_student_parts(settings.reports, name)}
             for submitted in gb.assignment_submissions(name):
                 if submitted.extension is not None:
                     extensions[submitted.student_id] = submitted.extension
@@ -138,8 +149,18 @@ def _read_grades(settings, assignments):
                         0.0, notebook.score - (notebook.late_submission_penalty or 0.0))
                     for grade in notebook.grades:
                         entry.points[(notebook.name, grade.name)] = grade.score
+                    for comment in notebook.comments:
+                        text = (comment.manual_comment if comment.manual_comment is not None
+                                else comment.auto_comment)
+                        if text:
+                            entry.comments[(notebook.name, comment.name)] = text
+                part = parts.get(entry.student)
+                for notebook_part in part.notebooks if part is not None else []:
+                    for test in notebook_part.tests:
+                        if test.message:
+                            entry.messages[(notebook_part.notebook, test.grade_id)] = test.message
                 submissions[entry.student] = entry
-            result.append(AssignmentGrades(name, assignment.duedate, assignment.max_score,
+            result.append(AssignmentGrades(name, class_due(assignment), assignment.max_score,
                                            checks_in_order(settings, name), submissions,
                                            extensions))
     return people, result

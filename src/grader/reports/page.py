@@ -107,7 +107,7 @@ def render(settings: Settings, people: dict[str, Person], grades: AssignmentGrad
     needs = attention(people, grades, records)
     late = sum(1 for s in grades.submissions.values() if s.seconds_late > 0)
     mean = sum(scores) / len(scores) if scores else 0.0
-    due = f"; due {grades.duedate:%Y-%m-%d %H:%M} UTC" if grades.duedate else ""
+    due = f"; due {grades.class_due:%Y-%m-%d %H:%M} UTC" if grades.class_due else ""
     overview = (f"{len(students)} submission(s) of {len(set(people) | set(students))} "
                 f"student(s); mean score {mean:.2f} of {number(grades.max_score)}; "
                 f"{late} late{due}.")

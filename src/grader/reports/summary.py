@@ -98,7 +98,7 @@ def deadlines(grades: AssignmentGrades) -> list[tuple[str, str]]:
         extension = grades.extensions.get(student)
         if extension is None and (submission is None or submission.seconds_late <= 0):
             continue
-        rows.append((student, deadline_text(submission, extension, grades.duedate)))
+        rows.append((student, deadline_text(submission, extension, grades.class_due)))
     return rows
 
 
@@ -138,7 +138,7 @@ def summarise(settings: Settings, assignment: str, people: dict[str, Person] | N
     records = load_records(settings, assignment)
     by_student = {r.student: r for r in records}
     students = sorted(set(by_student) | set(grades.submissions))
-    due = f", due {grades.duedate:%Y-%m-%d %H:%M:%S} UTC" if grades.duedate else ""
+    due = f", due {grades.class_due:%Y-%m-%d %H:%M:%S} UTC" if grades.class_due else ""
     lines = [f"# {assignment}: {len(students)} submission(s), {number(grades.max_score)} "
              f"points{due}", "", "student\tnotebook\tstate\tscore"]
     notebooks = sorted({c.notebook for c in grades.checks})

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from nbgrader.api import Gradebook
 
+from ..deadlines import stored_due
 from ..recording import local_instant
 from ..rubric import RUBRICS_FOLDER
 from ..settings import CourseError, Settings, TermCarryOver, load, write_release_lines
@@ -221,8 +222,8 @@ def check_exchange_apart(this: Settings, new: Settings) -> None:
 
 def this_term_due_dates(settings: Settings) -> dict[str, datetime.datetime]:
     with Gradebook(settings.db_url, settings.course_id) as gb:
-        return {a.name: a.duedate for a in gb.assignments
-                if a.duedate is not None and a.name in settings.assignments}
+        dues = {a.name: stored_due(a) for a in gb.assignments if a.name in settings.assignments}
+    return {name: due for name, due in dues.items() if due is not None}
 
 
 def start_new_term(settings: Settings, target: str, term: str, start: datetime.date | None,

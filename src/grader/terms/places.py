@@ -44,7 +44,7 @@ BUNDLE_FOLDER = "_publish"  # publish/bundle.py's
 # the folders of the data folder that hold students' work or values: their notebooks and
 # tries, the LMS's files, the simulated students' homes, and the explain grading state (the
 # items applied to each answer, the comments filled with each student's values)
-STUDENT_FOLDERS = (os.path.join("service", "blobs"),  # service/store.py's course_store
+STUDENT_FOLDERS = (os.path.join("service", "blobs"),  # service/queue/store.py: course_store
                    os.path.join("service", "checks"),  # service/submitted.py's checks_folder
                    "exchange", "students", "student-work", "lms",
                    "explain")  # explain/grading.py's state_path

@@ -33,6 +33,7 @@ import tempfile
 
 from nbgrader.api import Gradebook
 
+from ..deadlines import deadline_of
 from ..settings import CourseError, Settings, TermRetention
 from ..settings.course_wheel import file_sha256
 from .archive import SQLITE_MAGIC, TermArchive, latest_archive, read_archive
@@ -46,13 +47,12 @@ def last_due_date(settings: Settings) -> datetime.datetime | None:
     last = None
     with Gradebook(settings.db_url, settings.course_id) as gb:
         for assignment in gb.assignments:
-            if assignment.duedate is None:
-                continue
-            extra = [s.extension for s in gb.assignment_submissions(assignment.name)
-                     if s.extension is not None]
-            due = assignment.duedate + max(extra, default=datetime.timedelta(0))
-            last = due if last is None else max(last, due)
-    return last.replace(tzinfo=datetime.timezone.utc) if last else None
+            extensions = [None] + [s.extension for s in gb.assignment_submissions(assignment.name)]
+            for extension in extensions:
+                due = deadline_of(assignment, extension).effective
+                if due is not None:
+                    last = due if last is None else max(last, due)
+    return last
 
 
 def term_assignments(settings: Settings) -> list[str]:

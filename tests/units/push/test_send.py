@@ -278,3 +278,28 @@ def test_a_push_of_one_student_sees_the_classmate_holding_the_same_id(canvas, co
     lines, status = push(connection, people=only_students(SHARED, ["ada"]))
     assert status == 1 and canvas.canvas.writes == []
     assert [line.split()[0] for line in lines[2:4]] == ["ada", "eve"]
+
+
+@pytest.mark.parametrize("edit", [
+    {"comments": {("parameters", "tied"): "See how the weights are shared."}},
+    {"messages": {("parameters", "count_parameters"): "expected 163,009,536, got 124,439,808"}},
+], ids=["an edited comment", "a changed check message"])
+def test_an_edited_comment_or_check_message_is_sent_once_more_by_the_batch(canvas, connection,
+                                                                         edit):
+    before = grades_of()
+    before.submissions["ada"] = dataclasses.replace(
+        before.submissions["ada"], comments={("parameters", "tied"): "Good."},
+        messages={("parameters", "count_parameters"): "expected 163,009,536, got 163,000,000"})
+    push(connection, before)
+    assert push(connection, before)[0][-1].startswith("0 student(s) written, 3 up to date")
+    writes = len(canvas.canvas.writes)
+    after = grades_of()
+    after.submissions["ada"] = dataclasses.replace(before.submissions["ada"], **edit)
+    assert after.submissions["ada"].score == before.submissions["ada"].score
+    assert after.submissions["ada"].digest != before.submissions["ada"].digest
+    push(connection, after)
+    push(connection, after)
+    new = canvas.canvas.writes[writes:]
+    assert [w.user for w in new] == ["101"]  # one send, of ada's, and none at the second push
+    text = next(iter(edit.values()))
+    assert next(iter(text.values())) in new[0].text_comment

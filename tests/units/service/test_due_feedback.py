@@ -445,3 +445,85 @@ def test_a_look_that_keeps_failing_is_said_once_and_its_return_once(capsys):
         "0 s",
         "serve: feedback at the due date: working again",
         "serve: ada's feedback released"]
+
+
+def comment_on(settings, student, text):
+    """What formgrader does when a grader edits the comment on an answer."""
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.find_comment("answer_answer", NOTEBOOK, ASSIGNMENT, student).manual_comment = text
+        gb.db.commit()
+
+
+def check_says(settings, student, message):
+    """The student's report part as the writer leaves it, answer_value's message `message`."""
+    from grader.recording import write_student_report
+    from grader.results import CheckResult, CheckStatus, NotebookResult, NotebookStatus, \
+        StudentResult
+
+    tests = [CheckResult(grade_id, points, points, CheckStatus.PASSED,
+                         message if grade_id == "answer_value" else "")
+             for grade_id, points in POINTS.items()]
+    write_student_report(settings.reports, ASSIGNMENT, StudentResult(
+        student, ASSIGNMENT, notebooks=[NotebookResult(NOTEBOOK, NotebookStatus.GRADED,
+                                                       tests=tests)]))
+
+
+def test_an_edited_comment_or_a_changed_check_message_is_pushed_again_once(settings, store):
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.update_or_create_student("hana")
+    record_grades(settings.root, "hana", POINTS)
+    check_says(settings, "hana", "42, as expected")
+    hana = hand_in(store, "hana", "h", BEFORE)
+    push = RecordingPush()
+    service = FinalPush(settings, store, [ASSIGNMENT], "canvas", push)
+    assert service.tick(AFTER)[0] == f"{ASSIGNMENT}: final grade(s) of hana to canvas: pushed"
+    assert service.tick(AFTER + timedelta(minutes=1)) == []
+    again = [f"{ASSIGNMENT}: final grade(s) of hana to canvas: pushed",
+             "  hana: a comment or a check's message changed since it was pushed: pushed again",
+             "  1 student(s) written"]
+    comment_on(settings, "hana", "Well named.")  # formgrader: the score stays 6
+    assert service.tick(AFTER + timedelta(minutes=2)) == again
+    assert service.tick(AFTER + timedelta(minutes=3)) == []  # once
+    check_says(settings, "hana", "42, as expected; the answer's type is int")
+    assert service.tick(AFTER + timedelta(minutes=4)) == again
+    assert service.tick(AFTER + timedelta(minutes=5)) == []  # once
+    assert push.calls == [(ASSIGNMENT, ["hana"])] * 3 and store.pushed("canvas") == {hana.id}
+    assert store.sent_scores("canvas") == {("hana", ASSIGNMENT): 6.0}
+
+
+def test_feedback_whose_comment_or_check_message_changed_is_given_out_again_once(
+        settings, store):
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.update_or_create_student("ivan")
+    record_grades(settings.root, "ivan", POINTS)
+    check_says(settings, "ivan", "42, as expected")
+    ivan = graded_in_autograded(settings, store, "ivan", BEFORE)
+    nbgrader = FakeNbgrader(settings)
+    service = DueFeedback(settings, store, [ASSIGNMENT], nbgrader)
+    service.tick(AFTER)
+    again = [f"{ASSIGNMENT}: ivan's comments or check messages changed since the feedback "
+             "went out: their feedback is given out again",
+             f"{ASSIGNMENT}: feedback of ivan's hand-in {ivan.id} released through the exchange"]
+    comment_on(settings, "ivan", "Well named.")
+    assert service.tick(AFTER + timedelta(minutes=1)) == again
+    assert service.tick(AFTER + timedelta(minutes=2)) == []
+    check_says(settings, "ivan", "42, as expected; the answer's type is int")
+    assert service.tick(AFTER + timedelta(minutes=3)) == again
+    assert service.tick(AFTER + timedelta(minutes=4)) == []
+    assert len(nbgrader.runs("release_feedback")) == 3
+
+
+def test_a_grade_sent_by_an_older_service_without_a_digest_counts_as_its_score(settings, store):
+    from grader.service.after.recorded import changed_since_sent, recorded_grades
+
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        gb.update_or_create_student("jack")
+    record_grades(settings.root, "jack", POINTS)
+    comment_on(settings, "jack", "Fine.")
+    pair = ("jack", ASSIGNMENT)
+    store.record_sent("jack", ASSIGNMENT, "canvas", 6.0)  # as an older service left it
+    grades = recorded_grades(settings, [ASSIGNMENT])
+    assert changed_since_sent(store, "canvas", grades, {pair}) == {}  # same score: unchanged
+    comment_on(settings, "jack", "Fine, and well named.")
+    grades = recorded_grades(settings, [ASSIGNMENT])
+    assert changed_since_sent(store, "canvas", grades, {pair}) == {pair: (6.0, 6.0)}

@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from ...deadlines import deadline_of
 from ...safe_text import shown_id, writable
 from ...settings import HubTransport, Settings
 from .recorded import RecordedGrade, changed_since_sent, recorded_grades, settled_submissions
@@ -97,17 +98,12 @@ def due_dates(settings: Settings, pairs: Iterable[Pair]) -> dict[Pair, datetime.
                 row = gb.find_assignment(assignment)
             except MissingEntry:
                 row = None
-            base = row.duedate if row is not None else None
-            extensions = {} if base is None else {
+            extensions = {} if row is None else {
                 submission.student_id: submission.extension for submission in row.submissions}
             for student, named in pairs:
-                if named != assignment:
-                    continue
-                if base is None:
-                    dues[(student, assignment)] = None
-                    continue
-                moment = base + (extensions.get(student) or datetime.timedelta(0))
-                dues[(student, assignment)] = moment.replace(tzinfo=datetime.timezone.utc)
+                if named == assignment:
+                    dues[(student, assignment)] = deadline_of(row,
+                                                              extensions.get(student)).effective
     return dues
 
 
@@ -198,9 +194,11 @@ class DueFeedback:
         lines = []
         for assignment in sorted({job.assignment for job in due + list(again.values())}):
             chosen = [j for j in due + list(again.values()) if j.assignment == assignment]
-            lines += [f"{assignment}: {shown_id(s)}'s grade changed in the gradebook since "
-                      f"the feedback went out ({old:g} -> {new:g}): their feedback is given out "
-                      "again"
+            lines += [f"{assignment}: {shown_id(s)}'s "
+                      + (f"grade changed in the gradebook since the feedback went out ({old:g} "
+                         f"-> {new:g})" if abs(old - new) > 1e-9 else
+                         "comments or check messages changed since the feedback went out")
+                      + ": their feedback is given out again"
                       for (s, a), (old, new) in sorted(self.last_changes.items())
                       if a == assignment and (s, a) in again]
             lines += self.give_out(assignment, chosen, now, look.grades())
@@ -228,7 +226,7 @@ class DueFeedback:
         with the gradebook's score it shows (`grades`)."""
         settings = self.settings
         students = [job.student for job in jobs]
-        scores = {pair: grade.score for pair, grade in grades.items() if pair[1] == assignment}
+        scores = {pair: grade for pair, grade in grades.items() if pair[1] == assignment}
         nbgrader = [sys.executable, "-m", "nbgrader"]
         problem = self.run_all(for_students(
             nbgrader + ["generate_feedback", assignment, "--force"], students,
@@ -275,12 +273,13 @@ class DueFeedback:
                              f"{job.id} released through the exchange")
         return lines
 
-    def sent(self, job: QueuedJob, scores: Mapping[Pair, float], now: datetime.datetime
-             ) -> None:
-        """Remember the gradebook's score the feedback of `job` showed."""
-        if (job.student, job.assignment) in scores:
-            self.store.record_sent(job.student, job.assignment, FEEDBACK_SENT,
-                                   scores[(job.student, job.assignment)], now)
+    def sent(self, job: QueuedJob, scores: Mapping[Pair, RecordedGrade],
+             now: datetime.datetime) -> None:
+        """Remember the gradebook's score the feedback of `job` showed, and its digest."""
+        grade = scores.get((job.student, job.assignment))
+        if grade is not None:
+            self.store.record_sent(job.student, job.assignment, FEEDBACK_SENT, grade.score,
+                                   now, digest=grade.digest)
 
     def run_all(self, commands: list[list[str]]) -> str:
         """Run each command; "" when all succeeded, else what the first failure said."""

@@ -115,7 +115,9 @@ class FinalPush:
         head = (f"{assignment}: final grade(s) of {', '.join(shown_id(s) for s in students)} "
                 f"to {self.lms}")
         again = [f"  {shown_id(s)}: the gradebook's grade changed since it was pushed "
-                 f"({old:g} -> {new:g}): pushed again"
+                 f"({old:g} -> {new:g}): pushed again" if abs(old - new) > 1e-9 else
+                 f"  {shown_id(s)}: a comment or a check's message changed since it was "
+                 f"pushed: pushed again"
                  for (s, _), (old, new) in sorted(changed.items())]
         try:
             lines, status = self.push(self.settings, assignment, students=students)
@@ -129,7 +131,8 @@ class FinalPush:
             for student in students:
                 if (student, assignment) in scores:
                     self.store.record_sent(student, assignment, self.lms,
-                                           scores[(student, assignment)].score, now)
+                                           scores[(student, assignment)].score, now,
+                                           digest=scores[(student, assignment)].digest)
             self.retry_after.pop(assignment, None)
             return [f"{head}: pushed"] + again + [f"  {line}" for line in lines]
         self.retry_after[assignment] = now + datetime.timedelta(seconds=RETRY_SECONDS)

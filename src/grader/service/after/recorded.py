@@ -10,9 +10,9 @@ is what the grader gave at the time; the hand-in the gradebook now holds
 (`current_submissions`: the student's latest submission that reached it) is shown
 as the gradebook and the report part say (`as_recorded`): by `grader queue`, the
 students' page, `student-view`. The feedback released and the grades pushed at the
-due date remember the score they sent (the store's ``sent_grades``), and the service
-sends either again, once, when the gradebook's score is no longer that one
-(`changed_since_sent`).
+due date remember the score they sent and its digest of score, comments and checks'
+messages (the store's ``sent_grades`` and ``sent_digests``), and the service sends either
+again, once, when that digest changed (`changed_since_sent`).
 
 A check ("Check my notebook") never reaches the gradebook: its job keeps its own
 result, which only its student sees.
@@ -30,6 +30,7 @@ from ...settings import CourseError, Settings
 from ...worker import Assignment
 from ..queue.records import CheckRecord, JobState, QueuedJob
 from ..queue.release_watch import release_digest
+from ..queue.sent_digests import sent_digests
 from ..queue.store import Store
 
 Pair = tuple[str, str]  # (student, assignment)
@@ -44,6 +45,7 @@ class RecordedGrade:
     penalty: float  # the late penalty taken off, 0: none
     seconds_late: float  # after their own due date, 0: on time
     points: Mapping[tuple[str, str], float]  # (notebook, grade_id) -> points, manual wins
+    digest: str = ""  # of the score, the comments and the checks' messages (reports.digest)
 
     def penalty_words(self) -> str:
         """The late penalty in words, "" when none was taken."""
@@ -70,7 +72,7 @@ def recorded_grades(settings: Settings, assignments: Iterable[str]
         for student, entry in held.submissions.items():
             grades[(student, assignment)] = RecordedGrade(
                 entry.score, entry.max_score, min(entry.penalty, entry.raw_score),
-                entry.seconds_late, dict(entry.points))
+                entry.seconds_late, dict(entry.points), entry.digest)
     return grades
 
 
@@ -155,18 +157,24 @@ def recorded_jobs(settings: Settings, jobs: list[QueuedJob]
 
 def changed_since_sent(store: Store, target: str, grades: Mapping[Pair, RecordedGrade],
                        pairs: Collection[Pair]) -> dict[Pair, tuple[float, float]]:
-    """{pair: (score sent, score now)} of `pairs` whose gradebook score is no longer the
-    one that last went out to `target`. One that went out before the scores sent were
-    remembered (an older service) is remembered now, as it is."""
-    sent = store.sent_scores(target)
+    """{pair: (score sent, score now)} of `pairs` whose grade is no longer what last went
+    out to `target`: its digest of score, comments and checks' messages differs (the two
+    scores are then equal when only a comment or a message changed). One that went out
+    before the scores sent were remembered (an older service) is remembered now, as it is;
+    one remembered without a digest counts as its score, and gets its digest."""
+    sent, digests = store.sent_scores(target), sent_digests(store.database, target)
     changes = {}
     for pair in sorted(pairs):
         if pair not in grades:
             continue
-        now = grades[pair].score
+        now, digest = grades[pair].score, grades[pair].digest
         if sent.get(pair) is None:
-            store.record_sent(pair[0], pair[1], target, now)
+            store.record_sent(pair[0], pair[1], target, now, digest=digest)
         elif abs(sent[pair] - now) > 1e-9:
+            changes[pair] = (sent[pair], now)
+        elif digests.get(pair) is None:
+            store.record_sent(pair[0], pair[1], target, now, digest=digest)
+        elif digests[pair] != digest:
             changes[pair] = (sent[pair], now)
     return changes
 

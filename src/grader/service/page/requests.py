@@ -28,8 +28,9 @@ import datetime
 import threading
 
 import nbformat
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook
 
+from ...deadlines import student_deadline
 from ...plan import MAX_NOTEBOOK_BYTES, NOTES_KEY, Unreadable, parse_submission
 from ...settings import Settings
 from .rate_limit import Allowance, RateLimit, allowance, course_rate_limit
@@ -190,18 +191,7 @@ def student_due(settings: Settings, assignment: str, student: str
                 ) -> datetime.datetime | None:
     """The student's own due date (UTC): the class's plus their extension; None: no due date."""
     with Gradebook(settings.db_url, settings.course_id) as gb:
-        try:
-            due = gb.find_assignment(assignment).duedate
-        except MissingEntry:
-            return None
-        if due is None:
-            return None
-        try:
-            extension = gb.find_submission(assignment, student).extension
-        except MissingEntry:
-            extension = None
-    due = due + (extension or datetime.timedelta(0))
-    return due.replace(tzinfo=datetime.timezone.utc)
+        return student_deadline(gb, assignment, student).effective
 
 
 def student_hand_ins(settings: Settings, store: Store, student: str, assignment: str,

@@ -85,6 +85,13 @@ CREATE TABLE IF NOT EXISTS sent_grades (
     sent TEXT NOT NULL,
     PRIMARY KEY (student, assignment, target)
 );
+CREATE TABLE IF NOT EXISTS sent_digests (
+    student TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    target TEXT NOT NULL,
+    digest TEXT NOT NULL,
+    PRIMARY KEY (student, assignment, target)
+);
 CREATE TABLE IF NOT EXISTS services (
     name TEXT PRIMARY KEY,
     state TEXT NOT NULL,

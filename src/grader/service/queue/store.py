@@ -32,6 +32,7 @@ from .queue_database import (BUSY_SECONDS, Statements, StoreError, is_postgres, 
                              sqlite_path)
 from .records import (FINAL_STATES, CheckRecord, FeedbackRelease, JobSource, JobState,
                       PushTarget, QueuedJob, ReleaseOutcome, SourceKind, job_from_row)
+from .sent_digests import remember_digest, sent_scores
 
 MAX_ATTEMPTS = 3  # claims of one job (workers that died on it) before it ends failed
 FEEDBACK_SENT = "feedback"  # the target of sent_grades for the feedback released
@@ -346,9 +347,10 @@ class Store:
                 "SELECT job_id FROM grade_pushes WHERE lms = :lms", lms=lms)}
 
     def record_sent(self, student: str, assignment: str, target: str, score: float,
-                    sent: datetime.datetime | None = None) -> None:
+                    sent: datetime.datetime | None = None, digest: str = "") -> None:
         """Remember the gradebook's score of `student`'s `assignment` that went out to
-        `target` (FEEDBACK_SENT, or an LMS's PushTarget), replacing what went out before."""
+        `target` (FEEDBACK_SENT, or an LMS's PushTarget), and the digest of what went out
+        (sent_digests.py), replacing what went out before."""
         sent = (sent or utc_now()).astimezone(datetime.timezone.utc)
         with self.database.transaction() as db:
             db.change("INSERT INTO sent_grades (student, assignment, target, score, sent) "
@@ -356,13 +358,11 @@ class Store:
                       "ON CONFLICT (student, assignment, target) DO UPDATE SET "
                       "score = excluded.score, sent = excluded.sent", student=student,
                       assignment=assignment, target=target, score=score, sent=sent.isoformat())
+            remember_digest(db, student, assignment, target, digest)
 
     def sent_scores(self, target: str) -> dict[tuple[str, str], float | None]:
         """{(student, assignment): the score that last went out to `target`}."""
-        with self.database.connection() as db:
-            return {(row["student"], row["assignment"]): row["score"] for row in db.rows(
-                "SELECT student, assignment, score FROM sent_grades WHERE target = :target",
-                target=target)}
+        return sent_scores(self.database, target)
 
     def files(self, job: QueuedJob) -> dict[str, bytes]:
         """The bytes of a job's files, as handed in; StoreError when one is missing or no
