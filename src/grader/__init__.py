@@ -32,8 +32,10 @@ dask_tls.py); the course-operations add-ons (publish/, terms/, explain/, rubric/
 rehearsal/, similarity/, lms/, lti/, push/) are never imported by it. They meet
 it at named seams: each wing adds its own commands (an ``add_..._commands``
 function and its table of runs, put together by cli.py), a grade push is a
-`GradePush` plugin class chosen by ``c.GradePush.plugin_class``, and settings
-are read by the class that reads them.
+`GradePush` plugin class chosen by ``c.GradePush.plugin_class``, an
+after-grading add-on subscribes to the grading service's events (``graded``,
+``settled``, ``released``, service/queue/events.py), and settings are read by the
+class that reads them.
 
 Top floor, the instructor's commands:
 
