@@ -249,29 +249,30 @@ class DueFeedback:
             if job.student not in made:
                 continue
             if self.on_the_page:
-                self.store.record_release(job, ReleaseOutcome.ON_THE_PAGE, now)
-                self.hub.emit(GradeEvent.RELEASED, job, now)
-                self.sent(job, scores, now)
-                self.retry_after.pop(job.id, None)
+                self.released(job, ReleaseOutcome.ON_THE_PAGE, scores, now)
                 lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
                              f"{job.id} shown on the course page")
             elif job.student not in through:
-                self.sent(job, scores, now)
-                self.store.record_release(job, ReleaseOutcome.NOT_THROUGH_EXCHANGE, now)
-                self.hub.emit(GradeEvent.RELEASED, job, now)
+                self.released(job, ReleaseOutcome.NOT_THROUGH_EXCHANGE, scores, now)
                 lines.append(f"{assignment}: {shown_id(job.student)} did not hand in through "
                              "the exchange (no submission_secret.txt): their feedback is in "
                              f"{os.path.relpath(made[job.student])}/ (make feedback-zip)")
             elif problem:
                 lines.append(self.failed(job, now, f"not released: {problem}"))
             else:
-                self.store.record_release(job, ReleaseOutcome.THROUGH_EXCHANGE, now)
-                self.hub.emit(GradeEvent.RELEASED, job, now)
-                self.sent(job, scores, now)
-                self.retry_after.pop(job.id, None)
+                self.released(job, ReleaseOutcome.THROUGH_EXCHANGE, scores, now)
                 lines.append(f"{assignment}: feedback of {shown_id(job.student)}'s hand-in "
                              f"{job.id} released through the exchange")
         return lines
+
+    def released(self, job: QueuedJob, outcome: ReleaseOutcome,
+                 scores: Mapping[Pair, RecordedGrade], now: datetime.datetime) -> None:
+        """Record how the feedback of `job` went out, say `released`, and remember what it
+        showed; a retry it waited for is forgotten."""
+        self.store.record_release(job, outcome, now)
+        self.hub.emit(GradeEvent.RELEASED, job, now)
+        self.sent(job, scores, now)
+        self.retry_after.pop(job.id, None)
 
     def sent(self, job: QueuedJob, scores: Mapping[Pair, RecordedGrade],
              now: datetime.datetime) -> None:
