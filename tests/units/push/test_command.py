@@ -14,21 +14,16 @@ from grader.cli import main
 from grader.push import push_grades
 from grader.settings import load
 from testsupport.fake_canvas import FakeCanvas, Served
-from testsupport.tiny_course import ASSIGNMENT, POINTS, record_grades
+from testsupport.tiny_course import ASSIGNMENT
 
 TOKEN = "tiny-course-token"
 
 
 @pytest.fixture(scope="module")
-def course(tiny_course):
-    roster = os.path.join(tiny_course, "roster-in.csv")
-    with open(roster, "w", encoding="utf-8") as handle:
-        handle.write("id,first_name,last_name,lms_user_id\nada,Ada,Adams,101\nbob,Bob,Brown,102\n")
-    assert main(["roster", roster, "--course", tiny_course]) == 0
-    with open(os.path.join(tiny_course, "nbgrader_config.py"), "a", encoding="utf-8") as config:
+def course(graded_course):
+    with open(os.path.join(graded_course, "nbgrader_config.py"), "a", encoding="utf-8") as config:
         config.write("\nc.CanvasPush.backoff_seconds = 0.001  # short waits, for the test\n")
-    record_grades(tiny_course, "ada", {**POINTS, "answer_value": 0.0})  # 5 of 6
-    return tiny_course
+    return graded_course
 
 
 @pytest.fixture
