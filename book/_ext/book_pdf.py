@@ -89,10 +89,12 @@ PREPARE = """async () => {
   document.documentElement.dataset.mode = "light";
   document.documentElement.dataset.theme = "light";
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
-  window.dispatchEvent(new Event("beforeprint"));
+  window.printReveal();
   await document.fonts.ready;
+  const closed = document.querySelectorAll("details:not([open]), .print-reveal[hidden]");
   const heading = document.querySelector("article h1");
-  return heading ? heading.textContent.replace(/[#¶]/g, "").trim() : document.title;
+  return {closed: closed.length,
+          title: heading ? heading.textContent.replace(/[#¶]/g, "").trim() : document.title};
 }"""
 
 
@@ -109,7 +111,15 @@ def print_page(browser, url, book, out):
     page.on("request", check)
     try:
         page.goto(url, wait_until="networkidle", timeout=PAGE_TIMEOUT_MS)
-        title = page.evaluate(PREPARE)
+        # print.js opens what is hidden on screen; it is loaded with `defer`, so wait
+        # for it rather than print a page whose answers are still closed
+        page.wait_for_function("() => typeof window.printReveal === 'function'",
+                               timeout=PAGE_TIMEOUT_MS)
+        prepared = page.evaluate(PREPARE)
+        if prepared["closed"]:
+            raise SystemExit(f"{url}: {prepared['closed']} answers or outputs stayed closed "
+                             "after print.js opened them; the PDF would leave them out")
+        title = prepared["title"]
         page.emulate_media(media="print")
         page.pdf(path=str(out), print_background=True, display_header_footer=True,
                  header_template="<span></span>",

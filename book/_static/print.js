@@ -5,7 +5,8 @@
    them closed otherwise), every element marked `print-reveal` loses its `hidden`, and
    the page takes the light theme, whose colours are made for paper. After printing,
    everything is put back as the reader left it. The whole-book PDF
-   (book/_ext/book_pdf.py) sends the same event before it prints each page. */
+   (book/_ext/book_pdf.py) calls window.printReveal, the same step, before it prints each
+   page, and checks that nothing is left closed. */
 (function () {
   "use strict";
   let restore = null;
@@ -28,6 +29,7 @@
     };
   }
 
+  window.printReveal = beforePrint;
   window.addEventListener("beforeprint", beforePrint);
   window.addEventListener("afterprint", () => restore && restore());
 })();

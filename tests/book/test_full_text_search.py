@@ -7,11 +7,13 @@ every request: none may leave the site.
 """
 
 import json
+import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 import yaml
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from testsupport.accessibility import WAIT_MS
 from testsupport.course import ROOT as COURSE_ROOT
@@ -29,6 +31,22 @@ def _open(browser, url):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url, wait_until="networkidle")
     return page, requests, errors
+
+
+def _press_until_visible(page, keys, target):
+    """Press ``keys`` as a reader would, again if nothing opened: the theme attaches its
+    keyboard listener from a deferred script, which a busy machine may not have run yet."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while True:
+        page.keyboard.press(keys)
+        try:
+            target.wait_for(state="visible", timeout=2_000)
+            return
+        except PlaywrightTimeout:
+            if target.is_visible():     # opened just after the wait: pressing would close it
+                return
+            if time.monotonic() > deadline:
+                raise
 
 
 def _foreign(requests):
@@ -78,9 +96,8 @@ def test_every_pages_search_dialog_leads_to_the_full_text_results(browser, serve
     with the words, which lists the chapters that hold them."""
     tab, requests, errors = _open(browser, f"{server}/book/counting.html")
     try:
-        tab.keyboard.press("Control+k")
         field = tab.locator("#pst-search-dialog input[name=q]")
-        field.wait_for(state="visible", timeout=WAIT_MS)
+        _press_until_visible(tab, "Control+k", field)
         assert field.evaluate("e => e === document.activeElement")
         field.fill("top-p")
         with tab.expect_navigation():
