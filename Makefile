@@ -51,6 +51,7 @@ help:
 	@echo "  make item-analysis       ASSIGNMENT=name: each check's difficulty and discrimination (also in make grades)"
 	@echo "  make regrade             ASSIGNMENT=name [STUDENTS=a,b] [REASON=\"...\"] [APPLY=1]: who changes, then change them"
 	@echo "  make grade-explain       ASSIGNMENT=name [STUDENTS=a,b] [SEED=text]: the explain answers by their rubric, at the terminal"
+	@echo "  make grading-page        [PORT=8765]: the staff's grading page of the explain answers, grouped, shared among graders"
 	@echo "  make defense-questions   ASSIGNMENT=name [STUDENTS=a,b]: one printable page of oral questions per student"
 	@echo "  make similarity          pairs of students whose answers look alike (docs/similarity.md)"
 	@echo "  make check-config        check nbgrader_config.py (every target above does it first)"
@@ -459,7 +460,7 @@ lti-push: $(STAMP)
 
 # Each check's difficulty and discrimination (docs/regrading.md):
 # course-data/reports/<assignment>-items.csv and .html. make grades writes them too.
-.PHONY: item-analysis regrade grade-explain defense-questions
+.PHONY: item-analysis regrade grade-explain grading-page defense-questions
 item-analysis: $(STAMP)
 	@test -n "$$ASSIGNMENT" || { echo "make item-analysis ASSIGNMENT=name"; exit 2; }
 	$(CHECK_CONFIG)
@@ -483,6 +484,13 @@ grade-explain: $(STAMP)
 	@test -n "$$ASSIGNMENT" || { echo "make grade-explain ASSIGNMENT=name [STUDENTS=a,b] [SEED=text]"; exit 2; }
 	$(CHECK_CONFIG)
 	$(GRADER) grade-explain "$$ASSIGNMENT" $${STUDENTS:+"--students=$$STUDENTS"} $${SEED:+"--seed=$$SEED"}
+
+# The staff's grading page: the explain answers of each question in groups, graded by the
+# rubric's items, the class shared among c.GradingPage.graders; on 127.0.0.1, one address
+# per grader printed (docs/grading-page.md).
+grading-page: $(STAMP)
+	$(CHECK_CONFIG)
+	$(GRADER) grading-page $${PORT:+"--port=$$PORT"}
 
 # Per student, three questions about their own model and code with the expected answers,
 # one printable page each, in reports/defense-ASSIGNMENT/ (docs/explain-questions.md).

@@ -12,7 +12,9 @@
 
 from .answers import ExplainCell, explain_cell, student_answer, student_values
 from .defense import write_defense_sheets
-from .grading import grade_explain, grading_order, state_path
+from .grading import (composed_comment, grade_explain, grading_order, read_state, score_of,
+                      state_path, write_state)
 
-__all__ = ["ExplainCell", "explain_cell", "grade_explain", "grading_order", "state_path",
-           "student_answer", "student_values", "write_defense_sheets"]
+__all__ = ["ExplainCell", "composed_comment", "explain_cell", "grade_explain", "grading_order",
+           "read_state", "score_of", "state_path", "student_answer", "student_values",
+           "write_defense_sheets", "write_state"]

@@ -57,7 +57,9 @@ def grading_order(students: Iterable[str], seed: str) -> list[str]:
     return sorted(students, key=lambda s: hashlib.sha256(f"{seed}\0{s}".encode()).hexdigest())
 
 
-def _read_state(path: str, cell: ExplainCell, seed: str | None) -> dict[str, Any]:
+def read_state(path: str, cell: ExplainCell, seed: str | None) -> dict[str, Any]:
+    """The explain record at `path` (a new one when there is none): its order seed, the
+    graded students and, from the grading page, the drafts of items applied to a group."""
     if os.path.exists(path):
         try:
             with open(path, encoding="utf-8") as handle:
@@ -73,28 +75,33 @@ def _read_state(path: str, cell: ExplainCell, seed: str | None) -> dict[str, Any
             "seed": seed or secrets.token_hex(8), "graded": {}}
 
 
-def _write_state(path: str, state: dict[str, Any]) -> None:
+def write_state(path: str, state: dict[str, Any]) -> None:
+    """The explain record written whole, atomically."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_atomically(path, json.dumps(state, indent=1, ensure_ascii=False, sort_keys=True))
 
 
-def score_of(rubric: Rubric, keys: list[str], max_points: float) -> float:
-    """The points of the applied items, within 0 and the cell's points."""
-    total = sum(item.points for item in rubric.items if item.key in keys)
+def score_of(rubric: Rubric, keys: list[str], max_points: float, adjust: float = 0.0) -> float:
+    """The points of the applied items and a grader's adjustment, within 0 and the cell's
+    points."""
+    total = sum(item.points for item in rubric.items if item.key in keys) + adjust
     return min(max(total, 0.0), max_points)
 
 
 def composed_comment(rubric: Rubric, keys: list[str], values: dict[str, Any],
-                     max_points: float, own: str = "") -> str:
+                     max_points: float, own: str = "", adjust: float = 0.0) -> str:
     """The comment the student reads under their answer: the score, each applied item with
-    its points and explanation (never the grader's note), then the grader's own words."""
+    its points and explanation (never the grader's note), the grader's adjustment, then
+    the grader's own words."""
     applied = [item for item in rubric.items if item.key in keys]
-    lines = [f"**{score_of(rubric, keys, max_points):g} of {max_points:g} points**, by the "
-             f"rubric's items:", ""]
+    lines = [f"**{score_of(rubric, keys, max_points, adjust):g} of {max_points:g} points**, "
+             f"by the rubric's items:", ""]
     lines += [f"- **{item.points:+g}** {filled(item.description, values)}: "
               f"{filled(' '.join(item.explanation.split()), values)}" for item in applied]
     if not applied:
         lines.append("- no item of the rubric applies to this answer")
+    if adjust:
+        lines.append(f"- **{adjust:+g}** the grader's adjustment")
     if own:
         lines += ["", own]
     return "\n".join(lines)
@@ -139,8 +146,10 @@ def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str
     for student, entry in sorted(state["graded"].items()):
         now = {key: rubric.item(key).points for key in entry["items"]}
         values = student_values(settings, rubric, student)
-        comment = composed_comment(rubric, entry["items"], values, cell.points, entry["own"])
-        score = score_of(rubric, entry["items"], cell.points)
+        adjust = entry.get("adjust", 0.0)  # given on the grading page
+        comment = composed_comment(rubric, entry["items"], values, cell.points, entry["own"],
+                                   adjust)
+        score = score_of(rubric, entry["items"], cell.points, adjust)
         if now == entry["points"] and comment == entry["comment"]:
             continue
         written = _write_gradebook(settings, cell, student, entry["score"], score, comment)
@@ -167,7 +176,7 @@ def regrade_changed_items(settings: Settings, cell: ExplainCell, state: dict[str
             moved = ", ".join(f"{key} {old:g} -> {new:g}" for key, (old, new) in changed.items())
             lines.append(f"  {shown_id(student)}: {before_scores[student]:g} -> {score:g} of "
                          f"{cell.points:g} ({moved})")
-    _write_state(path, state)
+    write_state(path, state)
     if changes or refused:
         now_utc = datetime.datetime.now(datetime.timezone.utc)
         record = {"assignment": cell.assignment, "at": now_utc.strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -239,7 +248,7 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
     scores it refused to write over (`ExplainSitting`)."""
     cell = explain_cell(settings, assignment)
     path = state_path(settings, assignment)
-    state = _read_state(path, cell, seed)
+    state = read_state(path, cell, seed)
     conflicts: list[ManualScoreWrite] = []
     for line in regrade_changed_items(settings, cell, state, path, conflicts):
         say(line)
@@ -288,7 +297,7 @@ def grade_explain(settings: Settings, assignment: str, replies: Iterable[str],
                 "items": keys, "points": {k: cell.rubric.item(k).points for k in keys},
                 "own": own, "score": score, "comment": comment,
                 "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-            _write_state(path, state)
+            write_state(path, state)
             say(f"  {shown_id(student)}: {score:g} of {cell.points:g} points, written to the "
                 f"gradebook")
             done += 1

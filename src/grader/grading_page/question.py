@@ -1,0 +1,109 @@
+"""One explain question as the grading page shows it: every submitted answer with its
+student's own values, the answers in groups, the integrity flags, and the marks.
+
+The students' values and answers are read once and kept (values depend only on the
+student and the course's salt; an answer is read again when its notebook changes), so
+a page of 300 answers costs the grouping, not 300 models built again.
+"""
+
+import os
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from ..explain import ExplainCell, explain_cell, student_answer, student_values
+from ..settings import Settings
+from .grouping import Answer, Flag, Group, group_answers, integrity_flags
+
+MAX_GROUPED_CHARS = 20_000  # of one answer, read by the grouping (a 10 MB answer is no essay)
+
+
+@dataclass
+class Question:
+    """An assignment's explain question: its cell, and per student their answer (as
+    handed in; "" when there is none), own values, group and flags."""
+
+    cell: ExplainCell
+    answers: dict[str, str] = field(default_factory=dict)
+    values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    groups: list[Group] = field(default_factory=list)
+    flags: dict[str, list[Flag]] = field(default_factory=dict)
+
+    @property
+    def students(self) -> list[str]:
+        return sorted(self.answers)
+
+    def group(self, key: str) -> Group | None:
+        return next((g for g in self.groups if g.key == key), None)
+
+    def group_of(self, student: str) -> Group | None:
+        return next((g for g in self.groups if student in g.students), None)
+
+
+def submitted_students(settings: Settings, assignment: str) -> list[str]:
+    with Gradebook(settings.db_url, settings.course_id) as gb:
+        try:
+            return sorted(s.student.id for s in gb.assignment_submissions(assignment))
+        except MissingEntry:
+            return []
+
+
+def explain_questions(settings: Settings) -> list[str]:
+    """The assignments that have an explain question with a rubric."""
+    found = []
+    for assignment in settings.assignments:
+        try:
+            explain_cell(settings, assignment)
+        except Exception:  # noqa: BLE001 - no explain cell, or no rubric: not a question here
+            continue
+        found.append(assignment)
+    return found
+
+
+class Questions:
+    """The questions of a course, each read when first asked for and kept up to date."""
+
+    def __init__(self, settings: Settings, public: tuple[float, ...] = ()) -> None:
+        self.settings, self.public = settings, public
+        self._lock = threading.Lock()
+        self._values: dict[tuple[str, str], dict[str, Any]] = {}
+        self._answers: dict[tuple[str, str], tuple[float, str]] = {}
+        self._built: dict[str, tuple[tuple[Any, ...], Question]] = {}
+
+    def _notebook_time(self, cell: ExplainCell, student: str) -> float:
+        path = os.path.join(self.settings.submitted, student, cell.assignment,
+                            cell.notebook + ".ipynb")
+        try:
+            return os.stat(path).st_mtime
+        except OSError:
+            return -1.0
+
+    def get(self, assignment: str) -> Question:
+        """The question of `assignment`, grouped again only when an answer changed."""
+        with self._lock:
+            cell = explain_cell(self.settings, assignment)
+            question = Question(cell)
+            for student in submitted_students(self.settings, assignment):
+                stamp = self._notebook_time(cell, student)
+                kept = self._answers.get((assignment, student))
+                if kept is None or kept[0] != stamp:
+                    kept = (stamp, student_answer(self.settings, cell, student) or "")
+                    self._answers[(assignment, student)] = kept
+                question.answers[student] = kept[1]
+                if (assignment, student) not in self._values:
+                    self._values[(assignment, student)] = student_values(
+                        self.settings, cell.rubric, student)
+                question.values[student] = self._values[(assignment, student)]
+            key = tuple(sorted((s, hash(a)) for s, a in question.answers.items()))
+            built = self._built.get(assignment)
+            if built and built[0] == key:
+                question.groups, question.flags = built[1].groups, built[1].flags
+                return question
+            answers = [Answer(s, question.answers[s][:MAX_GROUPED_CHARS], question.values[s])
+                       for s in question.students]
+            question.groups = group_answers(answers)
+            question.flags = integrity_flags(answers, public=self.public)
+            self._built[assignment] = (key, question)
+            return question
