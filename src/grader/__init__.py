@@ -24,12 +24,12 @@ highest floor it imports), and the test checks this list against them:
 - floor 3: explain, publish, reports, terms, worker.
 - floor 2: checks, recording, similarity.
 - floor 1: dask_tls, plan, plugins, rubric, sandbox.
-- floor 0: cells, deadlines, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
+- floor 0: cells, deadlines, files, grading_page, lms, numerics, report_shell, results, safe_text, settings, student_server.
 
 The core grades and records (the ground floor's modules, plugins/, settings/,
 sandbox/, plan/, checks/, worker/, recording/, engines.py, autograde.py,
 dask_tls.py); the course-operations add-ons (publish/, terms/, explain/, rubric/,
-rehearsal/, similarity/, lms/, lti/, push/) are never imported by it. They meet
+rehearsal/, similarity/, lms/, lti/, push/, grading_page/) are never imported by it. They meet
 it at named seams: each wing adds its own commands (an ``add_..._commands``
 function and its table of runs, put together by cli.py), a grade push is a
 `GradePush` plugin class chosen by ``c.GradePush.plugin_class``, an
@@ -154,6 +154,12 @@ The ground floor, used by every wing:
   hidden tests, nbgrader's own autograde refused, and the late policies (a
   percentage per day, a late-day budget) with what each student's late
   assignments are charged.
+- ``grading_page/``: the staff's page where explain answers are graded, and what it
+  shows: each answer's numbers read as written and named by the student's own values,
+  the answers grouped by reasoning (TF-IDF and a clustering of scikit-learn, the
+  grading page's extra, loaded only to group; blank answers a group of their own,
+  each group labelled by its most telling words), and the numbers that are another
+  student's value flagged for a person, never scored.
 - ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
   names of its download's files, how a file is matched to the roster, what its
   late flag means, where feedback goes back, its gradebook CSV; `platform(name)`
