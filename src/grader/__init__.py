@@ -23,13 +23,13 @@ highest floor it imports), and the test checks this list against them:
 - floor 4: engines, intake, push, rehearsal.
 - floor 3: explain, publish, reports, terms, worker.
 - floor 2: checks, recording, similarity.
-- floor 1: dask_tls, plan, plugins, rubric, sandbox.
+- floor 1: dask_tls, grading_page, plan, plugins, rubric, sandbox.
 - floor 0: cells, deadlines, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
 
 The core grades and records (the ground floor's modules, plugins/, settings/,
 sandbox/, plan/, checks/, worker/, recording/, engines.py, autograde.py,
 dask_tls.py); the course-operations add-ons (publish/, terms/, explain/, rubric/,
-rehearsal/, similarity/, lms/, lti/, push/) are never imported by it. They meet
+rehearsal/, similarity/, lms/, lti/, push/, grading_page/) are never imported by it. They meet
 it at named seams: each wing adds its own commands (an ``add_..._commands``
 function and its table of runs, put together by cli.py), a grade push is a
 `GradePush` plugin class chosen by ``c.GradePush.plugin_class``, an
@@ -67,6 +67,9 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
+- ``grading_page/``: the staff's grading page of the explain answers: who grades whom (the
+  class shared among the graders by section, at random with a seed or as in a previous
+  assignment, kept in course-data/grading-page/), who may score and move whom, what is left.
 - ``explain/``: the written answer a person grades by its rubric (``grade-explain``: the
   class in a seeded order kept between sittings, items applied by key, the score and the
   composed comment written into nbgrader's gradebook, everyone regraded when an item's

@@ -23,7 +23,7 @@ CORE = {"safe_text", "deadlines", "files", "results", "cells", "report_shell", "
         "plugins", "settings", "sandbox", "plan", "checks", "worker", "recording", "engines",
         "autograde", "dask_tls"}
 ADD_ONS = {"publish", "terms", "explain", "rubric", "rehearsal", "similarity", "lms", "lti",
-           "push"}
+           "push", "grading_page"}
 # the rest may use both: the command line, the service, the reports, intake and handback
 # (an LMS's files in and out), the regrade
 BETWEEN = {"cli", "__main__", "service", "reports", "intake", "handback", "regrade"}
