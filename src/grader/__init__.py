@@ -20,10 +20,10 @@ highest floor it imports), and the test checks this list against them:
 - floor 7: __main__.
 - floor 6: cli.
 - floor 5: autograde, handback, lti, regrade, service.
-- floor 4: engines, intake, push, rehearsal.
+- floor 4: engines, grading_page, intake, push, rehearsal.
 - floor 3: explain, publish, reports, terms, worker.
 - floor 2: checks, recording, similarity.
-- floor 1: dask_tls, grading_page, plan, plugins, rubric, sandbox.
+- floor 1: dask_tls, plan, plugins, rubric, sandbox.
 - floor 0: cells, deadlines, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
 
 The core grades and records (the ground floor's modules, plugins/, settings/,

@@ -6,14 +6,16 @@
 - ``split_record.py``: the split kept, course-data/grading-page/<assignment>.json:
   `graders_for` places only the students not placed yet, `reassign` moves students to
   another grader, recorded with who and when.
+- ``config_lines.py``: what check-config says of c.GradingPage.
 """
 
+from .config_lines import GRADING_PAGE_CONFIG_CHECKS, grading_page_check_lines
 from .split import (GraderProgress, Progress, assign_graders, may_reassign, may_score,
                     placing_digest, progress)
 from .split_record import (ReassignStatus, Reassignment, graders_for, read_split_record,
                            reassign, split_record_path)
 
-__all__ = ["GraderProgress", "Progress", "ReassignStatus",
-           "Reassignment", "assign_graders", "graders_for",
+__all__ = ["GRADING_PAGE_CONFIG_CHECKS", "GraderProgress", "Progress", "ReassignStatus",
+           "Reassignment", "assign_graders", "grading_page_check_lines", "graders_for",
            "may_reassign", "may_score", "placing_digest", "progress", "read_split_record",
            "reassign", "split_record_path"]
