@@ -23,6 +23,7 @@ from ..safe_text import shown_id
 from ..settings import SPLITS, CourseError, GradingPage
 
 NO_SECTION = ""  # a student the roster gives no section
+SHOWN_AT_MOST = 20  # students named in a sentence; the rest counted
 
 
 def placing_digest(seed: str, student: str) -> str:
@@ -95,7 +96,9 @@ def _by_section(students: Sequence[str], graders: Sequence[str], seed: str,
     unheld = [s for s in students if sections.get(s, NO_SECTION) not in holders]
     if unheld:
         shown = ", ".join(f"{shown_id(s)} ({shown_id(sections.get(s, NO_SECTION)) or 'none'})"
-                          for s in sorted(unheld))
+                          for s in sorted(unheld)[:SHOWN_AT_MOST])
+        if len(unheld) > SHOWN_AT_MOST:
+            shown += f" and {len(unheld) - SHOWN_AT_MOST} more"
         raise CourseError(f"no grader holds the section of {len(unheld)} student(s): {shown}; "
                           f"give the section to a grader in c.GradingPage.grader_sections, or "
                           f"the student a section in the roster")

@@ -74,6 +74,15 @@ def test_a_student_whose_section_no_grader_holds_is_refused_with_their_names():
         "the student a section in the roster")
 
 
+def test_a_whole_class_without_sections_is_named_twenty_then_counted():
+    with pytest.raises(CourseError) as error:
+        assign_graders(CLASS, ["ta1"], "section", seed="s", grader_sections={"ta1": ["A"]})
+    assert str(error.value).startswith(
+        "no grader holds the section of 60 student(s): student00 (none), student01 (none), ")
+    assert "student19 (none) and 40 more; give the section" in str(error.value)
+    assert "student20" not in str(error.value)
+
+
 def test_as_previously_each_keeps_their_grader_and_the_new_ones_even_the_load(tmp_path):
     data = str(tmp_path)
     random = GradingPage(graders=["ta1", "ta2"], seed="s")
