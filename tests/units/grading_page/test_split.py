@@ -252,3 +252,36 @@ def test_the_record_is_json_with_the_split_the_seed_and_the_history(tmp_path):
         "hw1", {"ada": "ta1", "bob": "ta1"}, "x")
     assert record["history"][0]["placed"] == {"ada": "ta1", "bob": "ta1"}
     assert record["history"][0]["split"] == "random"
+
+
+def test_a_move_waits_for_another_writer_of_the_record_and_loses_nothing_of_it(tmp_path):
+    """Two staff at once: while another writer holds the record's lock (and moves ada), a
+    move of bob waits, then reads the record as that writer left it."""
+    import fcntl
+    import threading
+
+    data = str(tmp_path)
+    page = GradingPage(graders=["ta1", "ta2"], instructors=["prof"], seed="s")
+    split = graders_for(data, "hw1", ["ada", "bob"], page)
+    other = {"ta1": "ta2", "ta2": "ta1"}
+    path = split_record_path(data, "hw1")
+    done = []
+    with open(path + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        mover = threading.Thread(target=lambda: done.append(
+            reassign(data, "hw1", ["bob"], other[split["bob"]], "prof", page)))
+        mover.start()
+        mover.join(0.2)
+        assert mover.is_alive() and done == []
+        record = read_split_record(path)
+        record["graders"]["ada"] = other[split["ada"]]
+        record["history"].append({"at": "then", "by": "prof", "to": other[split["ada"]],
+                                  "moved": {"ada": split["ada"]}})
+        (tmp_path / "grading-page" / "hw1.json").write_text(json.dumps(record))
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    mover.join(5)
+    assert not mover.is_alive()
+    assert done[0].status == ReassignStatus.MOVED
+    assert read_split_record(path)["graders"] == {"ada": other[split["ada"]],
+                                                  "bob": other[split["bob"]]}
+    assert len(read_split_record(path)["history"]) == 3
