@@ -20,7 +20,7 @@ highest floor it imports), and the test checks this list against them:
 - floor 7: __main__.
 - floor 6: cli.
 - floor 5: autograde, handback, lti, regrade, service.
-- floor 4: engines, intake, push, rehearsal.
+- floor 4: engines, grading_page, intake, push, rehearsal.
 - floor 3: explain, publish, reports, terms, worker.
 - floor 2: checks, recording, similarity.
 - floor 1: dask_tls, plan, plugins, rubric, sandbox.
@@ -67,6 +67,9 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
+- ``grading_page/``: the staff's grading page of the explain answers: who grades whom (the
+  class shared among the graders by section, at random with a seed or as in a previous
+  assignment, kept in course-data/grading-page/), who may score and move whom, what is left.
 - ``explain/``: the written answer a person grades by its rubric (``grade-explain``: the
   class in a seeded order kept between sittings, items applied by key, the score and the
   composed comment written into nbgrader's gradebook, everyone regraded when an item's

@@ -96,6 +96,7 @@ import sys
 from .autograde import AUTOGRADE_COMMANDS, add_autograde_command
 from .dask_tls import DASK_COMMANDS, add_dask_commands
 from .explain.commands import EXPLAIN_COMMANDS, add_explain_commands
+from .grading_page import GRADING_PAGE_CONFIG_CHECKS
 from .grading_page.commands import GRADING_PAGE_COMMANDS, add_grading_page_commands
 from .handback.commands import HANDBACK_COMMANDS, add_handback_commands
 from .lti.commands import LTI_COMMANDS, LTI_CONFIG_CHECKS, add_lti_commands
@@ -128,7 +129,8 @@ REGISTRATIONS = ((add_autograde_command, AUTOGRADE_COMMANDS),
                  (add_term_commands, TERM_COMMANDS),
                  (add_explain_commands, EXPLAIN_COMMANDS),
                  (add_grading_page_commands, GRADING_PAGE_COMMANDS))
-CONFIG_CHECKS = LTI_CONFIG_CHECKS  # what check-config asks each add-on of its settings
+# what check-config asks each add-on of its settings
+CONFIG_CHECKS = LTI_CONFIG_CHECKS + GRADING_PAGE_CONFIG_CHECKS
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..explain import ExplainCell, explain_cell, student_answer, student_values
 from ..settings import Settings
-from .grouping import Answer, Flag, Group, group_answers, integrity_flags
+from .grouping import ExplainAnswer, Flag, Group, group_answers, integrity_flags
 
 MAX_GROUPED_CHARS = 20_000  # of one answer, read by the grouping (a 10 MB answer is no essay)
 
@@ -101,8 +101,8 @@ class Questions:
             if built and built[0] == key:
                 question.groups, question.flags = built[1].groups, built[1].flags
                 return question
-            answers = [Answer(s, question.answers[s][:MAX_GROUPED_CHARS], question.values[s])
-                       for s in question.students]
+            answers = [ExplainAnswer(s, question.answers[s][:MAX_GROUPED_CHARS],
+                                     question.values[s]) for s in question.students]
             question.groups = group_answers(answers)
             question.flags = integrity_flags(answers, public=self.public)
             self._built[assignment] = (key, question)

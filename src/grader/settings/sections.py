@@ -17,12 +17,15 @@ that makes the certificates):
   (``c.TermRetention.grace_days``; make archive-term).
 - `TermCarryOver`: what of the course folder next term's course is made of
   (``c.TermCarryOver.carried``; make new-term).
+- `GradingPage`: who grades whom on the staff's grading page (``c.GradingPage.graders``,
+  ``.split``, ``.grader_sections``, ``.previous_assignment``, ``.strict``, ``.instructors``,
+  ``.seed``).
 
 The first four were settings of `SandboxGrader` before; the old names still work
 (renamed.py).
 """
 
-from traitlets import Float, Int, List, Unicode
+from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
 
 
@@ -101,3 +104,72 @@ class TermCarryOver(Configurable):
                    "notebooks and rubrics/, which it always copies; nothing else is carried "
                    "(no run-time data, released-solutions record, extensions, regrade "
                    "requests)").tag(config=True)
+
+
+SPLITS = ("section", "random", "previous")  # how the grading page shares the students out
+
+
+def _listed_twice(names: list[str]) -> list[str]:
+    return sorted({name for name in names if names.count(name) > 1})
+
+
+class GradingPage(Configurable):
+    """Who grades whom on the staff's grading page: the graders, how the students are shared
+    among them (kept once made: a change here places only students not yet placed), and who
+    may score or move whom. A setting that contradicts another is said by `problems`."""
+
+    graders = List(Unicode(), help="the user names of the staff who grade the explain answers; "
+                   "empty: the hub's instructors group").tag(config=True)
+    split = Enum(SPLITS, default_value="random", help="how the students are shared among the "
+                 "graders: 'section' (by the roster's section, through grader_sections), "
+                 "'random' (seeded, balanced) or 'previous' (each with the grader they had "
+                 "for previous_assignment)").tag(config=True)
+    grader_sections = Dict(key_trait=Unicode(), value_trait=List(Unicode()),
+                           help="for split = 'section': each grader's sections of the roster, "
+                           "{'ta1': ['A', 'B']}; a section may have several graders"
+                           ).tag(config=True)
+    previous_assignment = Unicode("", help="for split = 'previous': the assignment whose "
+                                  "graders the students keep").tag(config=True)
+    strict = Bool(True, help="a grader may score only their own students (an instructor "
+                  "listed in instructors may score anyone)").tag(config=True)
+    instructors = List(Unicode(), help="the user names who may move students from one grader "
+                       "to another; empty: every grader").tag(config=True)
+    seed = Unicode("", help="the seed of the random split; empty: one is chosen and kept in "
+                   "the assignment's record, course-data/grading-page/").tag(config=True)
+
+    @validate("graders", "instructors")
+    def _names_once(self, proposal: dict) -> list[str]:
+        names = list(proposal["value"])
+        if any(not name.strip() for name in names):
+            raise TraitError("a user name is blank")
+        twice = _listed_twice(names)
+        if twice:
+            raise TraitError(f"{', '.join(twice)} listed twice")
+        return names
+
+    @validate("grader_sections")
+    def _sections_held(self, proposal: dict) -> dict[str, list[str]]:
+        sections = dict(proposal["value"])
+        empty = sorted(grader for grader, held in sections.items() if not held)
+        if empty:
+            raise TraitError(f"{', '.join(empty)} holds no section (give a section or leave "
+                             f"the grader out)")
+        twice = sorted(grader for grader, held in sections.items() if _listed_twice(held))
+        if twice:
+            raise TraitError(f"{', '.join(twice)} lists a section twice")
+        return sections
+
+    def problems(self) -> list[str]:
+        """What of these settings contradicts another, one sentence each (none: [])."""
+        found = []
+        strangers = sorted(set(self.grader_sections) - set(self.graders))
+        if self.graders and strangers:
+            found.append(f"c.GradingPage.grader_sections names {', '.join(strangers)}, not in "
+                         f"c.GradingPage.graders")
+        if self.split == "section" and not self.grader_sections:
+            found.append("c.GradingPage.split is 'section' but c.GradingPage.grader_sections "
+                         "gives no grader a section")
+        if self.split == "previous" and not self.previous_assignment:
+            found.append("c.GradingPage.split is 'previous' but "
+                         "c.GradingPage.previous_assignment names no assignment")
+        return found

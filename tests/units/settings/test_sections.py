@@ -103,3 +103,47 @@ def test_how_long_a_run_waits_for_a_silent_gradebook_is_a_setting(tmp_path):
     assert waits.gradebook_retry_seconds == 5.0
     with pytest.raises(CourseError, match="retry_seconds"):
         load(course_with(tmp_path, "c.GradebookWriter.retry_seconds = -1"))
+
+
+def test_the_grading_pages_settings_are_read_with_their_defaults(tmp_path):
+    from grader.settings import GradingPage
+
+    settings = load(course_with(tmp_path, 'c.GradingPage.graders = ["ta1", "ta2"]',
+                                'c.GradingPage.split = "section"',
+                                'c.GradingPage.grader_sections = {"ta1": ["A"], "ta2": ["B"]}'))
+    page = GradingPage(config=settings.config)
+    assert (page.graders, page.split, page.grader_sections) == (
+        ["ta1", "ta2"], "section", {"ta1": ["A"], "ta2": ["B"]})
+    assert (page.strict, page.instructors, page.seed, page.previous_assignment) == (
+        True, [], "", "")
+    assert page.problems() == []
+    assert GradingPage().split == "random" and GradingPage().graders == []
+
+
+@pytest.mark.parametrize("line, problem", [
+    ('c.GradingPage.split = "sections"', "The 'split' trait expected any of ['section', "
+     "'random', 'previous'], not the str 'sections'."),
+    ('c.GradingPage.graders = ["ta1", "ta2", "ta1"]', "ta1 listed twice"),
+    ('c.GradingPage.instructors = ["prof", " "]', "a user name is blank"),
+    ('c.GradingPage.grader_sections = {"ta1": ["A"], "ta2": []}',
+     "ta2 holds no section (give a section or leave the grader out)"),
+    ('c.GradingPage.grader_sections = {"ta1": ["A", "A"]}', "ta1 lists a section twice")])
+def test_a_wrong_grading_page_setting_is_an_error_with_its_line(tmp_path, line, problem):
+    with pytest.raises(CourseError) as error:
+        load(course_with(tmp_path, line))
+    shown = line.replace('"', "'")  # the value as Python shows it
+    assert str(error.value) == f"{tmp_path}/nbgrader_config.py, line 2: {shown}: {problem}"
+
+
+@pytest.mark.parametrize("settings, problems", [
+    ({"graders": ["ta1"], "grader_sections": {"ta1": ["A"], "ta9": ["B"]}},
+     ["c.GradingPage.grader_sections names ta9, not in c.GradingPage.graders"]),
+    ({"split": "section"}, ["c.GradingPage.split is 'section' but "
+                            "c.GradingPage.grader_sections gives no grader a section"]),
+    ({"split": "previous"}, ["c.GradingPage.split is 'previous' but "
+                             "c.GradingPage.previous_assignment names no assignment"]),
+    ({"grader_sections": {"ta9": ["B"]}}, [])])  # graders from the hub: not known here
+def test_grading_page_settings_that_contradict_each_other_are_said(settings, problems):
+    from grader.settings import GradingPage
+
+    assert GradingPage(**settings).problems() == problems
