@@ -89,8 +89,8 @@ def form_of(session, page, student, view="all"):
                            timeout=60).text
         article = re.search(rf"<article id='a-{student}'.*?</article>", body, re.S)
         if article:
-            fields = dict(re.findall(r"name=(_xsrf|shown_score) value=['\"]([^'\"]*)['\"]",
-                                     article.group(0)))
+            fields = dict(re.findall(r"name=[\"']?(_xsrf|shown_score)[\"']? "
+                                     r"value=[\"']([^\"']*)[\"']", article.group(0)))
             return group, body, fields
     raise AssertionError(f"{student} is in no group")
 
