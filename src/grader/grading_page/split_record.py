@@ -90,6 +90,9 @@ def graders_for(data: str, assignment: str, students: Iterable[str], page: Gradi
     "previous" reads the record of ``c.GradingPage.previous_assignment``.
     """
     path = split_record_path(data, assignment)
+    problems = page.problems()
+    if problems:
+        raise CourseError("; ".join(problems))
     with _locked(path):
         record = read_split_record(path) or {"assignment": assignment, "graders": {},
                                              "seed": page.seed or secrets.token_hex(8),

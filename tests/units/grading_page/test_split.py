@@ -114,6 +114,15 @@ def test_as_previously_without_a_record_of_that_assignment_is_refused(tmp_path):
     assert not (tmp_path / "grading-page" / "hw1.json").exists()
 
 
+def test_settings_that_contradict_each_other_share_nobody_out(tmp_path):
+    page = GradingPage(graders=["ta1"], split="previous")
+    with pytest.raises(CourseError) as error:
+        graders_for(str(tmp_path), "hw1", CLASS, page)
+    assert str(error.value) == ("c.GradingPage.split is 'previous' but "
+                                "c.GradingPage.previous_assignment names no assignment")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_split_stays_when_the_settings_and_the_class_change(tmp_path):
     data = str(tmp_path)
     first = graders_for(data, "hw1", CLASS[:30], GradingPage(graders=["ta1", "ta2"]))
