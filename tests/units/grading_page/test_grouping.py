@@ -7,8 +7,8 @@ import random
 import pytest
 
 from grader.grading_page.grouping import ExplainAnswer as Answer
-from grader.grading_page.grouping import (Flag, group_answers, group_key, integrity_flags,
-                                          normalise, shown_term)
+from grader.grading_page.grouping import (READ_AT_MOST, Flag, group_answers, group_key,
+                                          integrity_flags, normalise, shown_term)
 from testsupport.explain_class import (BLANK, COPIED_FROM, COPIER, PUBLIC, _answer, purity)
 
 VALUES = {"untied": 163_009_536, "tied": 124_412_160, "head": 38_597_376,
@@ -134,6 +134,18 @@ def test_small_classes_and_blank_classes_are_grouped_too():
     [only] = group_answers([Answer("s01", "The head is shared.", VALUES)])
     assert (only.students, only.blank) == (("s01",), False)
     assert "head" in only.label
+
+
+def test_a_ten_megabyte_answer_is_grouped_and_read_as_far_as_pages_go():
+    huge = "The head is shared: 124,412,160 " + "111 " * 2_500_000
+    assert len(huge) > 10_000_000
+    normalised = normalise(huge, VALUES)
+    assert normalised.startswith("the head is shared: ⟨tied⟩ ⟨#⟩ ⟨#⟩")
+    assert len(normalised) < 2 * READ_AT_MOST
+    answers = [Answer("s01", huge, VALUES), Answer("s02", "The head is shared.", OTHER),
+               Answer("s03", "", OTHER)]
+    assert sorted(g.students for g in group_answers(answers)) == [("s01", "s02"), ("s03",)]
+    assert integrity_flags(answers, PUBLIC) == {}
 
 
 # --- integrity_flags ---------------------------------------------------------------------
