@@ -137,10 +137,13 @@ def _clustered(texts: list[str], most_groups: int) -> tuple[list[int], Any, list
 
     vectorizer = TfidfVectorizer(token_pattern=_TERMS, lowercase=False, sublinear_tf=True,
                                  ngram_range=(1, 2))
-    rows = vectorizer.fit_transform(texts)
-    terms = list(vectorizer.get_feature_names_out())
     count = len(texts)
-    if count < 3 or rows.nnz == 0:
+    try:
+        rows = vectorizer.fit_transform(texts)
+    except ValueError:  # not one word in any answer ("?", "-"): they read alike
+        return [0] * count, None, []
+    terms = list(vectorizer.get_feature_names_out())
+    if count < 3:
         return [0] * count, rows, terms
     # Agglomerative, average linkage on cosine distances: no seed, no initial guess, so
     # the same answers give the same tree; the tree is built once and cut at each number
@@ -163,6 +166,9 @@ def _labels(rows: Any, members: list[list[int]], terms: list[str]) -> list[tuple
     """The most telling terms of each group of `members`: those whose mean TF-IDF weight in
     the group stands out most against the mean over the other answers."""
     import numpy  # scikit-learn's own dependency, loaded with it: only when grouping
+
+    if rows is None:
+        return [()] * len(members)
 
     def mean(indices: list[int]) -> Any:
         return numpy.asarray(rows[indices].mean(axis=0)).ravel()

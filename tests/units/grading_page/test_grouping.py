@@ -136,6 +136,13 @@ def test_small_classes_and_blank_classes_are_grouped_too():
     assert "head" in only.label
 
 
+def test_answers_without_a_word_are_one_group():
+    answers = [Answer(student, text, {}) for student, text in
+               [("s01", "?"), ("s02", "- -"), ("s03", "…"), ("s04", "a")]]
+    [group] = group_answers(answers)
+    assert (group.students, group.blank) == (("s01", "s02", "s03", "s04"), False)
+
+
 def test_a_ten_megabyte_answer_is_grouped_and_read_as_far_as_pages_go():
     huge = "The head is shared: 124,412,160 " + "111 " * 2_500_000
     assert len(huge) > 10_000_000
