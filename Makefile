@@ -246,6 +246,7 @@ benchmark: setup
 	$(BIN)/python benchmarks/meta_device_counting.py
 	$(BIN)/python benchmarks/book_build.py
 	$(BIN)/python benchmarks/similarity.py
+	$(BIN)/python benchmarks/grouping.py
 	$(BIN)/python benchmarks/grading.py --students 30 --assignments logits-to-text,parameters \
 	  --engines stock,local --jobs 1,2
 

@@ -111,7 +111,7 @@ ASIDES = (  # what students of every reasoning add
 )
 
 
-def _answer(reasoning: str, values: dict, index: int) -> str:
+def answer_text(reasoning: str, values: dict, index: int) -> str:
     """Answer `index` of `reasoning`: its claim worded one way of many, its numbers, an
     aside (the wordings drawn by a generator seeded with the reasoning and the index)."""
     draw = random.Random(f"{reasoning} {index}")
@@ -137,7 +137,7 @@ def synthetic_class(values_of, size: int = 60) -> tuple[list[ExplainAnswer],
     names = list(REASONINGS)
     for index, student in enumerate(writers):
         reasoning[student] = names[index % 3]
-        text = _answer(names[index % 3], values_of(student), index // 3)
+        text = answer_text(names[index % 3], values_of(student), index // 3)
         answers.append(ExplainAnswer(student, text, values_of(student)))
     for way, student in enumerate(sorted(blanks)):
         reasoning[student] = BLANK

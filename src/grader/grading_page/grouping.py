@@ -13,6 +13,7 @@ import hashlib
 import math
 import re
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,7 @@ TELLING_AT_LEAST = 10_000  # a value of 5 digits or more is one student's, not e
 TELLING_WRITTEN_DIGITS = 4  # "117M" (GPT-2's paper) is near many counts; "124.4M" is not
 MOST_GROUPS = 20  # more groups than this are no help to a person reading them
 LABEL_WORDS = 4
+READ_AT_MOST = 20_000  # characters of an answer read for its words and numbers: pages of it
 GENERIC = "#"  # the name of a number that is none of the student's values
 _TOKEN = re.compile(r"⟨([^⟩\s]+)⟩")
 # a value's token is one word to TF-IDF (⟨tied⟩ stays whole, never the plain word "tied")
@@ -70,9 +72,11 @@ def _numeric(values: Mapping[str, Any]) -> dict[str, float | int]:
 
 
 def normalise(text: str, values: Mapping[str, Any]) -> str:
-    """`text` lower-cased, white space collapsed, each number that is one of `values` of 3
-    digits or more written as that value's token (``⟨tied⟩``; the first name in sorted order
-    when it is several), every other number as ``⟨#⟩``. Markdown and HTML stay as text."""
+    """`text` (its first READ_AT_MOST characters) lower-cased, white space collapsed, each
+    number that is one of `values` of 3 digits or more written as that value's token
+    (``⟨tied⟩``; the first name in sorted order when it is several), every other number as
+    ``⟨#⟩``. Markdown and HTML stay as text."""
+    text = text[:READ_AT_MOST]
     named = sorted((name, value) for name, value in _numeric(values).items()
                    if abs(value) >= NAMED_AT_LEAST)
     pieces, done = [], 0
@@ -133,10 +137,13 @@ def _clustered(texts: list[str], most_groups: int) -> tuple[list[int], Any, list
 
     vectorizer = TfidfVectorizer(token_pattern=_TERMS, lowercase=False, sublinear_tf=True,
                                  ngram_range=(1, 2))
-    rows = vectorizer.fit_transform(texts)
-    terms = list(vectorizer.get_feature_names_out())
     count = len(texts)
-    if count < 3 or rows.nnz == 0:
+    try:
+        rows = vectorizer.fit_transform(texts)
+    except ValueError:  # not one word in any answer ("?", "-"): they read alike
+        return [0] * count, None, []
+    terms = list(vectorizer.get_feature_names_out())
+    if count < 3:
         return [0] * count, rows, terms
     # Agglomerative, average linkage on cosine distances: no seed, no initial guess, so
     # the same answers give the same tree; the tree is built once and cut at each number
@@ -159,6 +166,9 @@ def _labels(rows: Any, members: list[list[int]], terms: list[str]) -> list[tuple
     """The most telling terms of each group of `members`: those whose mean TF-IDF weight in
     the group stands out most against the mean over the other answers."""
     import numpy  # scikit-learn's own dependency, loaded with it: only when grouping
+
+    if rows is None:
+        return [()] * len(members)
 
     def mean(indices: list[int]) -> Any:
         return numpy.asarray(rows[indices].mean(axis=0)).ravel()
@@ -183,8 +193,8 @@ def group_answers(answers: Sequence[ExplainAnswer], most_groups: int = MOST_GROU
     same groups, in any order.
 
     Raises ValueError when a student has two answers."""
-    students = [answer.student for answer in answers]
-    twice = sorted({student for student in students if students.count(student) > 1})
+    twice = sorted(student for student, count in
+                   Counter(answer.student for answer in answers).items() if count > 1)
     if twice:
         raise ValueError(f"each student has one answer; {', '.join(twice)} "
                          f"{'has' if len(twice) == 1 else 'have'} more")
@@ -194,7 +204,8 @@ def group_answers(answers: Sequence[ExplainAnswer], most_groups: int = MOST_GROU
     groups = [Group(group_key(blank), (), tuple(blank), True)] if blank else []
     if written:
         texts = [normalise(answer.text, answer.values) if by_values
-                 else " ".join(answer.text.lower().split()) for answer in written]
+                 else " ".join(answer.text[:READ_AT_MOST].lower().split())
+                 for answer in written]
         found, rows, terms = _clustered(texts, most_groups)
         members = [[index for index, group in enumerate(found) if group == number]
                    for number in range(max(found) + 1)]
@@ -214,18 +225,18 @@ def _matches(number: WrittenNumber, index: list[tuple[float, str, str]]) -> list
 
 def integrity_flags(answers: Sequence[ExplainAnswer],
                     public: Iterable[float | int] = ()) -> dict[str, list[Flag]]:
-    """{student: their flags}: each number an answer holds, written to 4 digits or more,
-    that is a telling value (5 digits or more) of other students and is none of the writer's
-    own values nor of the `public` numbers (the site's own figures). Students with no flag
-    are left out."""
+    """{student: their flags}: each number an answer holds (in its first READ_AT_MOST
+    characters), written to 4 digits or more, that is a telling value (5 digits or more) of
+    other students and none of the writer's own values nor of the `public` numbers (the
+    site's own figures). Students with no flag are left out."""
     public = [value for value in public if not isinstance(value, bool)]
     index = sorted((float(value), answer.student, name) for answer in answers
                    for name, value in _numeric(answer.values).items()
-                   if abs(value) >= TELLING_AT_LEAST)
+                   if math.isfinite(value) and abs(value) >= TELLING_AT_LEAST)
     flags: dict[str, list[Flag]] = {}
     for answer in sorted(answers, key=lambda answer: answer.student):
         own, found = list(_numeric(answer.values).values()), []
-        for number in written_numbers(answer.text):
+        for number in written_numbers(answer.text[:READ_AT_MOST]):
             if (number.significant_digits < TELLING_WRITTEN_DIGITS
                     or any(same_number(number, value) for value in own + public)):
                 continue

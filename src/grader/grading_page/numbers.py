@@ -9,19 +9,22 @@ when it spells "million". Digits inside a word or an id (``gpt2``, ``s01``, ``h1
 number.
 """
 
+import math
 import re
 from dataclasses import dataclass
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal, InvalidOperation
 
 _UNITS = {"k": 3, "thousand": 3, "m": 6, "million": 6, "b": 9, "bn": 9, "billion": 9}
 _THIN = "\u2009\u202f\u00a0"  # thin, narrow no-break and no-break spaces, as typesetters group
+# At most six groups of three digits after the first (a quintillion): a bounded repetition
+# keeps the reading of a long run of digit groups in one pass, not one pass per group.
 _NUMBER = re.compile(
     r"(?<![\w.])"  # not inside a word, an id or a decimal part
     r"(?P<sign>[-\u2212])?"
     r"(?P<digits>"
-    r"\d{1,3}(?:,\d{3})+(?!,?\d)"  # 124,412,160
-    rf"|\d{{1,3}}(?:[{_THIN}]\d{{3}})+(?![{_THIN}]?\d)"  # 124 412 160 with thin spaces
-    r"|\d{1,3}(?: \d{3}){2,}(?! ?\d)"  # 124 412 160: at least two plain-spaced groups
+    r"\d{1,3}(?:,\d{3}){1,6}(?!,?\d)"  # 124,412,160
+    rf"|\d{{1,3}}(?:[{_THIN}]\d{{3}}){{1,6}}(?![{_THIN}]?\d)"  # 124 412 160, thin spaces
+    r"|\d{1,3}(?: \d{3}){2,6}(?! ?\d)"  # 124 412 160: two plain-spaced groups or more
     r"|\d+"
     r")"
     r"(?P<decimals>\.\d+)?"
@@ -63,11 +66,11 @@ def _read(match: re.Match) -> WrittenNumber | None:
     except InvalidOperation:  # an exponent too large to mean anything
         return None
     places = len(decimals) - 1 if decimals else 0
-    precision = Decimal(1).scaleb(shift - places)
-    if match["sign"]:
-        exact = -exact
-    return WrittenNumber(match.group(0), match.start(), match.end(), float(exact),
-                         float(precision))
+    precision = float(Decimal(1).scaleb(shift - places))
+    value = float(-exact if match["sign"] else exact)
+    if precision == 0 or not math.isfinite(precision) or not math.isfinite(value):
+        return None  # 1e999, 1e-999: beyond what a float holds, no count of anything
+    return WrittenNumber(match.group(0), match.start(), match.end(), value, precision)
 
 
 def written_numbers(text: str) -> list[WrittenNumber]:

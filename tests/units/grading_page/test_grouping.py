@@ -7,9 +7,9 @@ import random
 import pytest
 
 from grader.grading_page.grouping import ExplainAnswer as Answer
-from grader.grading_page.grouping import (Flag, group_answers, group_key, integrity_flags,
-                                          normalise, shown_term)
-from testsupport.explain_class import (BLANK, COPIED_FROM, COPIER, PUBLIC, _answer, purity)
+from grader.grading_page.grouping import (READ_AT_MOST, Flag, group_answers, group_key,
+                                          integrity_flags, normalise, shown_term)
+from testsupport.explain_class import BLANK, COPIED_FROM, COPIER, PUBLIC, answer_text, purity
 
 VALUES = {"untied": 163_009_536, "tied": 124_412_160, "head": 38_597_376,
           "vocab_size": 50_257, "emb_dim": 768, "n_heads": 12}
@@ -20,7 +20,8 @@ VALUES = {"untied": 163_009_536, "tied": 124_412_160, "head": 38_597_376,
 def test_a_student_s_own_numbers_become_the_names_of_their_values():
     text = "Untied 163,009,536, tied 124.4M: the head's [50257, 768] = 38.6 million."
     assert normalise(text, VALUES) == (
-        "untied ⟨untied⟩ , tied ⟨tied⟩ : the head's [ ⟨vocab_size⟩ , ⟨emb_dim⟩ ] = ⟨head⟩ .")
+        "untied ⟨untied⟩ , tied ⟨tied⟩ : "
+        "the head's [ ⟨vocab_size⟩ , ⟨emb_dim⟩ ] = ⟨head⟩ .")
 
 
 def test_small_values_are_never_named_and_other_numbers_are_one_token():
@@ -49,8 +50,8 @@ def test_normalising_one_text_with_two_students_values_gives_one_string(class_va
     """The same reasoning written in s02's numbers and in s03's reads the same."""
     first, second = class_values["s02"], class_values["s03"]
     assert first["untied"] != second["untied"]
-    as_first = normalise(_answer("tied-minus-head", first, 4), first)
-    as_second = normalise(_answer("tied-minus-head", second, 4), second)
+    as_first = normalise(answer_text("tied-minus-head", first, 4), first)
+    as_second = normalise(answer_text("tied-minus-head", second, 4), second)
     assert as_first == as_second
     assert "⟨head⟩" in as_first
 
@@ -134,6 +135,25 @@ def test_small_classes_and_blank_classes_are_grouped_too():
     [only] = group_answers([Answer("s01", "The head is shared.", VALUES)])
     assert (only.students, only.blank) == (("s01",), False)
     assert "head" in only.label
+
+
+def test_answers_without_a_word_are_one_group():
+    answers = [Answer(student, text, {}) for student, text in
+               [("s01", "?"), ("s02", "- -"), ("s03", "…"), ("s04", "a")]]
+    [group] = group_answers(answers)
+    assert (group.students, group.blank) == (("s01", "s02", "s03", "s04"), False)
+
+
+def test_a_ten_megabyte_answer_is_grouped_and_read_as_far_as_pages_go():
+    huge = "The head is shared: 124,412,160 " + "111 " * 2_500_000
+    assert len(huge) > 10_000_000
+    normalised = normalise(huge, VALUES)
+    assert normalised.startswith("the head is shared: ⟨tied⟩ ⟨#⟩ ⟨#⟩")
+    assert len(normalised) < 2 * READ_AT_MOST
+    answers = [Answer("s01", huge, VALUES), Answer("s02", "The head is shared.", OTHER),
+               Answer("s03", "", OTHER)]
+    assert sorted(g.students for g in group_answers(answers)) == [("s01", "s02"), ("s03",)]
+    assert integrity_flags(answers, PUBLIC) == {}
 
 
 # --- integrity_flags ---------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_each_number_of_a_shape_is_read_on_its_own():
 
 
 @pytest.mark.parametrize("text", ["gpt2", "s01", "h1", "layer_12", "v1.5", "124Mb", "3rd",
-                                  "2x", "0x1F"])
+                                  "2x", "0x1F", "1e999", "1e-999"])
 def test_digits_inside_a_word_or_an_id_are_no_number(text):
     assert written_numbers(f"see {text} here") == []
 
@@ -114,3 +114,11 @@ def test_a_value_that_is_no_number_is_never_the_same():
     assert [same_number(number, value) for value in (768, 768.0, True, "768", None,
                                                      float("nan"))] == [
         True, True, False, False, False, False]
+
+
+def test_a_long_run_of_digit_groups_is_read_group_by_group():
+    """A run longer than any count (here 5,000 groups) is read in one pass, a number of
+    three digits at a time, never as one huge number."""
+    for separator in (",", " ", "\u202f"):
+        numbers = written_numbers(separator.join(["111"] * 5_000) + "1")
+        assert len(numbers) == 5_000 and {n.value for n in numbers} == {111, 1111}
