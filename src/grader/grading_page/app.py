@@ -54,7 +54,7 @@ class StaffHandler(web.RequestHandler):
     def set_default_headers(self) -> None:
         self.set_header("Content-Security-Policy", POLICY)
         self.set_header("X-Content-Type-Options", "nosniff")
-        self.set_header("Referrer-Policy", "no-referrer")
+        self.set_header("Referrer-Policy", "same-origin")  # "no-referrer" makes Origin "null"
         self.set_header("Cache-Control", "no-store")
 
     def refuse_other_sites(self) -> None:
