@@ -102,8 +102,8 @@ def page(settings, reasoning):
                         for a in tab.locator("article[data-student]").all()]
             common = Counter(reasoning[s] for s in students).most_common(1)[0][0]
             for item in ITEMS[common]:
-                tab.locator(f"form.note button[value='{item}']").click()
-                tab.wait_for_load_state()
+                with tab.expect_navigation():
+                    tab.locator(f"form.note button[value='{item}']").click()
                 actions += 1
             for student in students:
                 article = tab.locator(f"article[data-student='{student}']")
@@ -114,8 +114,8 @@ def page(settings, reasoning):
                         tab.keyboard.press(box.get_attribute("data-key"))
                         actions += 1
                 article.focus()
-                tab.keyboard.press("Enter")
-                tab.wait_for_load_state()
+                with tab.expect_navigation():
+                    tab.keyboard.press("Enter")
                 actions += 1
         seconds = time.perf_counter() - start
         browser.close()

@@ -127,8 +127,8 @@ def test_group_apply_scores_nobody_and_each_answer_is_saved_by_a_key(graders, pa
     tab.goto(f"{page}/q/{first}")
     mine = [a.get_attribute("data-student") for a in tab.locator("article[data-student]").all()]
     before = scores(course)
-    tab.locator("form.note button[value=counts]").click()
-    tab.wait_for_load_state()
+    with tab.expect_navigation():
+        tab.locator("form.note button[value=counts]").click()
     assert "drafted on" in tab.locator("[role=status]").inner_text()
     assert scores(course) == before
     saved = []
@@ -136,8 +136,8 @@ def test_group_apply_scores_nobody_and_each_answer_is_saved_by_a_key(graders, pa
         article = tab.locator(f"article[data-student='{student}']")
         assert article.locator("input[value=counts]").is_checked()  # the draft is shown
         article.focus()
-        tab.keyboard.press("Enter")
-        tab.wait_for_load_state()
+        with tab.expect_navigation():
+            tab.keyboard.press("Enter")
         saved.append(student)
         now = scores(course)
         assert {s for s in now if now[s] != before[s]} == set(saved)
@@ -159,8 +159,8 @@ def test_keys_apply_items_and_a_formgrader_change_meanwhile_shows_as_a_conflict(
         grade = gb.find_grade(CELL, NOTEBOOK, ASSIGNMENT, student)
         grade.manual_score = 1.75
         gb.db.commit()
-    tab.keyboard.press("Enter")
-    tab.wait_for_load_state()
+    with tab.expect_navigation():
+        tab.keyboard.press("Enter")
     alert = tab.locator("[role=alert]").inner_text()
     assert re.search(r"the gradebook holds 1\.75, not no score as this page showed", alert)
     assert scores(course)[student] == 1.75
