@@ -206,8 +206,8 @@ c.GenerateFeedback.exporter_class = "grader.plugins.feedback.FeedbackPage"
 # an assignment not named here has none and shows none. With declaration = True, each
 # notebook with a policy also has a cell after it where the student says which AI they
 # used: never graded, read by the staff beside the answer. For example:
-#   c.AiPolicy.policies = {"parameters": "You may ask an AI assistant to explain an error "
-#                          "message; write every answer yourself."}
+#   c.AiPolicy.policies = {"an-assignment": "You may ask an AI assistant to explain an error "
+#                             "message; write every answer yourself."}
 #   c.AiPolicy.declaration = True
 c.AiPolicy.policies = {}
 c.AiPolicy.declaration = False
