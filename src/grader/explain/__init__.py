@@ -14,5 +14,5 @@ from .answers import ExplainCell, declaration_of, explain_cell, student_answer, 
 from .defense import write_defense_sheets
 from .grading import grade_explain, grading_order, state_path
 
-__all__ = ["ExplainCell", "declaration_of", "explain_cell", "grade_explain", "grading_order", "state_path",
-           "student_answer", "student_values", "write_defense_sheets"]
+__all__ = ["ExplainCell", "declaration_of", "explain_cell", "grade_explain", "grading_order",
+           "state_path", "student_answer", "student_values", "write_defense_sheets"]

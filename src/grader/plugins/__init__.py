@@ -27,5 +27,5 @@ from .late import (LateCharge, LateDayBudget, Lateness, PercentPerDay, late_char
                    points_end)
 from .nbgrader_guard import SandboxedGradingOnly
 
-__all__ = ["AiPolicyCells", "FeedbackPage", "HideTestCode", "LateCharge", "LateDayBudget", "Lateness",
-           "PercentPerDay", "SandboxedGradingOnly", "late_charges", "points_end"]
+__all__ = ["AiPolicyCells", "FeedbackPage", "HideTestCode", "LateCharge", "LateDayBudget",
+           "Lateness", "PercentPerDay", "SandboxedGradingOnly", "late_charges", "points_end"]

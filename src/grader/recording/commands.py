@@ -9,8 +9,8 @@
 late policy as it is now and says who changed, before -> after (docs/deadlines.md).
 
 `check-config` also refuses an AI policy (c.AiPolicy.policies) for an assignment the course
-does not have or longer than the policies' limit, and says what each add-on's own check finds (``config_checks``, which
-cli.py gives the parser: c.LtiTool's, for one).
+does not have or longer than the policies' limit, and says what each add-on's own check
+finds (``config_checks``, which cli.py gives the parser: c.LtiTool's, for one).
 """
 
 import argparse

@@ -74,7 +74,8 @@ __all__ = ["CONFIGURABLES", "DECLARATION_GRADE_ID", "DECLARATION_PROMPT", "POLIC
            "CourseError", "DaskCluster", "GradebookWriter", "GradingService", "HubTransport",
            "Limits", "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
            "Settings", "SimilarityReport", "StudentVariants", "TermCarryOver", "TermRetention",
-           "Command", "ai_policy_problems", "check_config", "limits_from_config", "lines_of_one_assignment", "load",
+           "Command", "ai_policy_problems", "check_config", "limits_from_config",
+           "lines_of_one_assignment", "load",
            "loaded_with_warnings",
            "no_install_line_warning", "settings_help", "shown_url", "stale_salts",
            "with_postgres_driver", "write_release_lines"]
