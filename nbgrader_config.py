@@ -199,6 +199,36 @@ c.GenerateFeedback.preprocessors = [
 # AA (tests/instructor/test_feedback_page.py).
 c.GenerateFeedback.exporter_class = "grader.plugins.feedback.FeedbackPage"
 
+# --- the course's AI policy (docs/instructor.md) ---------------------------------
+# An assignment's AI policy, a few sentences of markdown (at most 2,000 characters), is
+# shown to its students in each of its notebooks (a locked cell after the introduction,
+# which `make release` writes), on the site's homework page and on their feedback page;
+# an assignment not named here has none and shows none. With declaration = True, each
+# notebook with a policy also has a cell after it where the student says which AI they
+# used: never graded, read by the staff beside the answer. For example:
+#   c.AiPolicy.policies = {"an-assignment": "You may ask an AI assistant to explain an error "
+#                             "message; write every answer yourself."}
+#   c.AiPolicy.declaration = True
+c.AiPolicy.policies = {}
+c.AiPolicy.declaration = False
+# nbgrader's own steps of `nbgrader generate_assignment`, after the one that adds the
+# policy's cells (grader.plugins.ai_policy; it adds nothing to an assignment without one)
+c.GenerateAssignment.preprocessors = [
+    "grader.plugins.ai_policy.AiPolicyCells",
+    "nbgrader.preprocessors.IncludeHeaderFooter",
+    "nbgrader.preprocessors.InstantiateTests",
+    "nbgrader.preprocessors.LockCells",
+    "nbgrader.preprocessors.ClearSolutions",
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.CheckCellMetadata",
+    "nbgrader.preprocessors.ComputeChecksums",
+    "nbgrader.preprocessors.SaveCells",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbgrader.preprocessors.ClearMarkScheme",
+    "nbgrader.preprocessors.ComputeChecksums",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+
 # --- publishing (docs/publishing.md) -------------------------------------------
 # `make publish` writes _publish/: the site, the released notebooks and the students' wheel
 # of gptcourse, for a static host to serve as it is. Give here the address it is served

@@ -134,7 +134,7 @@ The wings, from the top down:
   convention: all here, save `CanvasPush`, which names an LMS and so is lms/'s):
   `SandboxGrader` (the sandbox's and the course package) with `Limits`, `Reports`,
   `SimilarityReport`, `StudentVariants`, `GradebookWriter`, `DaskCluster`, the
-  service's, `LtiTool` (old names still read, with a warning); the check of
+  service's, `LtiTool`, `AiPolicy` (old names still read, with a warning); the check of
   nbgrader_config.py, the variant salt written into the notebooks, and the two
   errors that are the instructor's to fix.
 
@@ -156,7 +156,7 @@ The ground floor, used by every wing:
   name: the feedback page (its template in ``templates/feedback/``) without
   hidden tests, nbgrader's own autograde refused, and the late policies (a
   percentage per day, a late-day budget) with what each student's late
-  assignments are charged.
+  assignments are charged, and the course's AI policy put into the released notebooks.
 - ``grading_page/``: the staff's page where explain answers are graded, and what it
   shows: each answer's numbers read as written and named by the student's own values,
   the answers grouped by reasoning (TF-IDF and a clustering of scikit-learn, the

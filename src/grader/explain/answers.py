@@ -1,4 +1,5 @@
-"""What grading an explain answer reads: the cell, the student's text and their own values."""
+"""What grading an explain answer reads: the cell, the student's text and their own values,
+and the student's AI declaration (`declaration_of`), which the staff read beside the answer."""
 
 import os
 from dataclasses import dataclass
@@ -9,7 +10,11 @@ import nbformat
 from ..cells import nbgrader_meta, source_text
 from ..plan import Unreadable, read_submission
 from ..rubric import Rubric, load_rubric, rubric_path
-from ..settings import CourseError, Settings
+from ..safe_text import capped, student_id_problem, writable
+from ..settings import DECLARATION_GRADE_ID, DECLARATION_PROMPT, CourseError, Settings
+
+
+MAX_DECLARATION_CHARS = 20_000  # of a declaration shown beside an answer; the file keeps all
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,43 @@ def student_answer(settings: Settings, cell: ExplainCell, student: str) -> str |
         if found.get("id") == cell.grade_id:
             return source_text(found.get("source"))
     return None
+
+
+def declaration_of(settings: Settings, student: str, assignment: str) -> str | None:
+    """The student's AI declaration for `assignment` as they handed it in, for the staff to
+    read beside the answer, or None when no notebook of theirs holds it or can be read.
+
+    The declaration is the text of the cell ``ai_declaration`` that c.AiPolicy.declaration
+    adds (found by its grade_id, else by the prompt it opens with), the released prompt
+    taken off: "" when the student wrote nothing in it. A notebook is read as the grader
+    reads it (plan.read_submission: too large, too deeply nested, no notebook: None). The
+    text is the student's as written, HTML included: whatever shows it escapes it; past
+    `MAX_DECLARATION_CHARS` it is cut, saying so. A student id that is no folder name, or
+    an unknown assignment, is refused (CourseError)."""
+    problem = student_id_problem(student)
+    if problem:
+        raise CourseError(f"student id {student!r} {problem}")
+    for notebook in settings.instructor_notebooks(assignment):
+        path = os.path.join(settings.submitted, student, assignment, notebook + ".ipynb")
+        try:
+            cells = read_submission(path)["cells"]
+        except (OSError, Unreadable):
+            continue
+        texts = [source_text(cell.get("source")).strip() for cell in cells]
+        found = [text for cell, text in zip(cells, texts)
+                 if nbgrader_meta(cell).get("grade_id") == DECLARATION_GRADE_ID]
+        # an editor that drops nbgrader's metadata (Colab) keeps the released prompt
+        found += [text for text in texts if text.startswith(DECLARATION_PROMPT)]
+        if found:
+            return _shown_declaration(found[0].removeprefix(DECLARATION_PROMPT).strip())
+    return None
+
+
+def _shown_declaration(text: str) -> str:
+    if len(text) <= MAX_DECLARATION_CHARS:
+        return writable(text)
+    return (capped(text, MAX_DECLARATION_CHARS) + f"\n\n[... cut: the declaration is "
+            f"{len(text):,} characters; the first {MAX_DECLARATION_CHARS:,} are shown]")
 
 
 def student_values(settings: Settings, rubric: Rubric, student: str) -> dict[str, Any]:

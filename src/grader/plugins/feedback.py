@@ -12,7 +12,9 @@ nbgrader_config.py names replace that:
   (``templates/feedback/`` of the grader package): a summary of every graded cell
   at the top (`feedback_summary`: the check's docstring, its points, the first
   line of the message of a missed one, a link to the cell), the score, then
-  the notebook. One self-contained HTML file that loads nothing from anywhere.
+  the notebook. One self-contained HTML file that loads nothing from anywhere. Above the
+  summary, the assignment's AI policy when the course sets one (c.AiPolicy.policies), as
+  text: each paragraph escaped, never read as markdown or HTML (`ai_policy_paragraphs`).
 """
 
 import os
@@ -31,6 +33,7 @@ from traitlets.config import Config
 
 from ..cells import docstring_of, nbgrader_meta
 from ..safe_text import url_scheme
+from ..settings import AiPolicy
 
 # the package's templates/ folder (package data, beside the wings), not this wing's
 TEMPLATES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "templates")
@@ -202,9 +205,10 @@ MARKDOWN_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "div
 PAGE_CLASSES = frozenset({
     "answer", "back", "cell", "cell-label", "check", "checks", "comment", "context", "doc",
     "grading-note", "message", "missed", "not_graded", "note", "outcome", "partly", "passed",
-    "points", "score", "skip", "student-output", "student-output-label", "student-text",
-    "totals", "what"})
-PAGE_IDS = frozenset({"summary", "summary-heading", "notebook", "notebook-heading"})
+    "points", "policy", "score", "skip", "student-output", "student-output-label",
+    "student-text", "totals", "what"})
+PAGE_IDS = frozenset({"summary", "summary-heading", "notebook", "notebook-heading",
+                      "ai-policy", "ai-policy-heading"})
 LINK_SCHEMES = frozenset({"", "http", "https", "mailto"})  # "": within the page, or relative
 
 
@@ -242,6 +246,11 @@ def code_styles() -> dict[str, str]:
             for mode in ("light", "dark")}
 
 
+def ai_policy_paragraphs(policy: str) -> list[str]:
+    """The paragraphs of an AI policy (blank lines part them), each stripped; [] for none."""
+    return [part.strip() for part in re.split(r"\n\s*\n", policy) if part.strip()]
+
+
 class FeedbackPage(HTMLExporter):
     """nbconvert's HTML exporter with the course's feedback template (templates/feedback/).
 
@@ -275,4 +284,7 @@ class FeedbackPage(HTMLExporter):
                            **kw: Any) -> tuple[str, dict[str, Any]]:
         resources = dict(resources or {})
         resources["code_styles"] = code_styles()
+        assignment = str((resources.get("nbgrader") or {}).get("assignment", ""))
+        resources["ai_policy"] = ai_policy_paragraphs(
+            AiPolicy(config=self.config).policy_of(assignment))
         return super().from_notebook_node(nb, resources, **kw)

@@ -8,16 +8,17 @@
 `apply-late-policy` charges every recorded grade's late penalty again under the course's
 late policy as it is now and says who changed, before -> after (docs/deadlines.md).
 
-`check-config` also says what each add-on's own check finds (``config_checks``, which
-cli.py gives the parser: c.LtiTool's, for one).
+`check-config` also refuses an AI policy (c.AiPolicy.policies) for an assignment the course
+does not have or longer than the policies' limit, and says what each add-on's own check
+finds (``config_checks``, which cli.py gives the parser: c.LtiTool's, for one).
 """
 
 import argparse
 import os
 import sys
 
-from ..settings import (CourseError, loaded_with_warnings, no_install_line_warning, stale_salts,
-                        write_release_lines)
+from ..settings import (AiPolicy, CourseError, ai_policy_problems, loaded_with_warnings,
+                        no_install_line_warning, stale_salts, write_release_lines)
 from .due_dates import parse_due_date, set_due_date
 from .late_policy import late_policy_lines
 
@@ -45,6 +46,7 @@ def run_check_config(args: argparse.Namespace) -> int:
         settings.check_assignments([args.assignment])
     stale = stale_salts(settings) + [line for check in getattr(args, "config_checks", ())
                                      for line in check(settings)]
+    stale += ai_policy_problems(AiPolicy(config=settings.config).policies, settings.assignments)
     if stale:
         raise CourseError("\n".join(stale))
     if args.duedate and args.duedate.strip().lower() != "none":

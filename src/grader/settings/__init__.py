@@ -25,7 +25,8 @@ setting that one command reads (the LTI tool's, the service's) is read by it fro
   (how long a run waits for a gradebook that stopped answering), `DaskCluster` (the
   names of the Dask cluster's certificates), `TermRetention` (how long a finished term's
   students' files stay), `TermCarryOver` (what next term's course is made of),
-  `GradingPage` (who grades whom on the staff's grading page).
+  `GradingPage` (who grades whom on the staff's grading page), `AiPolicy` (each
+  assignment's AI policy and whether students declare their AI use).
 - ``service.py``: what the grading service shows students before their due date:
   `CheckFeedback` (each check's visibility) and `CheckRateLimit` (checks per window);
   `GradingService`, when it releases each student's feedback and looks for a new
@@ -59,21 +60,25 @@ from .errors import CourseError, SandboxError
 from .limits import Limits, SandboxGrader, limits_from_config
 from .lti import LtiTool
 from .release_lines import no_install_line_warning, stale_salts, write_release_lines
-from .sections import (SPLITS, DaskCluster, GradebookWriter, GradingPage, Reports,
-                       SimilarityReport, StudentVariants, TermCarryOver, TermRetention)
+from .sections import (DECLARATION_GRADE_ID, DECLARATION_PROMPT, POLICY_GRADE_ID, SPLITS,
+                       AiPolicy, DaskCluster, GradebookWriter, GradingPage, Reports,
+                       SimilarityReport, StudentVariants, TermCarryOver, TermRetention,
+                       ai_policy_problems)
 from .service import CheckFeedback, CheckRateLimit, GradingService, HubTransport, ServicePage
 
 # every class of the grader's own settings, as the command line's help lists them
 CONFIGURABLES = (SandboxGrader, Reports, SimilarityReport, StudentVariants, GradebookWriter,
                  DaskCluster, CheckFeedback, CheckRateLimit, GradingService, ServicePage,
-                 HubTransport, LtiTool, TermRetention, TermCarryOver, GradingPage)
+                 HubTransport, LtiTool, TermRetention, TermCarryOver, GradingPage, AiPolicy)
 
-__all__ = ["CONFIGURABLES", "POSTGRES_DRIVER", "SPLITS", "CheckFeedback", "CheckRateLimit",
+__all__ = ["CONFIGURABLES", "DECLARATION_GRADE_ID", "DECLARATION_PROMPT", "POLICY_GRADE_ID",
+           "POSTGRES_DRIVER", "SPLITS", "AiPolicy", "CheckFeedback", "CheckRateLimit",
            "CourseError", "DaskCluster", "GradebookWriter", "GradingPage", "GradingService",
            "HubTransport",
            "Limits", "LtiTool", "Reports", "SandboxError", "SandboxGrader", "ServicePage",
            "Settings", "SimilarityReport", "StudentVariants", "TermCarryOver", "TermRetention",
-           "Command", "check_config", "limits_from_config", "lines_of_one_assignment", "load",
+           "Command", "ai_policy_problems", "check_config", "limits_from_config",
+           "lines_of_one_assignment", "load",
            "loaded_with_warnings",
            "no_install_line_warning", "settings_help", "shown_url", "stale_salts",
            "with_postgres_driver", "write_release_lines"]

@@ -20,10 +20,16 @@ that makes the certificates):
 - `GradingPage`: who grades whom on the staff's grading page (``c.GradingPage.graders``,
   ``.split``, ``.grader_sections``, ``.previous_assignment``, ``.strict``, ``.instructors``,
   ``.seed``).
+- `AiPolicy`: the course's AI policy for each assignment and whether its students declare
+  the AI they used (``c.AiPolicy.policies``, ``.declaration``; docs/instructor.md), read by
+  the release's cells (plugins/ai_policy.py), the feedback page and the site's homework
+  page; `ai_policy_problems` is check-config's check of it against the course's assignments.
 
 The first four were settings of `SandboxGrader` before; the old names still work
 (renamed.py).
 """
+
+from collections.abc import Iterable, Mapping
 
 from traitlets import Bool, Dict, Enum, Float, Int, List, TraitError, Unicode, validate
 from traitlets.config import Configurable
@@ -173,3 +179,46 @@ class GradingPage(Configurable):
             found.append("c.GradingPage.split is 'previous' but "
                          "c.GradingPage.previous_assignment names no assignment")
         return found
+
+
+MAX_POLICY_CHARS = 2_000  # a policy is a few sentences a student reads above their work
+POLICY_GRADE_ID = "ai_policy"  # the locked cell of the policy in each released notebook
+DECLARATION_GRADE_ID = "ai_declaration"  # the cell in which a student declares their AI use
+DECLARATION_PROMPT = ("**Your AI declaration** (not graded; the course staff read it beside "
+                      "your answers). Say here which AI tools you used for this assignment "
+                      "and how, or that you used none:")
+
+
+class AiPolicy(Configurable):
+    """The course's AI policy, per assignment: a locked cell near the top of each of the
+    assignment's released notebooks, a section of the site's homework page and of each
+    feedback page; with `declaration`, a cell after it where the student says which AI they
+    used, never graded, which the staff read beside the answer."""
+
+    policies = Dict(value_trait=Unicode(), key_trait=Unicode(), default_value={},
+                    help="each assignment's AI policy, {assignment: text} (markdown, at most "
+                    "2,000 characters); an assignment not named, or named with empty text, has "
+                    "none and shows none anywhere; make release writes it into the notebooks"
+                    ).tag(config=True)
+    declaration = Bool(False, help="whether the notebooks of an assignment with a policy carry "
+                       "a cell, after the policy, where each student declares the AI they used "
+                       "(never graded)").tag(config=True)
+
+    def policy_of(self, assignment: str) -> str:
+        """The policy of `assignment`, stripped; "" when it has none."""
+        return self.policies.get(assignment, "").strip()
+
+
+def ai_policy_problems(policies: Mapping[str, str], assignments: Iterable[str]) -> list[str]:
+    """One line for each policy of c.AiPolicy.policies that check-config refuses: one given to
+    an assignment the course does not have (a misspelt name would leave the real assignment
+    without its policy), or longer than `MAX_POLICY_CHARS`."""
+    known = sorted(assignments)
+    problems = [f"c.AiPolicy.policies names {name!r}, which is not an assignment of this "
+                f"course (the assignments: {', '.join(known) or 'none'}); its policy would "
+                "show nowhere" for name in sorted(policies) if name not in known]
+    problems += [f"c.AiPolicy.policies[{name!r}] is {len(text.strip()):,} characters long; at "
+                 f"most {MAX_POLICY_CHARS:,} (a few sentences students read above their work: "
+                 "link to a longer page from it)"
+                 for name, text in sorted(policies.items()) if len(text.strip()) > MAX_POLICY_CHARS]
+    return problems

@@ -223,3 +223,25 @@ def test_the_graders_own_text_is_never_framed_as_the_students():
     assert html.count('class="cell text student-text"') == 1
     framed = re.search(r'<div class="cell text student-text">(.*?)</div>', html, re.S).group(1)
     assert "My own notes." in framed and "Grading note" not in framed
+
+
+def test_the_courses_ai_policy_is_shown_above_the_summary_as_escaped_text():
+    policy = ("No AI for the answers <script>alert(1)</script>.\n\n"
+              "Ask it about <b>errors</b>, [a link](javascript:alert(2)).")
+    html = page(graded(PARTIAL, PARTIAL_OUTPUTS),
+                config={"AiPolicy": {"policies": {fx.ASSIGNMENT: policy}}})
+    section = html[html.index('id="ai-policy"'):html.index('id="summary"')]
+    assert re.findall(r"<p>(.*?)</p>", section) == [
+        "No AI for the answers &lt;script&gt;alert(1)&lt;/script&gt;.",
+        "Ask it about &lt;b&gt;errors&lt;/b&gt;, [a link](javascript:alert(2))."]
+    assert ("<h2 id=\"ai-policy-heading\">The course's AI policy for this assignment</h2>"
+            in section)
+    assert "<script" not in html and "<b>errors" not in html
+    assert html.index('id="ai-policy"') < html.index('id="summary"')
+
+
+def test_an_assignment_without_a_policy_shows_none():
+    nb = graded(PARTIAL, PARTIAL_OUTPUTS)
+    other = page(nb, config={"AiPolicy": {"policies": {"another": "No AI."}}})
+    assert "ai-policy" not in other and "No AI." not in other
+    assert other == page(nb) == page(nb, config={"AiPolicy": {"policies": {"tiny": " \n"}}})

@@ -147,3 +147,56 @@ def test_grading_page_settings_that_contradict_each_other_are_said(settings, pro
     from grader.settings import GradingPage
 
     assert GradingPage(**settings).problems() == problems
+
+
+def test_an_ai_policy_per_assignment_and_the_declaration_are_read_from_the_configuration(
+        tmp_path):
+    from grader.settings import AiPolicy
+
+    settings = load(course_with(tmp_path, 'c.AiPolicy.policies = {"hw": "  No AI.  "}',
+                                "c.AiPolicy.declaration = True"))
+    policy = AiPolicy(config=settings.config)
+    assert (policy.policy_of("hw"), policy.policy_of("other"), policy.declaration) == (
+        "No AI.", "", True)
+    assert settings.warnings == []
+    unset = AiPolicy(config=load(course_with(tmp_path)).config)
+    assert (unset.policies, unset.declaration) == ({}, False)
+
+
+def test_an_ai_policy_that_is_not_text_is_an_error_with_its_line(tmp_path):
+    with pytest.raises(CourseError) as error:
+        load(course_with(tmp_path, 'c.AiPolicy.policies = {"hw": 3}'))
+    assert str(error.value).startswith(
+        f"{tmp_path}/nbgrader_config.py, line 2: c.AiPolicy.policies = {{'hw': 3}}: ")
+
+
+def test_a_policy_for_an_unknown_assignment_or_too_long_is_named():
+    from grader.settings import ai_policy_problems
+
+    longest = "x" * 2_000
+    assert ai_policy_problems({"parameters": longest, "sampling": ""},
+                              ["parameters", "sampling"]) == []
+    assert ai_policy_problems({"paramters": "No AI.", "sampling": longest + "y"},
+                              ["parameters", "sampling"]) == [
+        "c.AiPolicy.policies names 'paramters', which is not an assignment of this course (the "
+        "assignments: parameters, sampling); its policy would show nowhere",
+        "c.AiPolicy.policies['sampling'] is 2,001 characters long; at most 2,000 (a few "
+        "sentences students read above their work: link to a longer page from it)"]
+
+
+def test_check_config_refuses_a_policy_for_an_assignment_the_course_does_not_have(tmp_path,
+                                                                                 capsys):
+    import nbformat
+
+    from grader.cli import main
+
+    (tmp_path / "solutions" / "hw").mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(), str(tmp_path / "solutions" / "hw" / "hw.ipynb"))
+    course = course_with(tmp_path, 'c.CourseDirectory.source_directory = "solutions"',
+                         'c.AiPolicy.policies = {"hw": "No AI.", "h w": "Some AI."}')
+    assert main(["check-config", "--course", course]) == 2
+    assert ("c.AiPolicy.policies names 'h w', which is not an assignment of this course (the "
+            "assignments: hw); its policy would show nowhere") in capsys.readouterr().err
+    course = course_with(tmp_path, 'c.CourseDirectory.source_directory = "solutions"',
+                         'c.AiPolicy.policies = {"hw": "No AI."}')
+    assert main(["check-config", "--course", course]) == 0
