@@ -140,7 +140,7 @@ def ask_refusal(settings: Settings, student: str, assignment: str, item: str, me
     if asker is not None and asker != student:
         return "not asked: a student asks for a regrade of their own work only"
     if assignment not in settings.assignments:
-        return f"not asked: there is no assignment {assignment!r}"
+        return f"not asked: there is no assignment {assignment[:80]!r}"
     if not feedback_out:
         return (f"not asked: your feedback of {assignment} is not out yet; ask once you have "
                 "read it")
@@ -150,7 +150,7 @@ def ask_refusal(settings: Settings, student: str, assignment: str, item: str, me
         return (f"not asked: the message has {len(message):,} characters, more than the "
                 f"{MAX_MESSAGE:,} a request may have; shorten it and ask again")
     if item not in request_items(settings, assignment):
-        return f"not asked: {item!r} is not a check or question of {assignment}"
+        return f"not asked: {item[:80]!r} is not a check or question of {assignment}"
     return ""
 
 
