@@ -22,11 +22,12 @@ from grader.recording.asked_regrades import requests_folder
 from grader.service.page import actions
 from grader.service.page.actions import PageOutcome
 from grader.service.page.page import PageHandler, RegradeHandler
+from grader.service.page.page_http import HttpPageHandler, HttpRegradeHandler
 from grader.service.page.standing import (AssignmentStanding, Standing, StudentStanding,
                                           late_words, standing_html, standing_of)
 from grader.service.queue.records import JobState, ReleaseOutcome
 from grader.service.queue.store import Store
-from grader.settings import load
+from grader.settings import HubTransport, load
 from testsupport.gradebook import sqlite_url
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, record_grades
 
@@ -145,13 +146,13 @@ def test_a_request_before_the_feedback_is_out_is_refused_and_nothing_kept(settin
 class Login:
     """The page's handler with the hub's login given by the test (`login`), not the hub's."""
 
-    def initialize(self, settings, store, instructors, login):
-        super().initialize(settings, store, instructors)
-        self.login = login
+    def initialize(self, settings, store, instructors, login, groups=(), **transport):
+        super().initialize(settings, store, instructors, **transport)
+        self.login, self.groups = login, list(groups)
         self.hub_auth = HubOAuth(api_token="test", base_url=PREFIX, cookie_options={})
 
     def get_current_user(self):
-        return {"name": self.login, "groups": []}
+        return {"name": self.login, "groups": self.groups}
 
 
 class LoginPage(Login, PageHandler):
@@ -162,13 +163,29 @@ class LoginRegrade(Login, RegradeHandler):
     pass
 
 
-async def visit(settings, store, login, form):
+class LoginHttpPage(Login, HttpPageHandler):
+    pass
+
+
+class LoginHttpRegrade(Login, HttpRegradeHandler):
+    pass
+
+
+async def visit(settings, store, login, form, groups=None, post_groups=None):
     """The page as `login` sees it, then `form` posted with the page's XSRF token, then the
-    page again; returns (the first page, the page after)."""
+    page again; returns (the first page, the page after). With `groups` (the login's hub
+    groups; `post_groups` when it posts, if they differ), the page over HTTP, whose students
+    are the hub group "course-students"."""
     options = {"settings": settings, "store": store, "instructors": "nobody-group",
                "login": login}
-    app = web.Application([(PREFIX, LoginPage, options),
-                           (PREFIX + "regrade", LoginRegrade, options)],
+    handlers = (LoginPage, LoginRegrade)
+    if groups is not None:
+        transport = HubTransport(transport="http", students_group="course-students")
+        options.update(groups=groups, transport=transport)
+        handlers = (LoginHttpPage, LoginHttpRegrade)
+    posting = dict(options, groups=post_groups) if post_groups is not None else options
+    app = web.Application([(PREFIX, handlers[0], options),
+                           (PREFIX + "regrade", handlers[1], posting)],
                           cookie_secret="s" * 32, xsrf_cookies=True)
     server = app.listen(0, address="127.0.0.1")
     port = next(iter(server._sockets.values())).getsockname()[1]
@@ -181,7 +198,8 @@ async def visit(settings, store, login, form):
         posted = await client.fetch(url + "regrade", method="POST", headers={"Cookie": cookies},
                                     body=urllib.parse.urlencode(dict(form, _xsrf=token)),
                                     follow_redirects=False, raise_error=False)
-        assert posted.code == 302, posted.body
+        if posted.code != 302:
+            return first.body.decode(), f"{posted.code}: {posted.body.decode()}"
         message = "; ".join(c.split(";")[0] for c in posted.headers.get_list("Set-Cookie"))
         after = await client.fetch(url, headers={"Cookie": f"{cookies}; {message}"})
         return first.body.decode(), after.body.decode()
@@ -226,3 +244,18 @@ def test_before_the_feedback_the_page_has_no_form_and_a_post_is_refused(settings
     assert (f"not asked: your feedback of {ASSIGNMENT} is not out yet; ask once you have "
             "read it") in after
     assert requests_of(settings, "cleo") == []
+
+
+def test_over_http_a_course_student_asks_and_a_hub_user_outside_the_group_is_refused(
+        settings, store):
+    graded(settings, store, "hugo")
+    form = {"assignment": ASSIGNMENT, "item": "ones_values", "message": "ones are ones"}
+    _, refused = asyncio.run(visit(settings, store, "hugo", form, groups=["course-students"],
+                                   post_groups=["others"]))
+    assert refused.startswith("403: ")
+    assert "only the course&#x27;s students ask for a regrade; nothing was done" in refused
+    assert requests_of(settings, "hugo") == []
+    first, after = asyncio.run(visit(settings, store, "hugo", form, groups=["course-students"]))
+    assert "Ask for a regrade (tiny)</button>" in first
+    assert f"asked: your request about ones_values of {ASSIGNMENT} is with the staff" in after
+    assert [r.item for r in requests_of(settings, "hugo")] == ["ones_values"]
