@@ -180,7 +180,7 @@ def all_requests(settings: Settings, assignment: str | None = None) -> list[Aske
     """Every request (of `assignment`, when given), oldest first."""
     names = [assignment] if assignment is not None else settings.assignments
     found = [r for name in names for r in read_asked_regrades(requests_file(settings, name))]
-    return sorted(found, key=lambda r: (r.asked_at, r.id))
+    return sorted(found, key=lambda r: r.asked_at)  # stable: asked in one second, in turn
 
 
 def open_requests(settings: Settings, assignment: str | None = None,

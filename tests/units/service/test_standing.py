@@ -141,6 +141,15 @@ def test_a_request_before_the_feedback_is_out_is_refused_and_nothing_kept(settin
     assert requests_of(settings, "olga") == []
 
 
+def test_a_message_of_the_limit_typed_in_lines_is_kept_with_its_line_breaks(settings, store):
+    graded(settings, store, "lina")
+    typed = ("x" * 999 + "\n") * 2  # 2,000 characters as typed; the form sends CR LF
+    asked = actions.ask_for_regrade(settings, store, "lina", ASSIGNMENT, "ones_values",
+                                    typed.replace("\n", "\r\n"))
+    assert asked.outcome == PageOutcome.ASKED
+    assert [r.message for r in requests_of(settings, "lina")] == [typed]
+
+
 # --- the page itself, as the hub's login sees it --------------------------------------------
 
 class Login:

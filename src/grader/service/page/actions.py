@@ -193,6 +193,7 @@ def ask_for_regrade(settings: Settings, store: Store, student: str, assignment: 
     """"Ask for a regrade": `student` (the login, never a form's field) asks that `item` of
     `assignment` be looked at again, once their feedback of it is out."""
     out = released_feedback(settings, store, student, assignment) is not None
-    asked = ask_regrade(settings, student, assignment, item, message, feedback_out=out)
+    typed = message.replace("\r\n", "\n")  # a form sends each line break as CR LF
+    asked = ask_regrade(settings, student, assignment, item, typed, feedback_out=out)
     return Answer(PageOutcome.ASKED if asked.status == AskStatus.ASKED else PageOutcome.REFUSED,
                   asked.sentence)
