@@ -12,8 +12,10 @@ import pytest
 from grader.recording import (AskStatus, RequestState, answer_request, ask_regrade,
                               open_requests, request_items, requests_of)
 from grader.recording.asked_regrades import MAX_MESSAGE, requests_file, requests_folder
+from nbgrader.api import Gradebook
+
 from grader.settings import CourseError, load
-from testsupport.tiny_course import ASSIGNMENT
+from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, make_course
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +41,21 @@ def test_the_items_are_the_assignments_grade_cells_in_the_gradebook(settings):
         "double_visible": "check", "double_hidden": "check", "ones_values": "check",
         "answer_value": "check"}
     assert request_items(settings, "no-such") == {}
+
+
+def test_the_explain_question_is_an_item_as_the_gradebook_holds_it(tmp_path):
+    """An explain answer is a markdown grade cell, graded by a person: its grade_id is an
+    item too, named as the question it is."""
+    course = load(make_course(str(tmp_path / "course")))
+    with Gradebook(course.db_url, course.course_id) as gb:
+        gb.add_grade_cell("explain_double", NOTEBOOK, ASSIGNMENT, max_score=2.0,
+                          cell_type="markdown")
+        gb.db.commit()
+    assert list(request_items(course, ASSIGNMENT).items())[-1] == (
+        "explain_double", "explain question")
+    asked = ask_regrade(course, "ann", ASSIGNMENT, "explain_double", "my reasoning holds",
+                        feedback_out=True)
+    assert (asked.status, asked.request.item) == (AskStatus.ASKED, "explain_double")
 
 
 def test_a_request_is_stored_open_with_the_message_as_typed(settings):
