@@ -3,7 +3,8 @@ and, only when told to apply, exactly those students changed.
 
 A dry run grades the chosen students again in memory, compares each result with
 the student's part of the grade report, prints every student who would change
-(old and new total, the checks that change) and the regrade requests it answers,
+(old and new total, the checks that change) and the regrade requests it answers
+(regrade-requests.csv's rows, then the course page's open requests),
 and writes one record under regrades/ beside reports/ (when, who ran it, the
 reason, each change). It writes nothing else: not the gradebook, the autograded
 notebooks, the reports or the feedback.
