@@ -1,6 +1,7 @@
 """The regrade wing: a class graded again after a check changed, who changes shown first.
 
-- ``requests.py``: students' regrade requests, from regrade-requests.csv.
+- ``requests.py``: students' regrade requests, from regrade-requests.csv and the course
+  page's open ones (`page_requests`).
 - ``grading.py``: `grade_again`, the chosen students graded against the current
   release in memory, through the same engine and warm templates as autograde.
 - ``changes.py``: what changes per student and check, and which requests that answers.
@@ -11,7 +12,8 @@
 
 from .changes import CheckChange, StudentChange, student_change
 from .regrading import regrade, regrades_folder
-from .requests import REQUESTS_FILE, RegradeRequest, read_regrade_requests
+from .requests import (REQUESTS_FILE, RegradeRequest, RequestSource, page_requests,
+                       read_regrade_requests)
 
-__all__ = ["REQUESTS_FILE", "CheckChange", "RegradeRequest", "StudentChange",
-           "read_regrade_requests", "regrade", "regrades_folder", "student_change"]
+__all__ = ["REQUESTS_FILE", "CheckChange", "RegradeRequest", "RequestSource", "StudentChange",
+           "page_requests", "read_regrade_requests", "regrade", "regrades_folder", "student_change"]

@@ -3,7 +3,8 @@ and, only when told to apply, exactly those students changed.
 
 A dry run grades the chosen students again in memory, compares each result with
 the student's part of the grade report, prints every student who would change
-(old and new total, the checks that change) and the regrade requests it answers,
+(old and new total, the checks that change) and the regrade requests it answers
+(regrade-requests.csv's rows, then the course page's open requests),
 and writes one record under regrades/ beside reports/ (when, who ran it, the
 reason, each change). It writes nothing else: not the gradebook, the autograded
 notebooks, the reports or the feedback.
@@ -31,7 +32,8 @@ from ..safe_text import one_line, shown, writable
 from ..settings import Limits, Settings
 from .changes import StudentChange, answer_to, in_notebook_order, student_change
 from .grading import grade_again, hand_ins_of
-from .requests import REQUESTS_FILE, RegradeRequest, read_regrade_requests
+from .requests import (REQUESTS_FILE, RegradeRequest, RequestSource, page_requests,
+                       read_regrade_requests)
 
 REGRADE_NOTE = "regraded"  # the autograded notebook's metadata key: {"at", "reason"}
 
@@ -99,7 +101,7 @@ def regrade(settings: Settings, assignment: str, limits: Limits,
     """Grade `students` (default: all who handed in) of `assignment` again; returns the lines
     to print. Without `apply` nothing but the record under regrades/ is written."""
     requests = [r for r in read_regrade_requests(os.path.join(settings.root, REQUESTS_FILE))
-                if r.assignment == assignment]
+                if r.assignment == assignment] + page_requests(settings, assignment)
     hand_ins = {h.student: h for h in hand_ins_of(settings, assignment, students)}
     old = {r.student: r for r in read_student_parts(settings.reports, assignment)}
     scores_before = gradebook_scores(settings, assignment)
@@ -137,7 +139,8 @@ def regrade(settings: Settings, assignment: str, limits: Limits,
               "gradebook_after": {s: scores_after.get(s) for s in changes} if apply else {},
               "feedback": feedback,
               "requests": [{"student": r.student, "check": r.check, "message": r.message,
-                            "answer": answer_to(r, set(results), changes)} for r in requests]}
+                            "answer": answer_to(r, set(results), changes),
+                            "source": str(r.source), "id": r.request_id} for r in requests]}
     name = f"{assignment}-{now:%Y%m%dT%H%M%S%fZ}-{'applied' if apply else 'dry-run'}.json"
     path = os.path.join(regrades_folder(settings), name)
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -154,12 +157,22 @@ def regrade(settings: Settings, assignment: str, limits: Limits,
 
 def request_lines(requests: list[RegradeRequest], regraded: set[str],
                   changes: dict[str, StudentChange]) -> list[str]:
-    """The regrade requests of the assignment and what the regrade does for each."""
-    if not requests:
-        return [f"regrade requests ({REQUESTS_FILE}): none for this assignment"]
-    lines = [f"regrade requests ({REQUESTS_FILE}): {len(requests)}"]
-    for request in requests:
+    """The regrade requests of the assignment, the file's rows then the course page's open
+    ones, and what the regrade does for each."""
+    from_file = [r for r in requests if r.source == RequestSource.CSV]
+    if not from_file:
+        lines = [f"regrade requests ({REQUESTS_FILE}): none for this assignment"]
+    else:
+        lines = [f"regrade requests ({REQUESTS_FILE}): {len(from_file)}"]
+    for request in from_file:
         lines.append(f"  {shown(request.student)}, {shown(request.check)}: "
                      f"\"{shown(request.message)}\" -> "
+                     f"{answer_to(request, regraded, changes)}")
+    from_page = [r for r in requests if r.source == RequestSource.PAGE]
+    lines.append(f"regrade requests ({RequestSource.PAGE}, open): "
+                 f"{len(from_page) or 'none for this assignment'}")
+    for request in from_page:
+        lines.append(f"  {shown(request.student)}, {shown(request.check)} (request "
+                     f"{request.request_id}): \"{shown(request.message)}\" -> "
                      f"{answer_to(request, regraded, changes)}")
     return lines

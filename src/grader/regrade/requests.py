@@ -1,4 +1,5 @@
-"""Students' regrade requests, from regrade-requests.csv in the course folder.
+"""Students' regrade requests, from regrade-requests.csv in the course folder and from the
+course page.
 
 One row per request (git ignores the file: it names students):
 
@@ -8,17 +9,29 @@ One row per request (git ignores the file: it names students):
 `check` is a check's grade_id; `message` is the student's, shown to the
 instructor as it is. Every row is checked before any is used: a missing column,
 an empty student, assignment or check, and each is reported with its line.
+
+The requests students ask on the course page (grader.recording.asked_regrades) are
+listed beside the file's rows while they are open, each with its id instead of a line.
 """
 
 import csv
 import os
 from dataclasses import dataclass
+from enum import StrEnum
 
+from ..recording import open_requests
 from ..safe_text import one_line
-from ..settings import CourseError
+from ..settings import CourseError, Settings
 
 REQUESTS_FILE = "regrade-requests.csv"
 COLUMNS = ("student", "assignment", "check", "message")
+
+
+class RequestSource(StrEnum):
+    """Where a regrade request came from."""
+
+    CSV = REQUESTS_FILE  # a row the instructor typed
+    PAGE = "the course page"  # asked by the student, open
 
 
 @dataclass(frozen=True)
@@ -29,7 +42,9 @@ class RegradeRequest:
     assignment: str
     check: str  # the check's grade_id
     message: str
-    line: int
+    line: int  # the file's line; 0 for a request from the page
+    source: RequestSource = RequestSource.CSV
+    request_id: str = ""  # the page's request's id; "" for a row of the file
 
 
 def read_regrade_requests(path: str) -> list[RegradeRequest]:
@@ -56,3 +71,9 @@ def read_regrade_requests(path: str) -> list[RegradeRequest]:
     if problems:
         raise CourseError("\n".join(problems))
     return requests
+
+
+def page_requests(settings: Settings, assignment: str) -> list[RegradeRequest]:
+    """The open requests students asked of `assignment` on the course page, oldest first."""
+    return [RegradeRequest(r.student, r.assignment, r.item, r.message, 0, RequestSource.PAGE,
+                           r.id) for r in open_requests(settings, assignment)]

@@ -7,8 +7,12 @@
 - ``requests.py``: "Check my notebook": `ask_for_check` (refused before anything is
   stored when it cannot be graded, has a syntax error or the limit is reached; a check
   is never a submission) and `student_hand_ins`, what the student sees of their hand-ins.
-- ``actions.py``: what a student may ask of the page (get, check, hand in, feedback)
-  and each answer (`Answer`, its `Outcome`), written once for both transports.
+- ``actions.py``: what a student may ask of the page (get, check, hand in, feedback,
+  ask for a regrade) and each answer (`Answer`, its `Outcome`), written once for both
+  transports.
+- ``standing.py``: "Where do I stand", first on the page (every assignment's state, the
+  score once the feedback is out, the late days, the open regrade requests), the regrade
+  form of each assignment whose feedback is out, and the student's requests.
 - ``page.py``: the students' page, a JupyterHub-managed service (HubOAuth), by the file
   exchange: an adapter that reads the notebook saved in the student's home.
 - ``saved.py``, ``home_reader.py``: the notebook a student saved in their home, read

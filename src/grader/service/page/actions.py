@@ -17,6 +17,8 @@ and calls one of these actions, which decide and say what happened:
   date do not know which transport brought it.
 - `feedback`: the feedback pages of the student's latest graded hand-in, once given out
   at their own due date (due_feedback.py records it).
+- `ask_for_regrade`: once that feedback is out, a request that one check or the explain
+  question be looked at again (grader.recording.asked_regrades keeps it for the staff).
 
 Each returns an `Answer`: what became of the request (`PageOutcome`) and the one sentence
 the student is shown; nothing is stored or spent when a request is refused.
@@ -26,6 +28,7 @@ import dataclasses
 import os
 from enum import StrEnum
 
+from ...recording import AskStatus, ask_regrade
 from ...settings import Settings
 from ..queue.records import JobSource, JobState, QueuedJob, SourceKind
 from ..queue.release_watch import release_folder
@@ -52,6 +55,7 @@ class PageOutcome(StrEnum):
     REFUSED = "refused"  # nothing stored, nothing spent
     GIVEN = "given"  # released notebooks or feedback pages handed over
     NOT_YET = "not yet"  # not released, or no feedback given out yet
+    ASKED = "asked"  # a regrade request kept for the staff
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,3 +186,14 @@ def feedback(settings: Settings, store: Store, student: str, assignment: str) ->
             files[f"{name}.html"] = handle.read()
     return Answer(PageOutcome.GIVEN, f"the feedback of hand-in {hand_in_id} of {assignment}",
                   files=files, hand_in=hand_in_id)
+
+
+def ask_for_regrade(settings: Settings, store: Store, student: str, assignment: str, item: str,
+                    message: str) -> Answer:
+    """"Ask for a regrade": `student` (the login, never a form's field) asks that `item` of
+    `assignment` be looked at again, once their feedback of it is out."""
+    out = released_feedback(settings, store, student, assignment) is not None
+    typed = message.replace("\r\n", "\n")  # a form sends each line break as CR LF
+    asked = ask_regrade(settings, student, assignment, item, typed, feedback_out=out)
+    return Answer(PageOutcome.ASKED if asked.status == AskStatus.ASKED else PageOutcome.REFUSED,
+                  asked.sentence)

@@ -34,10 +34,12 @@ from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import ioloop, web
 
 from ...settings import Settings
-from .actions import SavedIn, Sent, check, notebook_names
+from ...recording import requests_of
+from .actions import SavedIn, Sent, ask_for_regrade, check, notebook_names, released_feedback
 from .home_reader import read_as_student
 from .requests import HandInView, student_hand_ins
 from .saved import saved_notebooks
+from .standing import regrade_form, requests_html, standing_html, standing_of
 from ..queue.store import Store
 from .student_commands import kind_words, shown_score
 
@@ -48,7 +50,7 @@ line-height:1.5;color:#1a1a1a;background:#fff}h1{font-size:1.6rem}h2{font-size:1
 margin-top:2rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.3rem
 .5rem;border-bottom:1px solid #bbb;vertical-align:top}.passed{color:#0a5c1f}.failed{color:#9b1c1c}
 .note{background:#eef3fb;border-left:4px solid #2b5797;padding:.5rem .8rem}button{font-size:1rem;
-padding:.4rem .9rem}"""
+padding:.4rem .9rem}.typed{white-space:pre-wrap}"""
 
 
 def is_instructor(user: str, group: str) -> bool:
@@ -99,20 +101,24 @@ def action_form(action: str, label: str, assignment: str, xsrf: str) -> str:
 
 def page_html(user: str, student: str, sections: list[tuple[str, list[HandInView], str]],
               message: str, xsrf: str, over_http: dict[str, list[str]] | None = None,
-              panel: str = "") -> str:
-    """The whole page: per assignment, the checks left and the hand-ins, with the Check
-    my notebook button (the exchange's page); over HTTP (`over_http`: {assignment: the
+              panel: str = "", standing: str = "", asks: dict[str, str] | None = None) -> str:
+    """The whole page: where the student stands first (`standing`, with their regrade
+    requests), then per assignment, the checks left and the hand-ins, with the Check
+    my notebook button (the exchange's page) and the regrade form once the feedback is out
+    (`asks`: {assignment: its form}); over HTTP (`over_http`: {assignment: the
     student's feedback pages given out}) the feedback links instead, and `panel`, the
     link to the student's hand-in panel in their own server, where its buttons are."""
     parts = [f"<h1>Checks of {html.escape(student)}'s notebooks</h1>"]
     if message:
         parts.append(f'<p class="note" role="status">{html.escape(message)}</p>')
-    parts.append(panel)
+    parts += [standing, panel]
     for assignment, views, left in sections:
         name = html.escape(assignment)
         parts.append(f"<h2>{name}</h2><p>{html.escape(left)}</p>")
         if user == student and over_http is None:
             parts.append(action_form("check", "Check my notebook", assignment, xsrf))
+        if user == student:
+            parts.append((asks or {}).get(assignment, ""))
         pages = (over_http or {}).get(assignment)
         if pages:
             links = ", ".join(f'<a href="feedback/{name}/{html.escape(page)}.html?student='
@@ -150,7 +156,18 @@ class PageHandler(HubOAuthenticated, web.RequestHandler):
         self.set_header("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; "
                         "form-action 'self'")
         self.write(page_html(self.current_user["name"], student, sections, message,
-                             self.xsrf_form_html(), *self.over_http(student)))
+                             self.xsrf_form_html(), *self.over_http(student),
+                             *self.standing(student)))
+
+    def standing(self, student: str) -> tuple[str, dict[str, str]]:
+        """Where `student` stands and their regrade requests (standing.py), and the regrade
+        form of each assignment whose feedback is out for them."""
+        shown = (standing_html(standing_of(self.course, self.store, student))
+                 + requests_html(requests_of(self.course, student)))
+        asks = {a: regrade_form(self.course, a, self.xsrf_form_html())
+                for a in self.course.assignments
+                if released_feedback(self.course, self.store, student, a) is not None}
+        return shown, asks
 
     def over_http(self, student: str) -> tuple[dict[str, list[str]] | None, str]:
         """What the page over HTTP adds (page_http.py); (None, "") with the exchange."""
@@ -187,6 +204,26 @@ class CheckHandler(PageHandler):
         return check(self.course, self.store, user, assignment, sent).sentence
 
 
+class RegradeHandler(PageHandler):
+    """"Ask for a regrade": for the login's own work, whatever the form says."""
+
+    def may_ask(self) -> bool:
+        return True
+
+    @web.authenticated
+    def post(self) -> None:
+        if not self.may_ask():
+            raise web.HTTPError(403, "only the course's students ask for a regrade")
+        assignment = self.get_body_argument("assignment", "")
+        if assignment not in self.course.assignments:
+            raise web.HTTPError(400, "no such assignment")
+        asked = ask_for_regrade(self.course, self.store, self.current_user["name"], assignment,
+                                self.get_body_argument("item", ""),
+                                self.get_body_argument("message", "", strip=False))
+        self.set_signed_cookie(MESSAGE_COOKIE, asked.sentence, expires_days=None)
+        self.redirect(self.request.path.rsplit("/", 1)[0] + "/")
+
+
 def serve_page(settings: Settings, store: Store, port: int, instructors: str,
                address: str = "127.0.0.1", home_reader: str = "") -> None:
     """Serve the page on `address` (this machine's 127.0.0.1 unless told) under the hub's
@@ -198,6 +235,7 @@ def serve_page(settings: Settings, store: Store, port: int, instructors: str,
     app = web.Application([
         (prefix, PageHandler, options),
         (prefix + "check", CheckHandler, dict(options, home_reader=home_reader)),
+        (prefix + "regrade", RegradeHandler, options),
         (prefix + "oauth_callback", HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)
     app.listen(port, address=address)

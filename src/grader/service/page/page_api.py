@@ -28,7 +28,7 @@ from ...settings import HubTransport, Settings
 from . import actions
 from .actions import (PageOutcome, SavedIn, Sent, notebook_names, released_feedback,
                       released_notebooks)
-from .page_http import FeedbackHandler, HttpPageHandler
+from .page_http import FeedbackHandler, HttpPageHandler, HttpRegradeHandler
 from ..queue.store import Store
 
 
@@ -153,6 +153,7 @@ def serve_http_page(settings: Settings, store: Store, port: int, instructors: st
     app = web.Application([
         (prefix, HttpPageHandler, options),
         *api_routes(prefix, options),
+        (prefix + "regrade", HttpRegradeHandler, options),
         (prefix + r"feedback/([^/]+)/([^/]+)\.html", FeedbackHandler, options),
         (prefix + "oauth_callback", HubOAuthCallbackHandler),
     ], cookie_secret=os.urandom(32), xsrf_cookies=True)

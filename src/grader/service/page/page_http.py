@@ -21,7 +21,7 @@ from tornado import web
 
 from ...settings import HubTransport, Settings
 from .actions import released_feedback
-from .page import STYLE, PageHandler, is_instructor
+from .page import STYLE, PageHandler, RegradeHandler, is_instructor
 from ..queue.store import Store
 
 PANEL = "course-hand-in"  # the panel's path on a student's server (grader.student_server)
@@ -76,6 +76,13 @@ class HttpPageHandler(PageHandler):
                     f"Refused</title><style>{STYLE}</style></head><body><main><h1>Refused "
                     f'({status_code})</h1><p role="alert">{web.escape.xhtml_escape(why)}; '
                     "nothing was done</p></main></body></html>")
+
+
+class HttpRegradeHandler(HttpPageHandler, RegradeHandler):
+    """"Ask for a regrade" over HTTP: only the course's students' hub group asks."""
+
+    def may_ask(self) -> bool:
+        return self.is_course_student()
 
 
 class FeedbackHandler(HttpPageHandler):
