@@ -18,6 +18,9 @@ INSTRUCTORS_GROUP = "gptcourse-instructors"
 for service in c.JupyterHub.services:  # noqa: F821 (c is JupyterHub's config object)
     if service["name"] == "grading":
         service["user"] = "grader"  # the course's own account, not root: it opens no home
+    if service["name"] == "staff-grading":  # the staff are the hub's instructors group
+        command = service["command"]
+        command[command.index("--hub") + 1] = INSTRUCTORS_GROUP
 # over HTTP the students' servers send their notebooks: no home is read, no helper as root
 c.JupyterHub.services = [service for service in c.JupyterHub.services  # noqa: F821
                          if service["name"] != "home-reader"]
@@ -32,6 +35,11 @@ c.JupyterHub.load_groups = {  # noqa: F821 (the hub's groups; an LMS login may f
 c.JupyterHub.load_roles = [  # noqa: F821
     {"name": "user", "scopes": ["self", "access:services!service=grading",
                                 "read:services!service=grading"]},
+    # the instructors alone open the staff's grading page, which reads their group
+    {"name": "course-staff", "groups": [INSTRUCTORS_GROUP],
+     "scopes": ["access:services!service=staff-grading"]},
+    {"name": "staff-grading-page", "services": ["staff-grading"],
+     "scopes": [f"read:groups!group={INSTRUCTORS_GROUP}"]},
 ]
 # A server's own token (its JUPYTERHUB_API_TOKEN): the hub's defaults for a server, its
 # owner's groups, and the page (the hub grants only what the owner holds).

@@ -72,8 +72,8 @@ c.JupyterHub.services = [  # noqa: F821 (c is JupyterHub's config object)
 ]
 # the staff's hub group holds the machine's group of that name (PAM logs in its accounts)
 try:
-    c.JupyterHub.load_groups.update(  # noqa: F821
-        {GRADERS: {"users": sorted(grp.getgrnam(GRADERS).gr_mem)}})
+    c.JupyterHub.load_groups = {  # noqa: F821
+        GRADERS: {"users": sorted(grp.getgrnam(GRADERS).gr_mem)}}
 except KeyError:  # no such group on this machine: the hub's own group, filled by an admin
     pass
 # every user may open the page (it shows each student only their own hand-ins); the

@@ -24,12 +24,13 @@ highest floor it imports), and the test checks this list against them:
 - floor 3: explain, publish, reports, terms, worker.
 - floor 2: checks, recording, similarity.
 - floor 1: dask_tls, plan, plugins, rubric, sandbox.
-- floor 0: cells, deadlines, files, grading_page, lms, numerics, report_shell, results, safe_text, settings, student_server.
+- floor 0: cells, deadlines, files, lms, numerics, report_shell, results, safe_text, settings, student_server.
 
 The core grades and records (the ground floor's modules, plugins/, settings/,
 sandbox/, plan/, checks/, worker/, recording/, engines.py, autograde.py,
 dask_tls.py); the course-operations add-ons (publish/, terms/, explain/, rubric/,
-rehearsal/, similarity/, lms/, lti/, push/, grading_page/) are never imported by it. They meet
+rehearsal/, similarity/, lms/, lti/, push/, grading_page/) are never imported by it. They
+meet
 it at named seams: each wing adds its own commands (an ``add_..._commands``
 function and its table of runs, put together by cli.py), a grade push is a
 `GradePush` plugin class chosen by ``c.GradePush.plugin_class``, an
@@ -67,9 +68,15 @@ Top floor, the instructor's commands:
 
 The wings, from the top down:
 
-- ``grading_page/``: the staff's grading page of the explain answers: who grades whom (the
-  class shared among the graders by section, at random with a seed or as in a previous
-  assignment, kept in course-data/grading-page/), who may score and move whom, what is left.
+- ``grading_page/``: the staff's grading page of the explain answers (``grading-page``):
+  each answer's numbers read as written and named by the student's own values, the
+  answers grouped by reasoning (TF-IDF and a clustering of scikit-learn, the grading
+  page's extra, loaded only to group; blank answers a group of their own, each group
+  labelled by its most telling words), the numbers that are another student's value
+  flagged for a person, never scored; who grades whom (the class shared among the
+  graders by section, at random with a seed or as in a previous assignment, kept in
+  course-data/grading-page/), who may score and move whom, what is left; each mark
+  written compare-and-set into the gradebook and the explain record.
 - ``explain/``: the written answer a person grades by its rubric (``grade-explain``: the
   class in a seeded order kept between sittings, items applied by key, the score and the
   composed comment written into nbgrader's gradebook, everyone regraded when an item's
@@ -157,12 +164,6 @@ The ground floor, used by every wing:
   hidden tests, nbgrader's own autograde refused, and the late policies (a
   percentage per day, a late-day budget) with what each student's late
   assignments are charged, and the course's AI policy put into the released notebooks.
-- ``grading_page/``: the staff's page where explain answers are graded, and what it
-  shows: each answer's numbers read as written and named by the student's own values,
-  the answers grouped by reasoning (TF-IDF and a clustering of scikit-learn, the
-  grading page's extra, loaded only to group; blank answers a group of their own,
-  each group labelled by its most telling words), and the numbers that are another
-  student's value flagged for a person, never scored.
 - ``lms/``: one class per LMS (`Canvas`, `Moodle`, subclasses of `Platform`): the
   names of its download's files, how a file is matched to the roster, what its
   late flag means, where feedback goes back, its gradebook CSV; `platform(name)`

@@ -41,6 +41,7 @@
     python -m grader restore-term ARCHIVE
     python -m grader grade-explain ASSIGNMENT [--seed TEXT] [--students a,b]
     python -m grader defense-questions ASSIGNMENT [--students a,b]
+    python -m grader grading-page [--port PORT] [--hub GROUP]
 
 autograde grades every submission of ASSIGNMENT under the course's submitted/ folder in
 sandboxed kernels, N students at a time on this machine or on the workers of a Dask cluster

@@ -42,7 +42,8 @@ COMMANDS_BEFORE = {
 }
 NEW_COMMANDS = {"push-grades": "assignment --dry-run", "home-reader": "--socket --page-account",
                 "apply-late-policy": "assignments",
-                "page": "--port --address --instructors --home-reader"}
+                "page": "--port --address --instructors --home-reader",
+                "grading-page": "--port --hub"}
 
 
 def module_lines() -> dict[str, int]:

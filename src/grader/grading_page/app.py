@@ -28,7 +28,7 @@ from tornado import ioloop, web
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from . import marks, views
-from .question import Questions, explain_questions
+from .question import Question, Questions, explain_questions
 from .staff import StaffSplit, unix_group_members
 
 GRADER_COOKIE = "grading-page-grader"
@@ -86,7 +86,7 @@ class StaffHandler(web.RequestHandler):
         self.clear_cookie(MESSAGE_COOKIE)
         return message
 
-    def question_of(self, assignment: str):
+    def question_of(self, assignment: str) -> Question:
         if assignment not in explain_questions(self.course):
             raise web.HTTPError(404, "no explain question of that name")
         return self.questions.get(assignment)
@@ -167,7 +167,7 @@ class QuestionHandler(StaffHandler):
                           shown_groups[0] if shown_groups else None)
         students = [s for s in (chosen.students if chosen else [])
                     if own is None or s in own]
-        scores = marks.gradebook_scores(self.course, question.cell, students)
+        scores = marks.manual_scores_now(self.course, question.cell, students)
         xsrf = self.xsrf_form_html()
         articles = [views.answer_article(
             question, s, scores[s], graded.get(s), drafts.get(s, {}).get("items", []),

@@ -26,7 +26,7 @@ from ..recording import ManualScoreWrite, ManualWriteStatus, write_manual_score
 from ..recording.manual_scores import points
 from ..settings import CourseError, Settings
 
-__all__ = ["ManualWriteStatus", "Mark", "apply_to_group", "gradebook_scores", "points",
+__all__ = ["ManualWriteStatus", "Mark", "apply_to_group", "manual_scores_now", "points",
            "record", "save_mark"]
 
 MAX_COMMENT_CHARS = 4_000  # a grader's own words under one answer
@@ -65,7 +65,7 @@ def record(settings: Settings, cell: ExplainCell) -> dict[str, Any]:
     return read_state(state_path(settings, cell.assignment), cell, None)
 
 
-def gradebook_scores(settings: Settings, cell: ExplainCell, students: list[str]
+def manual_scores_now(settings: Settings, cell: ExplainCell, students: list[str]
                      ) -> dict[str, float | None]:
     """Each student's manual score of the explain cell as the gradebook holds it now."""
     scores: dict[str, float | None] = {}

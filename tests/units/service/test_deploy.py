@@ -48,7 +48,7 @@ def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
 
     namespace = {"c": Config}
     exec((DEPLOY / "jupyterhub_service.py").read_text(), namespace)
-    entry, page, reader = Config.JupyterHub.services
+    entry, page, staff, reader = Config.JupyterHub.services
     args = serve_arguments(entry["command"])
     assert (entry["name"], args.workers, args.course) == ("grader", 2, "/srv/course")
     args = serve_arguments(page["command"], "page")
@@ -58,8 +58,16 @@ def test_the_jupyterhub_entry_runs_serve_with_arguments_it_takes():
     assert (reader["name"], helper.course, "url" in reader) == ("home-reader", "/srv/course",
                                                                False)
     assert (helper.socket, helper.page_account) == (args.home_reader, page["user"])
-    [role] = Config.JupyterHub.load_roles
+    role, course_staff, staff_page = Config.JupyterHub.load_roles
     assert "access:services!service=grading" in role["scopes"]
+    staff_args = serve_arguments(staff["command"], "grading-page")
+    assert (staff["name"], staff["user"], staff_args.hub, staff_args.port) == (
+        "staff-grading", "grader", "gptcourse-graders", 10102)
+    assert staff["url"] == "http://127.0.0.1:10102"
+    assert (course_staff["groups"], course_staff["scopes"]) == (
+        ["gptcourse-graders"], ["access:services!service=staff-grading"])
+    assert (staff_page["services"], staff_page["scopes"]) == (
+        ["staff-grading"], ["read:groups!group=gptcourse-graders"])
 
 
 def test_over_http_the_page_holds_no_scope_and_each_server_may_reach_the_page():
@@ -74,7 +82,10 @@ def test_over_http_the_page_holds_no_scope_and_each_server_may_reach_the_page():
     exec((DEPLOY / "jupyterhub_service.py").read_text(), namespace)
     exec((DEPLOY / "jupyterhub_http.py").read_text(), namespace)
     roles = Config.JupyterHub.load_roles
-    assert [role["name"] for role in roles] == ["user"]  # none of the page's
+    # none of the students' page's; the staff's page reaches its own group's names alone
+    assert [role["name"] for role in roles] == ["user", "course-staff", "staff-grading-page"]
+    assert roles[1]["groups"] == ["gptcourse-instructors"]
+    assert roles[2]["scopes"] == ["read:groups!group=gptcourse-instructors"]
     on_servers = [scope for role in roles for scope in role["scopes"]
                   if scope.split("!")[0] in ("access:servers", "read:servers", "servers",
                                              "admin:servers")]
@@ -87,7 +98,10 @@ def test_over_http_the_page_holds_no_scope_and_each_server_may_reach_the_page():
         "access:services!service=grading", "read:services!service=grading"]
     page = [s for s in Config.JupyterHub.services if s["name"] == "grading"][0]
     assert page["user"] == "grader"
-    assert [s["name"] for s in Config.JupyterHub.services] == ["grader", "grading"]  # no root
+    assert [s["name"] for s in Config.JupyterHub.services] == [
+        "grader", "grading", "staff-grading"]  # no root
+    staff = [s for s in Config.JupyterHub.services if s["name"] == "staff-grading"][0]
+    assert serve_arguments(staff["command"], "grading-page").hub == "gptcourse-instructors"
 
 
 def hub_services(*files):
