@@ -25,10 +25,10 @@ def own_values(student, salt):
             "vocab_size": config["vocab_size"], "emb_dim": config["emb_dim"]}
 
 
-def explain_course(folder, answers, extra_config=""):
+def explain_course(folder, answers, extra_config="", declarations=None):
     """The course copied to `folder` with `answers` ({student: text}) handed in for
-    parameters' explain cell; `extra_config` appended to its nbgrader_config.py. Returns
-    the folder."""
+    parameters' explain cell, and `declarations` ({student: text}) in a cell of their AI
+    declaration; `extra_config` appended to its nbgrader_config.py. Returns the folder."""
     from nbgrader.api import Gradebook
 
     from grader.settings import load
@@ -52,6 +52,12 @@ def explain_course(folder, answers, extra_config=""):
         nb = json.loads(json.dumps(released))
         cell = next(c for c in nb["cells"] if c["metadata"]["nbgrader"].get("grade_id") == CELL)
         cell["source"] = text
+        if student in (declarations or {}):
+            nb["cells"].append({"cell_type": "markdown", "id": "ai-declaration",
+                                "metadata": {"nbgrader": {"grade_id": "ai_declaration",
+                                                          "grade": False, "solution": False,
+                                                          "locked": False}},
+                                "source": declarations[student]})
         path = f"{settings.submitted}/{student}/{ASSIGNMENT}/{NOTEBOOK}.ipynb"
         os.makedirs(os.path.dirname(path))
         with open(path, "w", encoding="utf-8") as handle:

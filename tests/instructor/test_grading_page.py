@@ -13,6 +13,8 @@ from nbgrader.api import Gradebook
 from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, explain_course, own_values
 
 STUDENTS = ("ada", "bob", "cyd", "dee", "eve", "fay")
+DECLARED = "I asked <b>a chatbot</b> to check my sums."
+LONG = "word " * 2_100_000  # a 10 MB answer
 TOKENS = {"ta1": "token-of-ta1-" + "a" * 20, "ta2": "token-of-ta2-" + "b" * 20}
 SCRIPT = "<script>alert('owned')</script>"
 
@@ -28,6 +30,7 @@ def _answers(salt):
             answers[student] = (f"state_dict shows two names for one tensor; torch.save writes "
                                 f"it once. {counts['tied']:,} remain.")
     answers["fay"] += " " + SCRIPT
+    answers["eve"] += " " + LONG
     return answers
 
 
@@ -38,7 +41,7 @@ def course(tmp_path_factory):
     folder = str(tmp_path_factory.mktemp("grading-page") / "course")
     salt = load_salt()
     explain_course(folder, _answers(salt), "c.GradingPage.graders = ['ta1', 'ta2']\n"
-                  "c.GradingPage.seed = 'fixed-split'")
+                   "c.GradingPage.seed = 'fixed-split'", declarations={"bob": DECLARED})
     return load(folder)
 
 
@@ -211,3 +214,38 @@ def test_a_forged_or_cross_site_form_and_a_removed_item_change_nothing(page, cou
     assert "another site" in cross.text
     assert "has no item no-such-item" in gone.text
     assert gradebook_score(course, student) is None
+
+
+def test_a_declaration_and_a_ten_megabyte_answer_are_shown_and_the_page_still_answers(page):
+    session = signed_in(page, "ta1")
+    _, body, _ = form_of(session, page, "bob")
+    bob = re.search(r"<article id='a-bob'.*?</article>", body, re.S).group(0)
+    assert "Their AI declaration (never graded): I asked &lt;b&gt;a chatbot&lt;/b&gt;" in bob
+    _, body, _ = form_of(session, page, "eve")
+    eve = re.search(r"<article id='a-eve'.*?</article>", body, re.S).group(0)
+    assert len(eve) < 60_000
+    assert f"goes on for {len(_answers(load_salt())['eve'].strip()) - 20_000:,} more" in eve
+
+
+def test_a_students_regrade_request_shows_on_the_answer_and_is_answered_once(page, course):
+    from grader.recording import ask_regrade, requests_of
+
+    asked = ask_regrade(course, "cyd", ASSIGNMENT, CELL, "Please look again <i>now</i>",
+                        feedback_out=True)
+    assert asked.status == "asked", asked.sentence
+    session = signed_in(page, "ta2")
+    _, body, _ = form_of(session, page, "cyd")
+    cyd = re.search(r"<article id='a-cyd'.*?</article>", body, re.S).group(0)
+    assert "Please look again &lt;i&gt;now&lt;/i&gt;" in cyd
+    listing = session.get(f"{page}/requests", timeout=30).text
+    xsrf = re.search(r"name=[\"']?_xsrf[\"']? value=[\"']([^\"']*)", listing).group(1)
+    assert "1 open, 0 answered" in listing
+    data = {"_xsrf": xsrf, "request": asked.request.id, "answer": "Right: 2 points now.",
+            "changed": "yes"}
+    answered = session.post(f"{page}/requests", data=data, timeout=30)
+    again = session.post(f"{page}/requests", data=data, timeout=30)
+    assert answered.status_code == 200 and "0 open, 1 answered" in answered.text
+    assert again.status_code == 400 and "answered already by ta2" in again.text
+    [stored] = requests_of(course, "cyd")
+    assert (stored.state, stored.by, stored.changed, stored.answer) == (
+        "answered", "ta2", True, "Right: 2 points now.")

@@ -25,10 +25,12 @@ from collections.abc import Callable
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from tornado import ioloop, web
 
+from ..recording import AskStatus, all_requests, answer_request, open_requests
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from . import marks, views
 from .question import Question, Questions, explain_questions
+from .requests_view import requests_page
 from .staff import StaffSplit, unix_group_members
 
 GRADER_COOKIE = "grading-page-grader"
@@ -144,7 +146,8 @@ class IndexHandler(StaffHandler):
             graded = marks.record(self.course, question.cell)["graded"]
             rows.append((assignment, sum(s in graded for s in question.answers),
                          len(question.answers)))
-        self.finish(views.index_page(rows, self.current_user))
+        waiting = sum(r.state == "open" for r in all_requests(self.course))
+        self.finish(views.index_page(rows, self.current_user, waiting))
 
 
 class QuestionHandler(StaffHandler):
@@ -169,11 +172,14 @@ class QuestionHandler(StaffHandler):
                     if own is None or s in own]
         scores = marks.manual_scores_now(self.course, question.cell, students)
         xsrf = self.xsrf_form_html()
+        asked = [r for r in open_requests(self.course, assignment)
+                 if r.item == question.cell.grade_id]
         articles = [views.answer_article(
             question, s, scores[s], graded.get(s), drafts.get(s, {}).get("items", []),
             split.get(s), self.staff.may_score(user, s, split), xsrf,
             f"{urllib.parse.quote(assignment)}/mark?view={'mine' if mine else 'all'}"
-            f"&group={urllib.parse.quote(chosen.key)}") for s in students]
+            f"&group={urllib.parse.quote(chosen.key)}",
+            [r for r in asked if r.student == s]) for s in students]
         bar = views.group_bar(question, chosen, xsrf,
                               f"{urllib.parse.quote(assignment)}/group?"
                               f"view={'mine' if mine else 'all'}") if students else ""
@@ -250,6 +256,26 @@ class GroupHandler(StaffHandler):
                       f"{urllib.parse.quote(group.key)}", status=303)
 
 
+class RequestsHandler(StaffHandler):
+    """Students' regrade requests: listed, and answered by the staff."""
+
+    @web.authenticated
+    def get(self) -> None:
+        self.finish(requests_page(all_requests(self.course), self.said(), self.current_user,
+                                  self.xsrf_form_html()))
+
+    @web.authenticated
+    def post(self) -> None:
+        outcome = answer_request(self.course, self.get_body_argument("request", ""),
+                                 self.current_user,
+                                 self.get_body_argument("answer", "").replace("\r\n", "\n"),
+                                 self.get_body_argument("changed", "") == "yes")
+        if outcome.status == AskStatus.REFUSED:
+            raise web.HTTPError(400, outcome.sentence)
+        self.say(outcome.sentence)
+        self.redirect("requests", status=303)
+
+
 class KeysHandler(web.RequestHandler):
     def get(self) -> None:
         self.set_header("Content-Type", "text/javascript; charset=utf-8")
@@ -261,7 +287,7 @@ def _handlers(base: type) -> dict[str, type]:
     """The page's handlers on `base` (the token's or the hub's way of knowing the grader)."""
     return {name: type(name, (handler, base), {}) for name, handler in (
         ("Index", IndexHandler), ("Question", QuestionHandler), ("Mark", MarkHandler),
-        ("Group", GroupHandler))}
+        ("Group", GroupHandler), ("Requests", RequestsHandler))}
 
 
 def make_app(settings: Settings, staff: StaffSplit, tokens: dict[str, str],
@@ -283,6 +309,7 @@ def make_app(settings: Settings, staff: StaffSplit, tokens: dict[str, str],
         *routes,
         (prefix, handlers["Index"], options),
         (prefix + r"(?:q/)?keys\.js", KeysHandler),
+        (prefix + "requests", handlers["Requests"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)", handlers["Question"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)/mark", handlers["Mark"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)/group", handlers["Group"], options),

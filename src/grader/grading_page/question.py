@@ -13,7 +13,8 @@ from typing import Any
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from ..explain import ExplainCell, explain_cell, student_answer, student_values
+from ..explain import (ExplainCell, declaration_of, explain_cell, student_answer,
+                       student_values)
 from ..settings import Settings
 from .grouping import ExplainAnswer, Flag, Group, group_answers, integrity_flags
 
@@ -30,6 +31,7 @@ class Question:
     values: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: list[Group] = field(default_factory=list)
     flags: dict[str, list[Flag]] = field(default_factory=dict)
+    declarations: dict[str, str | None] = field(default_factory=dict)  # AI use, as declared
 
     @property
     def students(self) -> list[str]:
@@ -69,7 +71,7 @@ class Questions:
         self.settings, self.public = settings, public
         self._lock = threading.Lock()
         self._values: dict[tuple[str, str], dict[str, Any]] = {}
-        self._answers: dict[tuple[str, str], tuple[float, str]] = {}
+        self._answers: dict[tuple[str, str], tuple[float, str, str | None]] = {}
         self._built: dict[str, tuple[tuple[Any, ...], Question]] = {}
 
     def _notebook_time(self, cell: ExplainCell, student: str) -> float:
@@ -89,9 +91,10 @@ class Questions:
                 stamp = self._notebook_time(cell, student)
                 kept = self._answers.get((assignment, student))
                 if kept is None or kept[0] != stamp:
-                    kept = (stamp, student_answer(self.settings, cell, student) or "")
+                    kept = (stamp, student_answer(self.settings, cell, student) or "",
+                            declaration_of(self.settings, student, assignment))
                     self._answers[(assignment, student)] = kept
-                question.answers[student] = kept[1]
+                question.answers[student], question.declarations[student] = kept[1:]
                 if (assignment, student) not in self._values:
                     self._values[(assignment, student)] = student_values(
                         self.settings, cell.rubric, student)

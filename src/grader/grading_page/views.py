@@ -9,6 +9,7 @@ import html
 from typing import Any
 
 from ..explain.grading import score_of
+from ..recording import AskedRegrade
 from ..rubric import filled
 from ..safe_text import shown, shown_id
 from .grouping import Group
@@ -28,6 +29,7 @@ padding:0 .25rem;font-size:.85em}table{border-collapse:collapse}td,th{padding:.1
 text-align:left;border-bottom:1px solid #ddd}.values{font-size:.9em;color:#333}"""
 
 E = html.escape
+SHOWN_CHARS = 20_000  # of one answer on the page; formgrader shows the whole of a longer one
 
 
 def _number(value: Any) -> str:
@@ -63,14 +65,32 @@ def groups_nav(question: Question, chosen: Group | None, graded: set[str], mine:
     return f"<nav aria-label='groups of answers'><h2>Groups</h2><ol>{''.join(items)}</ol></nav>"
 
 
+def _aside(question: Question, student: str, requests: list[AskedRegrade]) -> str:
+    """The student's AI declaration and their open regrade requests about this answer."""
+    parts = []
+    declared = question.declarations.get(student)
+    if declared is not None:
+        parts.append(f"<p class=note>Their AI declaration (never graded): "
+                     f"{E(shown(declared.strip())) if declared.strip() else '<em>left empty</em>'}"
+                     f"</p>")
+    parts += [f"<p class=flag>Regrade request, asked {E(r.asked_at)}: <q>"
+              f"{E(shown(r.message))}</q> (<a href='../requests#r-{E(r.id)}'>answer it</a>)</p>"
+              for r in requests]
+    return "".join(parts)
+
+
 def answer_article(question: Question, student: str, gradebook: float | None,
                    entry: dict[str, Any] | None, draft: list[str], grader: str | None,
-                   may_score: str | None, xsrf: str, action: str) -> str:
+                   may_score: str | None, xsrf: str, action: str,
+                   requests: list[AskedRegrade] = ()) -> str:
     cell, rubric = question.cell, question.cell.rubric
     values = question.values[student]
     text = question.answers[student].strip()
-    shown_text = (f"<pre>{E(shown(text, keep_layout=True))}</pre>" if text
+    shown_text = (f"<pre>{E(shown(text[:SHOWN_CHARS], keep_layout=True))}</pre>" if text
                   and text != "YOUR ANSWER HERE" else "<p><em>(no answer)</em></p>")
+    if len(text) > SHOWN_CHARS:
+        shown_text += (f"<p class=note>The answer goes on for {len(text) - SHOWN_CHARS:,} more "
+                       f"characters: formgrader shows it whole.</p>")
     flags = "".join(
         f"<p class=flag>Integrity: <q>{E(shown(flag.written))}</q> is the {E(flag.value_name)} "
         f"of {E(', '.join(map(shown_id, flag.owners)))}, not of this student's own model. A "
@@ -101,6 +121,7 @@ def answer_article(question: Question, student: str, gradebook: float | None,
             f"data-state='{'graded' if entry else 'open'}'>"
             f"<h3>{E(shown_id(student))}</h3>"
             f"<p class=values>Their own values: {_values_line(values)}</p>{shown_text}{flags}"
+            f"{_aside(question, student, list(requests))}"
             f"<p>{state}; in the gradebook: {E(before or 'no score yet')}"
             f"{'; graded by ' + E(shown_id(grader)) + ' in the split' if grader else ''}"
             f"; items now: {preview:g}</p>{form}</article>")
@@ -137,9 +158,10 @@ def group_bar(question: Question, chosen: Group, xsrf: str, action: str) -> str:
             f"{buttons}</form>")
 
 
-def index_page(rows: list[tuple[str, int, int]], user: str) -> str:
+def index_page(rows: list[tuple[str, int, int]], user: str, waiting: int) -> str:
     items = "".join(f"<li><a href='q/{E(a)}?view=mine'>{E(a)}</a>: {done} of {total} "
                     f"graded</li>" for a, done, total in rows)
+    items += f"<li><a href='requests'>Regrade requests</a>: {waiting} open</li>"
     return (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>Grading page"
             f"</title><style>{STYLE}</style></head><body><header><h1>Explain questions to "
             f"grade</h1><p>Signed in as {E(shown_id(user))}.</p></header><main><ul>{items}"

@@ -25,8 +25,9 @@
   (`ask_regrade`, `open_requests`, `answer_request`, `requests_of`), one open per item.
 """
 
-from .asked_regrades import (AskedRegrade, AskOutcome, AskStatus, RequestState, answer_request,
-                             ask_regrade, open_requests, request_items, requests_of)
+from .asked_regrades import (AskedRegrade, AskOutcome, AskStatus, RequestState, all_requests,
+                             answer_request, ask_regrade, open_requests, request_items,
+                             requests_of)
 from .due_dates import local_instant, parse_due_date, set_due_date
 from .extensions import EXTENSIONS_FILE, apply_extensions, hours_text, parse_extensions
 from .gradebook import read_timestamp, record_in_gradebook
@@ -39,9 +40,10 @@ from .report_parts import (read_student_parts, rebuild_assignment_reports,
 from .ungraded import NotGradedYet, not_graded_yet
 from .writer import RecordingFailure, Writer, write_autograded
 
-__all__ = ["AskOutcome", "AskStatus", "AskedRegrade", "RequestState", "answer_request",
-           "ask_regrade", "open_requests", "request_items", "requests_of",
-           "EXTENSIONS_FILE", "ManualScoreWrite", "ManualWriteStatus", "NotGradedYet", "PointsWindow", "RecordingFailure", "Writer",
+__all__ = ["AskOutcome", "AskStatus", "AskedRegrade", "RequestState", "all_requests",
+           "answer_request", "ask_regrade", "open_requests", "request_items", "requests_of",
+           "EXTENSIONS_FILE", "ManualScoreWrite", "ManualWriteStatus", "NotGradedYet",
+           "PointsWindow", "RecordingFailure", "Writer",
            "apply_extensions", "charges_of", "local_instant", "check_released", "hours_text",
            "lateness_of", "not_graded_yet", "parse_due_date", "points_windows",
            "parse_extensions", "read_student_parts",
