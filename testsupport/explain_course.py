@@ -2,6 +2,7 @@
 of parameters submissions (as autograde leaves them: the explain cell waiting for a
 manual score) and each student's notebook holding the answer a test gives."""
 
+import functools
 import json
 import os
 
@@ -10,6 +11,7 @@ from testsupport.course import copy_course
 ASSIGNMENT, NOTEBOOK, CELL = "parameters", "parameters", "explain_tying"
 
 
+@functools.lru_cache(maxsize=None)
 def own_values(student, salt):
     """{untied, tied, head, vocab_size, emb_dim} of the student's own model, from the
     course package (what rubrics/parameters.yaml's values compute)."""

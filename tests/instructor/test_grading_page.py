@@ -126,6 +126,18 @@ def test_an_answers_html_is_shown_as_text_never_run(page):
                                               timeout=30).headers["Content-Security-Policy"]
 
 
+def test_the_rubrics_suggestions_are_shown_never_applied(page):
+    """(before any test below grades or drafts an answer)"""
+    session = signed_in(page, "ta1")
+    _, body, _ = form_of(session, page, "ada")  # "state_dict ... torch.save writes it once"
+    ada = re.search(r"<article id='a-ada'.*?</article>", body, re.S).group(0)
+    labels = {key: label for key, label in re.findall(
+        r"<label><input type=checkbox name=item value='([a-z-]+)'(.*?)</label>", ada, re.S)}
+    assert {key for key, label in labels.items() if "suggested by the rubric" in label} == {
+        "shared", "save"}
+    assert not any(" checked" in label.split(">")[0] for label in labels.values())
+
+
 def test_a_saved_mark_is_the_items_points_in_the_gradebook_with_the_record_naming_the_grader(
         page, course):
     split = split_of(course)
@@ -249,3 +261,4 @@ def test_a_students_regrade_request_shows_on_the_answer_and_is_answered_once(pag
     [stored] = requests_of(course, "cyd")
     assert (stored.state, stored.by, stored.changed, stored.answer) == (
         "answered", "ta2", True, "Right: 2 points now.")
+

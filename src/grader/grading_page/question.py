@@ -7,6 +7,7 @@ a page of 300 answers costs the grouping, not 300 models built again.
 """
 
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from ..explain import (ExplainCell, declaration_of, explain_cell, student_answer,
                        student_values)
 from ..settings import Settings
-from .grouping import ExplainAnswer, Flag, Group, group_answers, integrity_flags
+from ..rubric import Rubric
+from .grouping import (ExplainAnswer, Flag, Group, group_answers, integrity_flags, normalise,
+                       shown_term)
 
 MAX_GROUPED_CHARS = 20_000  # of one answer, read by the grouping (a 10 MB answer is no essay)
 
@@ -32,6 +35,7 @@ class Question:
     groups: list[Group] = field(default_factory=list)
     flags: dict[str, list[Flag]] = field(default_factory=dict)
     declarations: dict[str, str | None] = field(default_factory=dict)  # AI use, as declared
+    suggested: dict[str, set[str]] = field(default_factory=dict)  # items the rubric suggests
 
     @property
     def students(self) -> list[str]:
@@ -42,6 +46,14 @@ class Question:
 
     def group_of(self, student: str) -> Group | None:
         return next((g for g in self.groups if student in g.students), None)
+
+
+def suggested_items(rubric: Rubric, text: str, values: dict[str, Any]) -> set[str]:
+    """The keys of the items whose `suggest` patterns match the answer as the page reads it
+    (each of the student's own numbers as ``{name}``): suggestions, never applied."""
+    read = shown_term(normalise(text, values))
+    return {item.key for item in rubric.items
+            if any(re.search(pattern, read, re.IGNORECASE) for pattern in item.suggest)}
 
 
 def submitted_students(settings: Settings, assignment: str) -> list[str]:
@@ -103,10 +115,13 @@ class Questions:
             built = self._built.get(assignment)
             if built and built[0] == key:
                 question.groups, question.flags = built[1].groups, built[1].flags
+                question.suggested = built[1].suggested
                 return question
             answers = [ExplainAnswer(s, question.answers[s][:MAX_GROUPED_CHARS],
                                      question.values[s]) for s in question.students]
             question.groups = group_answers(answers)
             question.flags = integrity_flags(answers, public=self.public)
+            question.suggested = {a.student: suggested_items(cell.rubric, a.text, a.values)
+                                  for a in answers}
             self._built[assignment] = (key, question)
             return question

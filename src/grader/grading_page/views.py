@@ -26,9 +26,11 @@ border-radius:4px;padding:.6rem .8rem;margin:.8rem 0}article:focus-within,articl
 #fde8e8;border-left:4px solid #9b1c1c;padding:.3rem .6rem}.note{background:#eef3fb;border-left:4px
 solid #2b5797;padding:.3rem .6rem}label{display:block}kbd{border:1px solid #888;border-radius:3px;
 padding:0 .25rem;font-size:.85em}table{border-collapse:collapse}td,th{padding:.15rem .5rem;
-text-align:left;border-bottom:1px solid #ddd}.values{font-size:.9em;color:#333}"""
+text-align:left;border-bottom:1px solid #ddd}.values{font-size:.9em;color:#333}
+.suggest{font-size:.85em;border:1px solid #2b5797;border-radius:3px;padding:0 .3rem}"""
 
 E = html.escape
+SUGGESTED = " <span class=suggest>suggested by the rubric</span>"  # never applied by itself
 SHOWN_CHARS = 20_000  # of one answer on the page; formgrader shows the whole of a longer one
 
 
@@ -96,11 +98,13 @@ def answer_article(question: Question, student: str, gradebook: float | None,
         f"of {E(', '.join(map(shown_id, flag.owners)))}, not of this student's own model. A "
         f"flag changes no score.</p>" for flag in question.flags.get(student, []))
     applied = entry["items"] if entry else draft
+    suggested = question.suggested.get(student, set())
     boxes = "".join(
         f"<label><input type=checkbox name=item value='{E(item.key)}' data-key='{number}'"
         f"{' checked' if item.key in applied else ''}> <kbd>{number}</kbd> "
-        f"<b>{item.points:+g}</b> {E(item.key)}: {E(filled(item.description, values))}</label>"
-        for number, item in enumerate(rubric.items, start=1))
+        f"<b>{item.points:+g}</b> {E(item.key)}: {E(filled(item.description, values))}"
+        f"{SUGGESTED if item.key in suggested else ''}"
+        f"</label>" for number, item in enumerate(rubric.items, start=1))
     state = ("graded by " + E(shown_id(entry.get("by", "the terminal"))) +
              f": {entry['score']:g} of {cell.points:g}" if entry else
              "draft from the group: save to score" if draft else "not graded")

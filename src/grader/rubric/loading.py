@@ -10,14 +10,23 @@
         description: "quotes {untied:,} untied and {tied:,} tied"
         explanation: "what the student reads on the feedback page"
         note: "for the grader only, never shown to the student"
+        suggest: ["minus the head", "{head}"]   # optional: the grading page suggests the
+                                               # item when the answer matches one of these
 
 A bad file is refused whole, with a `RubricError` naming the file and the line: an
 unknown key, a missing one, points that are not a number or lie outside the cell's, a
-placeholder the values do not bind, an item key written twice.
+placeholder the values do not bind, an item key written twice, a suggestion that is no
+regular expression.
+
+A suggestion is a regular expression (case ignored) matched against the answer as the
+grading page reads it: lower-cased, and each number that is one of the student's own
+values written as that value's name in braces (``{tied}``), any other as ``{#}``. It is
+only shown to the grader, never applied by itself.
 """
 
 import ast
 import os
+import re
 import string
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +39,7 @@ RUBRICS_FOLDER = "rubrics"  # beside solutions/, in the course folder
 TOP_KEYS = {"cell": True, "values": False, "items": True, "defense": False}  # key: required
 DEFENSE_KEYS = {"question": True, "answer": True}  # a defend-your-answer question
 ITEM_KEYS = {"key": True, "points": True, "description": True, "explanation": True,
-             "note": False}
+             "note": False, "suggest": False}
 WORDED = ("description", "explanation", "note")  # the item's texts that take placeholders
 ALWAYS = ("student",)  # a placeholder every rubric has: the student's id
 
@@ -48,6 +57,7 @@ class RubricItem:
     description: str
     explanation: str
     note: str = ""
+    suggest: tuple[str, ...] = ()  # regular expressions; the grading page suggests the item
 
 
 @dataclass(frozen=True)
@@ -189,8 +199,10 @@ def load_rubric(path: str, max_points: float | None = None, cell: str | None = N
         lines[key] = _line(fields["key"][1])
         texts = {name: _worded(fields[name][1], shown, f"{name} of {key!r}", names)
                  for name in WORDED if name in fields}
+        suggest = _suggestions(fields["suggest"][1], shown, key) if "suggest" in fields else ()
         items.append(RubricItem(key, _points(fields["points"][1], shown, key, max_points),
-                                texts["description"], texts["explanation"], texts.get("note", "")))
+                                texts["description"], texts["explanation"], texts.get("note", ""),
+                                suggest))
     return Rubric(path, cell_name, values, tuple(items), defense)
 
 
@@ -206,6 +218,21 @@ def _worded(node, path, what, names):
         raise RubricError(f"{path}, line {_line(node)}: placeholder {{{unknown[0]}}} in {what} "
                           f"is not one of the values ({', '.join(sorted(names))})")
     return text
+
+
+def _suggestions(node, path, key):
+    """The item's suggestions: one regular expression or a list of them, each compiled."""
+    nodes = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    patterns = []
+    for entry in nodes:
+        pattern = _scalar(entry, path, f"a suggestion of {key!r}")
+        try:
+            re.compile(pattern, re.IGNORECASE)
+        except re.error as error:
+            raise RubricError(f"{path}, line {_line(entry)}: the suggestion {pattern!r} of "
+                              f"{key!r} is no regular expression ({error})") from None
+        patterns.append(pattern)
+    return tuple(patterns)
 
 
 def _defense(node, path, names):

@@ -62,7 +62,21 @@ BAD = [  # (what, the change to GOOD, line, words of the message)
      11, "an item has no explanation"),
     ("another cell", ("cell: explain_tying", "cell: explain_other"), 1,
      "cell 'explain_other' is not the assignment's explain cell"),
+    ("a suggestion that is no regular expression",
+     ('    note: "for graders"\n', '    note: "for graders"\n    suggest: ["(minus"]\n'), 11,
+     "the suggestion '(minus' of 'counts' is no regular expression"),
 ]
+
+
+def test_an_items_suggestions_are_one_pattern_or_a_list(tmp_path):
+    text = GOOD.replace('    note: "for graders"\n',
+                        '    note: "for graders"\n    suggest: ["minus the head", "{head}"]\n')
+    text = text.replace('    explanation: "Only the head is shared."\n',
+                        '    explanation: "Only the head is shared."\n    suggest: pos_emb\n')
+    rubric = load_rubric(write(tmp_path, text), 2, "explain_tying")
+    assert [item.suggest for item in rubric.items] == [("minus the head", "{head}"),
+                                                       ("pos_emb",)]
+    assert load_rubric(write(tmp_path, GOOD), 2).items[0].suggest == ()
 
 
 @pytest.mark.parametrize(("what", "change", "line", "words"), BAD, ids=[b[0] for b in BAD])
