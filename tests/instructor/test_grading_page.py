@@ -94,6 +94,10 @@ def form_of(session, page, student, view="all"):
         if article:
             fields = dict(re.findall(r"name=[\"']?(_xsrf|shown_score)[\"']? "
                                      r"value=[\"']([^\"']*)[\"']", article.group(0)))
+            if "_xsrf" not in fields:  # not hers to score: the page's other forms carry it
+                fields["_xsrf"] = re.search(r"name=[\"']?_xsrf[\"']? value=[\"']([^\"']*)",
+                                            body).group(1)
+                fields.setdefault("shown_score", "")
             return group, body, fields
     raise AssertionError(f"{student} is in no group")
 
@@ -262,3 +266,27 @@ def test_a_students_regrade_request_shows_on_the_answer_and_is_answered_once(pag
     assert (stored.state, stored.by, stored.changed, stored.answer) == (
         "answered", "ta2", True, "Right: 2 points now.")
 
+
+
+def test_answers_moved_to_another_grader_are_hers_to_score_and_a_stranger_is_refused(
+        page, course):
+    split = split_of(course)
+    student = next(s for s in STUDENTS if split[s] == "ta2" and gradebook_score(course, s)
+                   is None)
+    session = signed_in(page, "ta1")
+    group, body, fields = form_of(session, page, student)
+    assert "Move the " in body  # no instructors listed: every grader may move answers
+    moved = session.post(f"{page}/q/{ASSIGNMENT}/reassign", params={"group": group},
+                         data={"_xsrf": fields["_xsrf"], "student": student, "to": "ta1"},
+                         timeout=30)
+    stranger = session.post(f"{page}/q/{ASSIGNMENT}/reassign", params={"group": group},
+                            data={"_xsrf": fields["_xsrf"], "student": student, "to": "tz9"},
+                            timeout=30)
+    assert moved.status_code == 200 and "1 answer(s) moved to ta1" in moved.text
+    assert stranger.status_code == 403 and "tz9 is no grader of this course" in stranger.text
+    assert split_of(course)[student] == "ta1"
+    scored = session.post(f"{page}/q/{ASSIGNMENT}/mark", params={"group": group},
+                          data={"_xsrf": fields["_xsrf"], "student": student,
+                                "shown_score": fields["shown_score"], "item": ["save"]},
+                          timeout=30)
+    assert scored.status_code == 200 and gradebook_score(course, student) == 0.5

@@ -31,6 +31,7 @@ from ..settings import CourseError, Settings
 from . import marks, views
 from .question import Question, Questions, explain_questions
 from .requests_view import requests_page
+from .split_record import ReassignStatus
 from .staff import StaffSplit, unix_group_members
 
 GRADER_COOKIE = "grading-page-grader"
@@ -180,9 +181,12 @@ class QuestionHandler(StaffHandler):
             f"{urllib.parse.quote(assignment)}/mark?view={'mine' if mine else 'all'}"
             f"&group={urllib.parse.quote(chosen.key)}",
             [r for r in asked if r.student == s]) for s in students]
-        bar = views.group_bar(question, chosen, xsrf,
-                              f"{urllib.parse.quote(assignment)}/group?"
-                              f"view={'mine' if mine else 'all'}") if students else ""
+        view = "mine" if mine else "all"
+        bar = views.group_bar(
+            question, chosen, xsrf, f"{urllib.parse.quote(assignment)}/group?view={view}",
+            self.staff.graders() if self.staff.may_reassign(user) else None,
+            f"{urllib.parse.quote(assignment)}/reassign?view={view}&group="
+            f"{urllib.parse.quote(chosen.key)}", tuple(students)) if students else ""
         message = self.said()
         conflict, _, message = message.partition("\x00") if "\x00" in message else ("", "",
                                                                                      message)
@@ -256,6 +260,24 @@ class GroupHandler(StaffHandler):
                       f"{urllib.parse.quote(group.key)}", status=303)
 
 
+class ReassignHandler(StaffHandler):
+    """Answers moved to another grader, by whoever may move them (split_record.reassign)."""
+
+    @web.authenticated
+    def post(self, assignment: str) -> None:
+        question = self.question_of(assignment)
+        students = self.get_body_arguments("student")
+        self.staff.split(assignment, question.students)  # everyone placed first
+        moved = self.staff.reassign(assignment, students, self.get_body_argument("to", ""),
+                                    self.current_user)
+        if moved.status == ReassignStatus.REFUSED:
+            raise web.HTTPError(403, moved.sentence)
+        self.say(f"{len(moved.moved)} answer(s) moved to {shown_id(self.get_body_argument('to'))}")
+        self.redirect(f"../{urllib.parse.quote(assignment)}?view="
+                      f"{urllib.parse.quote(self.get_argument('view', 'all'))}&group="
+                      f"{urllib.parse.quote(self.get_argument('group', ''))}", status=303)
+
+
 class RequestsHandler(StaffHandler):
     """Students' regrade requests: listed, and answered by the staff."""
 
@@ -287,7 +309,8 @@ def _handlers(base: type) -> dict[str, type]:
     """The page's handlers on `base` (the token's or the hub's way of knowing the grader)."""
     return {name: type(name, (handler, base), {}) for name, handler in (
         ("Index", IndexHandler), ("Question", QuestionHandler), ("Mark", MarkHandler),
-        ("Group", GroupHandler), ("Requests", RequestsHandler))}
+        ("Group", GroupHandler), ("Requests", RequestsHandler),
+        ("Reassign", ReassignHandler))}
 
 
 def make_app(settings: Settings, staff: StaffSplit, tokens: dict[str, str],
@@ -313,6 +336,7 @@ def make_app(settings: Settings, staff: StaffSplit, tokens: dict[str, str],
         (prefix + r"q/([A-Za-z0-9_.-]+)", handlers["Question"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)/mark", handlers["Mark"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)/group", handlers["Group"], options),
+        (prefix + r"q/([A-Za-z0-9_.-]+)/reassign", handlers["Reassign"], options),
     ], cookie_secret=secrets.token_bytes(32), xsrf_cookies=True,
         xsrf_cookie_kwargs={"httponly": True, "samesite": "Strict"})
 

@@ -12,8 +12,8 @@ import requests
 
 from ..reports.roster import read_roster, roster_path
 from ..settings import CourseError, GradingPage, Settings
-from .split import Progress, may_score, progress
-from .split_record import graders_for
+from .split import Progress, may_reassign, may_score, progress
+from .split_record import Reassignment, graders_for, reassign
 
 MEMBERS_KEPT_S = 60.0  # how long the hub group's members are kept before asked again
 
@@ -55,6 +55,16 @@ class StaffSplit:
 
     def progress(self, split: dict[str, str], graded: Collection[str]) -> Progress:
         return progress(split, graded)
+
+    def may_reassign(self, user: str) -> bool:
+        return may_reassign(user, self.graders(), self.page)
+
+    def reassign(self, assignment: str, students: Collection[str], to_grader: str, by: str
+                 ) -> Reassignment:
+        """`students` given to `to_grader` at `by`'s word, recorded; refused with a sentence
+        when `by` may not move students or `to_grader` is no grader."""
+        return reassign(self.settings.data, assignment, students, to_grader, by, self.page,
+                        graders=self.graders())
 
 
 def unix_group_members(group: str) -> list[str] | None:

@@ -152,14 +152,26 @@ def question_page(question: Question, chosen: Group | None, articles: list[str],
             f"</section></main></body></html>")
 
 
-def group_bar(question: Question, chosen: Group, xsrf: str, action: str) -> str:
+def group_bar(question: Question, chosen: Group, xsrf: str, action: str,
+              graders: list[str] | None = None, move: str = "", shown_students: tuple = ()
+              ) -> str:
+    """The group's forms: an item applied as drafts, and, for whoever may move students
+    between graders (`graders` given), the answers shown moved to another grader."""
     buttons = "".join(
         f"<button name=item value='{E(item.key)}'>{item.points:+g} {E(item.key)}</button> "
         for item in question.cell.rubric.items)
-    return (f"<form method=post action='{E(action)}' class=note>{xsrf}<input type=hidden "
-            f"name=group value='{E(chosen.key)}'>Apply an item to every answer of this group "
-            f"not graded yet, as a draft (each answer is still saved by you, one by one): "
-            f"{buttons}</form>")
+    bar = (f"<form method=post action='{E(action)}' class=note>{xsrf}<input type=hidden "
+           f"name=group value='{E(chosen.key)}'>Apply an item to every answer of this group "
+           f"not graded yet, as a draft (each answer is still saved by you, one by one): "
+           f"{buttons}</form>")
+    if graders:
+        options = "".join(f"<option value='{E(g)}'>{E(shown_id(g))}</option>" for g in graders)
+        students = "".join(f"<input type=hidden name=student value='{E(s)}'>"
+                           for s in shown_students)
+        bar += (f"<form method=post action='{E(move)}' class=note>{xsrf}{students}"
+                f"<label>Move the {len(shown_students)} answer(s) shown to <select name=to>"
+                f"{options}</select></label> <button type=submit>Move</button></form>")
+    return bar
 
 
 def index_page(rows: list[tuple[str, int, int]], user: str, waiting: int) -> str:
