@@ -55,12 +55,20 @@ c.JupyterHub.services = [{{
                 "--home-reader", {socket!r}, "--course", {course!r}],
     "user": {page_account!r},
 }}, {{
+    "name": "staff-grading", "url": "http://127.0.0.1:{staff_port}", "oauth_no_confirm": True,
+    "command": [{page_python!r}, "-m", "grader", "grading-page", "--hub", "gptcourse-graders",
+                "--port", "{staff_port}", "--course", {course!r}],
+    "user": {page_account!r},
+}}, {{
     "name": "home-reader",
     "command": [{python!r}, "-m", "grader", "home-reader", "--socket", {socket!r},
                 "--page-account", {page_account!r}, "--course", {course!r}],
 }}]
+c.JupyterHub.load_groups = {{"gptcourse-graders": {{"users": [{grader!r}]}}}}
 c.JupyterHub.load_roles = [
     {{"name": "user", "scopes": ["self", "access:services!service=grading"]}},
+    {{"name": "course-staff", "groups": ["gptcourse-graders"],
+      "scopes": ["access:services!service=staff-grading"]}},
 ]
 """
 
@@ -85,13 +93,14 @@ def hub_with_page():
     os.makedirs(environment, exist_ok=True)
     page_python = os.path.join(readable_environment(environment), "bin", "python")
     socket = os.path.join(base, "run", "home-reader.sock")
-    port, page_port = free_port(), free_port()
+    port, page_port, staff_port = free_port(), free_port(), free_port()
     config = os.path.join(base, "jupyterhub_config.py")
     with open(config, "w", encoding="utf-8") as handle:
         handle.write(CONFIG.format(port=port, hub_port=free_port(), api_port=free_port(),
                                    proxy=install_proxy(), page_port=page_port,
                                    python=sys.executable, page_python=page_python,
-                                   socket=socket, page_account=PAGE_ACCOUNT, course=course))
+                                   socket=socket, page_account=PAGE_ACCOUNT, course=course,
+                                   staff_port=staff_port, grader=GRADER))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "GPTCOURSE_"))}
     env["PATH"] = os.pathsep.join([VENV_BIN, env.get("PATH", "/usr/bin:/bin")])
     log = open(os.path.join(base, "hub.log"), "w")
@@ -129,16 +138,16 @@ def browser():
         launched.close()
 
 
-def page_of(browser, hub, user, query=""):
-    """Log in with the hub's form and open the grading page (through HubOAuth)."""
+def page_of(browser, hub, user, query="", service="grading"):
+    """Log in with the hub's form and open the service's page (through HubOAuth)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     context.set_default_timeout(PAGE_WAIT)
     page = context.new_page()
-    page.goto(f"{hub['url']}/hub/login?next=/services/grading/{query}")
+    page.goto(f"{hub['url']}/hub/login?next=/services/{service}/{query}")
     page.fill("#username_input", user)
     page.fill("#password_input", PASSWORD)
     page.click("#login_submit")
-    page.wait_for_url(f"**/services/grading/{query}")
+    page.wait_for_url(f"**/services/{service}/{query}")
     return page
 
 
@@ -310,3 +319,21 @@ def test_the_page_runs_as_its_own_account_and_the_reader_reads_as_the_student(hu
     assert list(page.values()) == [hub_with_page["accounts"][PAGE_ACCOUNT].pw_uid]
     assert list(reader.values()) == [0]
     assert 0 not in page.values()
+
+
+def test_the_staffs_grading_page_lets_in_the_graders_group_and_no_student(hub_with_page,
+                                                                         browser):
+    """The grading page as the hub's service: the course's grader is who the hub says,
+    and a student, whom the hub gives no access to it, is refused."""
+    page = page_of(browser, hub_with_page, GRADER, service="staff-grading")
+    try:
+        assert f"Signed in as {GRADER}" in page.locator("header").inner_text()
+    finally:
+        page.context.close()
+    page = page_of(browser, hub_with_page, ALICE)  # logged in, then the staff's page
+    try:
+        response = page.goto(f"{hub_with_page['url']}/services/staff-grading/")
+        assert response.status == 403
+        assert "Signed in as" not in page.content()
+    finally:
+        page.context.close()
