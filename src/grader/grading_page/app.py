@@ -51,9 +51,6 @@ class StaffHandler(web.RequestHandler):
         name = grader.decode("utf-8") if grader else None
         return name if name in self.tokens else None
 
-    def get_login_url(self) -> str:
-        return "/login"
-
     def set_default_headers(self) -> None:
         self.set_header("Content-Security-Policy", POLICY)
         self.set_header("X-Content-Type-Options", "nosniff")
@@ -115,9 +112,6 @@ class HubStaffHandler(HubOAuthenticated, StaffHandler):
             return name
         raise web.HTTPError(403, f"{shown_id(name)} is not among the graders of this course "
                             f"(c.GradingPage.graders, or the hub group {self.group})")
-
-    def get_login_url(self) -> str:
-        return HubOAuthenticated.get_login_url(self)
 
     def check_xsrf_cookie(self) -> None:
         """The hub's XSRF check, and no request sent from another site's page."""
@@ -337,7 +331,7 @@ def make_app(settings: Settings, staff: StaffSplit, tokens: dict[str, str],
         (prefix + r"q/([A-Za-z0-9_.-]+)/mark", handlers["Mark"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)/group", handlers["Group"], options),
         (prefix + r"q/([A-Za-z0-9_.-]+)/reassign", handlers["Reassign"], options),
-    ], cookie_secret=secrets.token_bytes(32), xsrf_cookies=True,
+    ], cookie_secret=secrets.token_bytes(32), xsrf_cookies=True, login_url=prefix + "login",
         xsrf_cookie_kwargs={"httponly": True, "samesite": "Strict"})
 
 
