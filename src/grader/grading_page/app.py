@@ -29,7 +29,7 @@ from ..recording import AskStatus, all_requests, answer_request, open_requests
 from ..safe_text import shown_id
 from ..settings import CourseError, Settings
 from . import marks, views
-from .question import Question, Questions, explain_questions
+from .question import Question, Questions
 from .requests_view import requests_page
 from .split_record import ReassignStatus
 from .staff import StaffSplit, unix_group_members
@@ -87,7 +87,7 @@ class StaffHandler(web.RequestHandler):
         return message
 
     def question_of(self, assignment: str) -> Question:
-        if assignment not in explain_questions(self.course):
+        if assignment not in self.questions.names():
             raise web.HTTPError(404, "no explain question of that name")
         return self.questions.get(assignment)
 
@@ -136,7 +136,7 @@ class IndexHandler(StaffHandler):
     @web.authenticated
     def get(self) -> None:
         rows = []
-        for assignment in explain_questions(self.course):
+        for assignment in self.questions.names():
             question = self.questions.get(assignment)
             graded = marks.record(self.course, question.cell)["graded"]
             rows.append((assignment, sum(s in graded for s in question.answers),
@@ -213,7 +213,8 @@ class MarkHandler(StaffHandler):
         except ValueError:
             raise web.HTTPError(400, "the adjustment and the score shown are numbers") from None
         try:
-            written = marks.save_mark(self.course, question.cell, mark)
+            written = marks.save_mark(self.course, question.cell, mark,
+                                      question.values[student])
         except CourseError as error:
             raise web.HTTPError(400, str(error)) from None
         if written.status == marks.ManualWriteStatus.CONFLICT:

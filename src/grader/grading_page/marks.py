@@ -79,13 +79,16 @@ def manual_scores_now(settings: Settings, cell: ExplainCell, students: list[str]
     return scores
 
 
-def save_mark(settings: Settings, cell: ExplainCell, mark: Mark) -> ManualScoreWrite:
+def save_mark(settings: Settings, cell: ExplainCell, mark: Mark,
+              values: dict[str, Any] | None = None) -> ManualScoreWrite:
     """Writes `mark` into the gradebook over the score the page showed, and, once written,
-    into the explain record (its draft, if any, gone). A conflict writes nothing."""
+    into the explain record (its draft, if any, gone). A conflict writes nothing. `values`
+    are the student's own (computed from the rubric when not given)."""
     problem = checked_mark(cell, mark)
     if problem:
         raise CourseError(problem)
-    values = student_values(settings, cell.rubric, mark.student)
+    if values is None:
+        values = student_values(settings, cell.rubric, mark.student)
     keys = list(dict.fromkeys(mark.items))
     score = score_of(cell.rubric, keys, cell.points, mark.adjust)
     comment = composed_comment(cell.rubric, keys, values, cell.points, mark.own, mark.adjust)

@@ -16,8 +16,8 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from ..explain import (ExplainCell, declaration_of, explain_cell, student_answer,
                        student_values)
-from ..settings import Settings
-from ..rubric import Rubric
+from ..rubric import Rubric, rubric_path
+from ..settings import CourseError, Settings
 from .grouping import (ExplainAnswer, Flag, Group, group_answers, integrity_flags, normalise,
                        shown_term)
 
@@ -64,16 +64,12 @@ def submitted_students(settings: Settings, assignment: str) -> list[str]:
             return []
 
 
-def explain_questions(settings: Settings) -> list[str]:
-    """The assignments that have an explain question with a rubric."""
-    found = []
-    for assignment in settings.assignments:
-        try:
-            explain_cell(settings, assignment)
-        except Exception:  # noqa: BLE001 - no explain cell, or no rubric: not a question here
-            continue
-        found.append(assignment)
-    return found
+def _sources_time(settings: Settings, assignment: str) -> tuple[float, ...]:
+    """When the files an explain question is read from last changed: its instructor
+    notebooks and its rubric (a change of either is read again at the next request)."""
+    paths = [*settings.instructor_notebooks(assignment).values(),
+             rubric_path(settings.root, assignment)]
+    return tuple(os.stat(path).st_mtime if os.path.exists(path) else -1.0 for path in paths)
 
 
 class Questions:
@@ -85,6 +81,24 @@ class Questions:
         self._values: dict[tuple[str, str], dict[str, Any]] = {}
         self._answers: dict[tuple[str, str], tuple[float, str, str | None]] = {}
         self._built: dict[str, tuple[tuple[Any, ...], Question]] = {}
+        self._cells: dict[str, tuple[tuple[float, ...], ExplainCell | None]] = {}
+
+    def cell(self, assignment: str) -> ExplainCell | None:
+        """The explain cell of `assignment` and its rubric, read again only when its
+        notebooks or rubric changed; None when it has none (or no rubric)."""
+        stamp = _sources_time(self.settings, assignment)
+        kept = self._cells.get(assignment)
+        if kept is None or kept[0] != stamp:
+            try:
+                kept = (stamp, explain_cell(self.settings, assignment))
+            except CourseError:  # no explain cell, or no rubric: not a question here
+                kept = (stamp, None)
+            self._cells[assignment] = kept
+        return kept[1]
+
+    def names(self) -> list[str]:
+        """The assignments that have an explain question with a rubric."""
+        return [a for a in self.settings.assignments if self.cell(a) is not None]
 
     def _notebook_time(self, cell: ExplainCell, student: str) -> float:
         path = os.path.join(self.settings.submitted, student, cell.assignment,
@@ -97,7 +111,9 @@ class Questions:
     def get(self, assignment: str) -> Question:
         """The question of `assignment`, grouped again only when an answer changed."""
         with self._lock:
-            cell = explain_cell(self.settings, assignment)
+            cell = self.cell(assignment)
+            if cell is None:
+                raise CourseError(f"{assignment} has no explain question with a rubric")
             question = Question(cell)
             for student in submitted_students(self.settings, assignment):
                 stamp = self._notebook_time(cell, student)
