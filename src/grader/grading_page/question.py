@@ -59,7 +59,8 @@ def suggested_items(rubric: Rubric, text: str, values: dict[str, Any]) -> set[st
 def submitted_students(settings: Settings, assignment: str) -> list[str]:
     with Gradebook(settings.db_url, settings.course_id) as gb:
         try:
-            return sorted(s.student.id for s in gb.assignment_submissions(assignment))
+            # the column, not the relationship: one query, not one a student
+            return sorted(s.student_id for s in gb.assignment_submissions(assignment))
         except MissingEntry:
             return []
 
