@@ -17,11 +17,9 @@ machine is slow.
     .venv/bin/python benchmarks/grading_page.py [STUDENTS]
 """
 
-import asyncio
 import os
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 
@@ -36,6 +34,7 @@ from grader.settings import load  # noqa: E402
 from testsupport.accessibility import CHROMIUM, CHROMIUM_FLAGS, DESKTOP  # noqa: E402
 from testsupport.explain_class import synthetic_class  # noqa: E402
 from testsupport.explain_course import ASSIGNMENT, explain_course, own_values  # noqa: E402
+from testsupport.grading_page import served  # noqa: E402
 
 # what each reasoning earns by rubrics/parameters.yaml (blank: no item)
 ITEMS = {"tied-minus-head": ["counts", "head"], "saved-once": ["counts", "shared", "save"],
@@ -60,33 +59,12 @@ def terminal(settings, reasoning):
     return actions, time.perf_counter() - start
 
 
-def serve(settings):
-    from tornado.ioloop import IOLoop
-
-    from grader.grading_page.app import make_app
-    from grader.grading_page.staff import StaffSplit
-
-    ready, held = threading.Event(), {}
-
-    def run():
-        asyncio.set_event_loop(asyncio.new_event_loop())
-        server = make_app(settings, StaffSplit(settings), {"ta": "benchmark-token"}).listen(
-            0, address="127.0.0.1")
-        held["port"] = next(iter(server._sockets.values())).getsockname()[1]
-        ready.set()
-        IOLoop.current().start()
-
-    threading.Thread(target=run, daemon=True).start()
-    ready.wait(30)
-    return f"http://127.0.0.1:{held['port']}"
-
-
 def page(settings, reasoning):
     """(actions, seconds) of the scripted grader on the page, in Chromium."""
     from playwright.sync_api import sync_playwright
 
-    base, actions = serve(settings), 0
-    with sync_playwright() as playwright:
+    actions = 0
+    with served(settings, {"ta": "benchmark-token"}) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                              args=CHROMIUM_FLAGS)
         tab = browser.new_context(viewport=DESKTOP).new_page()

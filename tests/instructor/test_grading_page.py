@@ -2,15 +2,14 @@
 parameters' explain answers waiting, two graders with a strict split, each signed in by
 the token the page printed for them."""
 
-import asyncio
 import re
-import threading
 
 import pytest
 import requests
 from nbgrader.api import Gradebook
 
 from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, explain_course, own_values
+from testsupport.grading_page import served
 
 STUDENTS = ("ada", "bob", "cyd", "dee", "eve", "fay")
 DECLARED = "I asked <b>a chatbot</b> to check my sums."
@@ -55,25 +54,8 @@ def load_salt():
 @pytest.fixture(scope="module")
 def page(course):
     """The page on 127.0.0.1, a free port, in a thread of this process."""
-    from tornado.ioloop import IOLoop
-
-    from grader.grading_page.app import make_app
-    from grader.grading_page.staff import StaffSplit
-
-    ready, held = threading.Event(), {}
-
-    def run():
-        asyncio.set_event_loop(asyncio.new_event_loop())
-        server = make_app(course, StaffSplit(course), TOKENS).listen(0, address="127.0.0.1")
-        held["port"] = next(iter(server._sockets.values())).getsockname()[1]
-        held["loop"] = IOLoop.current()
-        ready.set()
-        IOLoop.current().start()
-
-    threading.Thread(target=run, daemon=True).start()
-    assert ready.wait(30)
-    yield f"http://127.0.0.1:{held['port']}"
-    held["loop"].add_callback(held["loop"].stop)
+    with served(course, TOKENS) as address:
+        yield address
 
 
 def signed_in(page, grader):

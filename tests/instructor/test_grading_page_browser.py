@@ -2,9 +2,7 @@
 Chromium: three lines of reasoning written with each student's own numbers, blanks and
 one answer copied from a classmate (testsupport/explain_class.py)."""
 
-import asyncio
 import re
-import threading
 
 import pytest
 from nbgrader.api import Gradebook
@@ -13,6 +11,7 @@ from testsupport.accessibility import (CHROMIUM, CHROMIUM_FLAGS, DESKTOP, WAIT_M
                                       axe_violations, violations_report)
 from testsupport.explain_class import COPIED_FROM, synthetic_class
 from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, explain_course, own_values
+from testsupport.grading_page import served
 
 TOKENS = {"ta1": "token-of-ta1-" + "c" * 20, "ta2": "token-of-ta2-" + "d" * 20}
 
@@ -34,26 +33,9 @@ def classroom(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def page(classroom):
-    from tornado.ioloop import IOLoop
-
-    from grader.grading_page.app import make_app
-    from grader.grading_page.staff import StaffSplit
-
-    course = classroom[0]
-    ready, held = threading.Event(), {}
-
-    def run():
-        asyncio.set_event_loop(asyncio.new_event_loop())
-        server = make_app(course, StaffSplit(course), TOKENS).listen(0, address="127.0.0.1")
-        held["port"] = next(iter(server._sockets.values())).getsockname()[1]
-        held["loop"] = IOLoop.current()
-        ready.set()
-        IOLoop.current().start()
-
-    threading.Thread(target=run, daemon=True).start()
-    assert ready.wait(30)
-    yield f"http://127.0.0.1:{held['port']}"
-    held["loop"].add_callback(held["loop"].stop)
+    """The page on 127.0.0.1, a free port, in a thread of this process."""
+    with served(classroom[0], TOKENS) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
