@@ -17,9 +17,12 @@ token other than the course's is answered 401, as Canvas answers an expired one.
 answered from the same data and recording the same writes.
 """
 
+import contextlib
 import json
+import os
 import re
 import threading
+import warnings
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -192,6 +195,33 @@ class Served:
         self.server.shutdown()
         self.server.server_close()
         self.thread.join()
+
+
+@contextlib.contextmanager
+def canvas_for_push(monkeypatch, folder, canvas: FakeCanvas):
+    """`canvas` served, and the environment `python -m grader canvas-push` reads set to it
+    for the test (`monkeypatch`), its token in a file of `folder` (mode 600): yields it."""
+    served = Served(canvas)
+    token_file = os.path.join(folder, "canvas-token")
+    with open(token_file, "w", encoding="utf-8") as handle:
+        handle.write(canvas.token)
+    os.chmod(token_file, 0o600)
+    monkeypatch.setenv("CANVAS_URL", served.url)
+    monkeypatch.setenv("CANVAS_COURSE", str(canvas.course))
+    monkeypatch.setenv("CANVAS_TOKEN_FILE", token_file)
+    try:
+        yield canvas
+    finally:
+        served.close()
+
+
+def canvas_push(root: str, assignment: str) -> int:
+    """`python -m grader canvas-push ASSIGNMENT` for the course at `root`: its exit status."""
+    from grader.cli import main
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Canvas may respond unexpectedly")  # http: on 127.0.0.1
+        return main(["canvas-push", assignment, "--course", root])
 
 
 @dataclass

@@ -4,61 +4,27 @@ request answered with a change, and the new score pushed to the LMS (Canvas, the
 API of testsupport.fake_canvas) once, as the push sends any changed grade."""
 
 import re
-import warnings
 
 import pytest
 import requests
 from nbgrader.api import Gradebook
 
-from grader.cli import main
-from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, explain_course, own_values
-from testsupport.fake_canvas import FakeCanvas, Served
+from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, class_of_two
+from testsupport.fake_canvas import canvas_push
 from testsupport.grading_page import served
 
 TOKENS = {"ta": "token-of-the-ta-" + "e" * 20, "tb": "token-of-the-tb-" + "f" * 20}
-CANVAS_TOKEN = "round-trip-token"
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    from grader.settings import load
-    from testsupport.course import ROOT
-
-    salt = load(ROOT).variant_salt
-    answers = {}
-    for student in ("cyd", "dan"):
-        counts = own_values(student, salt)
-        answers[student] = (f"Untied {counts['untied']:,} and tied {counts['tied']:,}: the "
-                            f"head's [{counts['vocab_size']}, {counts['emb_dim']}] matrix.")
-    folder = str(tmp_path_factory.mktemp("round-trip") / "course")
-    explain_course(folder, answers, "c.GradingPage.graders = ['ta', 'tb']\n"
-                   "c.GradingPage.strict = False\nc.CanvasPush.backoff_seconds = 0.001")
-    roster = f"{folder}/roster-in.csv"
-    with open(roster, "w", encoding="utf-8") as handle:
-        handle.write("id,first_name,last_name,lms_user_id\ncyd,Cyd,Cole,101\ndan,Dan,Dee,102\n")
-    assert main(["roster", roster, "--course", folder]) == 0
-    return load(folder)
-
-
-@pytest.fixture
-def canvas(monkeypatch, tmp_path):
-    fake = FakeCanvas(77, CANVAS_TOKEN, {5: {"name": ASSIGNMENT, "points_possible": 2.0}},
-                      students={"101", "102"})
-    api = Served(fake)
-    token_file = tmp_path / "token"
-    token_file.write_text(CANVAS_TOKEN)
-    token_file.chmod(0o600)
-    monkeypatch.setenv("CANVAS_URL", api.url)
-    monkeypatch.setenv("CANVAS_COURSE", "77")
-    monkeypatch.setenv("CANVAS_TOKEN_FILE", str(token_file))
-    yield fake
-    api.close()
+    return class_of_two(str(tmp_path_factory.mktemp("round-trip") / "course"),
+                        "c.GradingPage.graders = ['ta', 'tb']\nc.GradingPage.strict = False\n"
+                        "c.CanvasPush.backoff_seconds = 0.001")
 
 
 def push(course):
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "Canvas may respond unexpectedly")  # http: on 127.0.0.1
-        return main(["canvas-push", ASSIGNMENT, "--course", course.root])
+    return canvas_push(course.root, ASSIGNMENT)
 
 
 def signed_in(page, grader):
@@ -95,8 +61,8 @@ def save(session, page, student, items):
     return article, fields["_xsrf"]
 
 
-def test_a_regrade_request_ends_in_a_changed_score_in_the_gradebook_and_in_canvas(course,
-                                                                                  canvas):
+def test_a_regrade_request_ends_in_a_changed_score_in_the_gradebook_and_in_canvas(
+        course, canvas_of_two):
     from grader.recording import ask_regrade, requests_of
 
     with served(course, TOKENS) as page:
@@ -104,8 +70,8 @@ def test_a_regrade_request_ends_in_a_changed_score_in_the_gradebook_and_in_canva
         save(session, page, "cyd", ["counts"])
         save(session, page, "dan", ["counts", "head"])
         assert push(course) == 0
-        assert {(w.user, w.posted_grade) for w in canvas.writes} == {("101", "0.5"),
-                                                                     ("102", "1")}
+        assert {(w.user, w.posted_grade) for w in canvas_of_two.writes} == {
+            ("101", "0.5"), ("102", "1")}
         asked = ask_regrade(course, "cyd", ASSIGNMENT, CELL,
                             "My answer names the head's matrix too.", feedback_out=True)
         assert asked.status == "asked", asked.sentence
@@ -121,7 +87,7 @@ def test_a_regrade_request_ends_in_a_changed_score_in_the_gradebook_and_in_canva
     assert (request.state, request.changed, request.answer) == (
         "answered", True, "Right: the head item applies, 1 point.")
     assert push(course) == 0
-    assert [(w.user, w.posted_grade) for w in canvas.writes[2:]] == [("101", "1")]
+    assert [(w.user, w.posted_grade) for w in canvas_of_two.writes[2:]] == [("101", "1")]
 
 
 def test_two_graders_scoring_one_answer_at_once_the_second_sees_the_conflict(course):

@@ -38,6 +38,6 @@ def requests_page(requests: list[AskedRegrade], message: str, user: str, xsrf: s
             f"</title><style>{STYLE}</style></head><body><header><a href='./'>All questions"
             f"</a><h1>Regrade requests</h1><p>Signed in as {E(shown_id(user))}. "
             f"{len(open_ones)} open, {len(answered)} answered.</p>{notice}</header><main>"
-            f"<section aria-label='open requests'><h2>Open</h2>{body}</section></main>"
-            f"<main><section aria-label='answered requests'><h2>Answered</h2>"
+            f"<section aria-label='open requests'><h2>Open</h2>{body}</section>"
+            f"<section aria-label='answered requests'><h2>Answered</h2>"
             f"{done or '<p>None yet.</p>'}</section></main></body></html>")

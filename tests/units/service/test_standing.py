@@ -12,7 +12,6 @@ import urllib.parse
 from datetime import UTC
 
 import pytest
-from jupyterhub.services.auth import HubOAuth
 from nbgrader.api import Gradebook
 from tornado import httpclient, web
 from traitlets.config import Config
@@ -21,17 +20,16 @@ from grader.recording import RequestState, answer_request, ask_regrade, requests
 from grader.recording.asked_regrades import requests_folder
 from grader.service.page import actions
 from grader.service.page.actions import PageOutcome
-from grader.service.page.page import PageHandler, RegradeHandler
-from grader.service.page.page_http import HttpPageHandler, HttpRegradeHandler
 from grader.service.page.standing import (AssignmentStanding, Standing, StudentStanding,
                                           late_words, standing_html, standing_of)
 from grader.service.queue.records import JobState, ReleaseOutcome
 from grader.service.queue.store import Store
 from grader.settings import HubTransport, load
+from testsupport.course_page import (PREFIX, LoginHttpPage, LoginHttpRegrade, LoginPage,
+                                     LoginRegrade)
 from testsupport.gradebook import sqlite_url
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, record_grades
 
-PREFIX = "/services/grading/"
 HTML_MESSAGE = '<img src=x onerror="alert(1)">my double is right & fair'
 
 
@@ -151,34 +149,6 @@ def test_a_message_of_the_limit_typed_in_lines_is_kept_with_its_line_breaks(sett
 
 
 # --- the page itself, as the hub's login sees it --------------------------------------------
-
-class Login:
-    """The page's handler with the hub's login given by the test (`login`), not the hub's."""
-
-    def initialize(self, settings, store, instructors, login, groups=(), **transport):
-        super().initialize(settings, store, instructors, **transport)
-        self.login, self.groups = login, list(groups)
-        self.hub_auth = HubOAuth(api_token="test", base_url=PREFIX, cookie_options={})
-
-    def get_current_user(self):
-        return {"name": self.login, "groups": self.groups}
-
-
-class LoginPage(Login, PageHandler):
-    pass
-
-
-class LoginRegrade(Login, RegradeHandler):
-    pass
-
-
-class LoginHttpPage(Login, HttpPageHandler):
-    pass
-
-
-class LoginHttpRegrade(Login, HttpRegradeHandler):
-    pass
-
 
 async def visit(settings, store, login, form, groups=None, post_groups=None):
     """The page as `login` sees it, then `form` posted with the page's XSRF token, then the
