@@ -197,6 +197,18 @@ def tiny_course(tmp_path_factory):
     return make_course(str(tmp_path_factory.mktemp("cli") / "course"))
 
 
+@pytest.fixture
+def no_regrade_requests(tiny_course):
+    """The module's tiny course with no regrade request before the test, none after it."""
+    from grader.recording.asked_regrades import requests_folder
+    from grader.settings import load
+
+    folder = requests_folder(load(tiny_course))
+    shutil.rmtree(folder, ignore_errors=True)
+    yield
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def postgres_server():
     """One real PostgreSQL server for the whole test run (testsupport.postgres), on 127.0.0.1. If it

@@ -27,10 +27,12 @@ def own_values(student, salt):
             "vocab_size": config["vocab_size"], "emb_dim": config["emb_dim"]}
 
 
-def explain_course(folder, answers, extra_config="", declarations=None, checks_passed=False):
+def explain_course(folder, answers, extra_config="", declarations=None, checks_passed=False,
+                   code=None):
     """The course copied to `folder` with `answers` ({student: text}) handed in for
     parameters' explain cell, and `declarations` ({student: text}) in a cell of their AI
-    declaration; `extra_config` appended to its nbgrader_config.py. With `checks_passed`,
+    declaration; `extra_config` appended to its nbgrader_config.py; `code`, when given,
+    the source of every answer cell of code. With `checks_passed`,
     the notebook's checks are in the gradebook too, each passed with its points, and each
     notebook is in autograded/, as autograde leaves them (what `nbgrader generate_feedback`
     reads). Returns the folder."""
@@ -67,8 +69,12 @@ def explain_course(folder, answers, extra_config="", declarations=None, checks_p
         gb.db.commit()
     for student, text in answers.items():
         nb = json.loads(json.dumps(released))
-        cell = next(c for c in nb["cells"] if c["metadata"]["nbgrader"].get("grade_id") == CELL)
-        cell["source"] = text
+        for cell in nb["cells"]:
+            meta = cell["metadata"]["nbgrader"]
+            if meta.get("grade_id") == CELL:
+                cell["source"] = text
+            elif code is not None and meta.get("solution") and cell["cell_type"] == "code":
+                cell["source"] = code
         if student in (declarations or {}):
             nb["cells"].append({"cell_type": "markdown", "id": "ai-declaration",
                                 "metadata": {"nbgrader": {"grade_id": "ai_declaration",

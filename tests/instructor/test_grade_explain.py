@@ -14,9 +14,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from testsupport.course import copy_course
+from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, explain_course
 from testsupport.gradebook import manual_grades
 
-ASSIGNMENT, NOTEBOOK, CELL = "parameters", "parameters", "explain_tying"
 CLASS = ("ada", "bob", "cyd")
 SEED = "fall-sitting"
 
@@ -261,34 +261,10 @@ def hostile_course(tmp_path_factory):
     """A course whose gradebook holds mallory (an answer that tries to act on the grader's
     terminal and to forge a line of its output) and verbose (a 10 MB answer), each with a
     line of code that tries the same on the defense sheet."""
-    from grader.settings import load
-
-    folder = copy_course(str(tmp_path_factory.mktemp("hostile") / "course"), ("rubrics",))
-    settings = load(folder)
-    with open(f"{folder}/exercises/{ASSIGNMENT}/{NOTEBOOK}.ipynb", encoding="utf-8") as handle:
-        released = json.load(handle)
-    with Gradebook(settings.db_url, settings.course_id) as gb:
-        gb.add_assignment(ASSIGNMENT)
-        gb.add_notebook(NOTEBOOK, ASSIGNMENT)
-        gb.add_grade_cell(CELL, NOTEBOOK, ASSIGNMENT, max_score=2, cell_type="markdown")
-        gb.add_solution_cell(CELL, NOTEBOOK, ASSIGNMENT)
-        for student in ("mallory", "verbose"):
-            gb.add_student(student)
-            gb.add_submission(ASSIGNMENT, student)
-    for student, answer in (("mallory", HOSTILE), ("verbose", HUGE)):
-        nb = json.loads(json.dumps(released))
-        for cell in nb["cells"]:
-            meta = cell["metadata"]["nbgrader"]
-            if meta.get("grade_id") == CELL:
-                cell["source"] = answer
-            elif meta.get("solution") and cell["cell_type"] == "code":
-                cell["source"] = ("shown_to_the_examiner = '\x1b[2J\u202eexe.\x9b1m' + "
-                                  "'\x1b]52;c;cm0gLXJmIH4vCg==\x07'\n")
-        path = f"{settings.submitted}/{student}/{ASSIGNMENT}/{NOTEBOOK}.ipynb"
-        os.makedirs(os.path.dirname(path))
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(nb, handle)
-    return folder
+    return explain_course(str(tmp_path_factory.mktemp("hostile") / "course"),
+                          {"mallory": HOSTILE, "verbose": HUGE},
+                          code="shown_to_the_examiner = '\x1b[2J\u202eexe.\x9b1m' + "
+                               "'\x1b]52;c;cm0gLXJmIH4vCg==\x07'\n")
 
 
 def test_an_answer_that_would_act_on_the_terminal_is_shown_as_text_inside_its_margin(

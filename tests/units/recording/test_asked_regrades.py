@@ -4,30 +4,23 @@ cannot be read named and left as it is."""
 
 import json
 import os
-import shutil
 import threading
 
 import pytest
+from nbgrader.api import Gradebook
 
 from grader.recording import (AskStatus, RequestState, answer_request, ask_regrade,
                               open_requests, request_items, requests_of)
-from grader.recording.asked_regrades import MAX_MESSAGE, requests_file, requests_folder
-from nbgrader.api import Gradebook
-
+from grader.recording.asked_regrades import MAX_MESSAGE, requests_file
 from grader.settings import CourseError, load
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, make_course
+
+pytestmark = pytest.mark.usefixtures("no_regrade_requests")
 
 
 @pytest.fixture(scope="module")
 def settings(tiny_course):
     return load(tiny_course)
-
-
-@pytest.fixture(autouse=True)
-def no_requests(settings):
-    shutil.rmtree(requests_folder(settings), ignore_errors=True)
-    yield
-    shutil.rmtree(requests_folder(settings), ignore_errors=True)
 
 
 def ask(settings, student="ann", item="double_hidden", message="my double is right",

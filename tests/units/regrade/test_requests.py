@@ -1,29 +1,21 @@
 """`make regrade` lists the requests students asked on the course page beside the rows of
 regrade-requests.csv: open ones only, each with its id, and what the regrade does for it."""
 
-import shutil
-
 import pytest
 
 from grader.recording import answer_request, ask_regrade
-from grader.recording.asked_regrades import requests_folder
 from grader.regrade import RegradeRequest, RequestSource, page_requests
 from grader.regrade.changes import CheckChange, StudentChange
 from grader.regrade.regrading import request_lines
 from grader.settings import load
 from testsupport.tiny_course import ASSIGNMENT
 
+pytestmark = pytest.mark.usefixtures("no_regrade_requests")
+
 
 @pytest.fixture(scope="module")
 def settings(tiny_course):
     return load(tiny_course)
-
-
-@pytest.fixture(autouse=True)
-def no_requests(settings):
-    shutil.rmtree(requests_folder(settings), ignore_errors=True)
-    yield
-    shutil.rmtree(requests_folder(settings), ignore_errors=True)
 
 
 def test_the_dry_run_lists_the_pages_open_requests_beside_the_files_rows(settings):

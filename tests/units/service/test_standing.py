@@ -7,7 +7,6 @@ import dataclasses
 import datetime
 import os
 import re
-import shutil
 import urllib.parse
 from datetime import UTC
 
@@ -17,7 +16,6 @@ from tornado import httpclient, web
 from traitlets.config import Config
 
 from grader.recording import RequestState, answer_request, ask_regrade, requests_of
-from grader.recording.asked_regrades import requests_folder
 from grader.service.page import actions
 from grader.service.page.actions import PageOutcome
 from grader.service.page.standing import (AssignmentStanding, Standing, StudentStanding,
@@ -32,6 +30,8 @@ from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, POINTS, record_grades
 
 HTML_MESSAGE = '<img src=x onerror="alert(1)">my double is right & fair'
 
+pytestmark = pytest.mark.usefixtures("no_regrade_requests")
+
 
 @pytest.fixture(scope="module")
 def settings(tiny_course):
@@ -41,13 +41,6 @@ def settings(tiny_course):
 @pytest.fixture
 def store(tmp_path):
     return Store(str(tmp_path / "queue.db"))
-
-
-@pytest.fixture(autouse=True)
-def no_requests(settings):
-    shutil.rmtree(requests_folder(settings), ignore_errors=True)
-    yield
-    shutil.rmtree(requests_folder(settings), ignore_errors=True)
 
 
 def graded(settings, store, student, points=None, feedback_out=True):
