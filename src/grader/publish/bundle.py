@@ -36,6 +36,7 @@ from .fragments import (Fragment, PublicText, SecretKind, cell_text, course_publ
 from .leak_scan import Leak, scan_folder
 from .release_check import (install_line_problems, regenerated_differences,
                             released_notebooks_folder)
+from .scan_record import clean_files
 from .solutions_policy import assignments_with_public_solutions, solution_notebooks
 from .students_page import students_page
 
@@ -218,7 +219,8 @@ def write_bundle(settings: Settings, site: str, target: str | None = None,
     os.chmod(folder, 0o777 & ~umask)  # a web server's account reads it, not a temporary's 0700
     try:
         bundle = fill(settings, site, folder, released)
-        leaks = scan_folder(folder, bundle_fragments(settings, released))
+        fragments = bundle_fragments(settings, released)
+        leaks = scan_folder(folder, fragments, clean_files(settings, fragments))
         if leaks:
             raise CourseError(leak_report(leaks, "the bundle"))
         if before_swap is not None:

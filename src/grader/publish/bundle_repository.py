@@ -19,6 +19,7 @@ from ..settings.course_wheel import PACKAGES_FOLDER, read_course_wheel
 from .bundle import BUNDLE_FOLDER, bundle_fragments, leak_report
 from .leak_scan import scan_folder
 from .remotes import own_repository_push_problem
+from .scan_record import clean_files
 from .solutions_policy import assignments_with_public_solutions
 
 AUTHOR = {"GIT_AUTHOR_NAME": "Course publisher", "GIT_AUTHOR_EMAIL": "publisher@localhost"}
@@ -63,7 +64,8 @@ def publish_repository(settings: Settings, remote: str, branch: str = "main",
                               f"{PACKAGES_FOLDER}/)")
         wheel = read_course_wheel(os.path.join(packages, wheels[0]))
         public = assignments_with_public_solutions(settings)
-        leaks = scan_folder(bundle, bundle_fragments(settings, public))
+        fragments = bundle_fragments(settings, public)
+        leaks = scan_folder(bundle, fragments, clean_files(settings, fragments))
         if leaks:
             raise CourseError(leak_report(leaks, bundle))
         fetched = run_git(git_dir, "fetch", "--quiet", "--depth=1", remote,

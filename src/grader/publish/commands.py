@@ -21,6 +21,7 @@ from ..settings.release_lines import no_install_line_warning
 from .bundle import BUNDLE_FOLDER, Bundle, bundle_fragments, leak_report, write_bundle
 from .bundle_repository import publish_repository
 from .leak_scan import scan_folder
+from .scan_record import clean_files
 from ..recording.points_windows import when_text
 from ..recording.solutions_record import RECORD_FILE, record_release
 from .solutions_policy import (assignments_with_public_solutions, check_solutions_may_go_out,
@@ -96,7 +97,7 @@ def run_leak_scan(args: argparse.Namespace) -> int:
         print(f"error: no folder {folder} to scan", file=sys.stderr)
         return 2
     fragments = bundle_fragments(settings, assignments_with_public_solutions(settings))
-    leaks = scan_folder(folder, fragments)
+    leaks = scan_folder(folder, fragments, clean_files(settings, fragments))
     if leaks:
         print(leak_report(leaks, folder), file=sys.stderr)
         return 1

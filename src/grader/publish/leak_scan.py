@@ -34,6 +34,7 @@ from .decoding import (MAX_LAYERS, NULS_OUT, Budget, Unsearchable, archive_membe
                        base64_runs, is_image, pdf_texts, percent_decoded, wide_texts,
                        zlib_streams)
 from .fragments import Fragment, squeeze
+from .scan_record import CleanFiles
 
 TAG = re.compile(r"<[^>]*>")
 GRAM = 12  # characters of the pieces a FragmentIndex looks up
@@ -225,9 +226,12 @@ def scan_bytes(path: str, data: bytes, index: FragmentIndex) -> list[Leak]:
     return scan.leaks
 
 
-def scan_folder(folder: str, fragments: list[Fragment]) -> list[Leak]:
+def scan_folder(folder: str, fragments: list[Fragment], clean: CleanFiles | None = None
+                ) -> list[Leak]:
     """Every leak in the files under `folder`, by path (relative to it); symbolic links are
-    followed to their files, as a web server would serve them."""
+    followed to their files, as a web server would serve them. With `clean` (the course's
+    record, scan_record.py), a file whose bytes were found clean before is not searched
+    again, and each file found clean now is recorded."""
     index, leaks = FragmentIndex(fragments), []
     for base, folders, files in os.walk(folder, followlinks=True):
         folders.sort()
@@ -235,5 +239,13 @@ def scan_folder(folder: str, fragments: list[Fragment]) -> list[Leak]:
             path = os.path.join(base, name)
             with open(path, "rb") as handle:
                 data = handle.read()
-            leaks += scan_bytes(os.path.relpath(path, folder), data, index)
+            digest = CleanFiles.digest(data) if clean is not None else ""
+            if digest and digest in clean:
+                continue
+            found = scan_bytes(os.path.relpath(path, folder), data, index)
+            if digest and not found:
+                clean.add(digest)
+            leaks += found
+    if clean is not None:
+        clean.save()
     return leaks
