@@ -32,7 +32,7 @@ from testsupport.accessibility import CHROMIUM, CHROMIUM_FLAGS, axe_violations, 
 from testsupport.hub import (GRADER, PASSWORD, SITE_PACKAGES, STUDENTS, VENV_BIN, chown_tree,
                              ensure_account, install_proxy, readable_environment)
 from testsupport.hub_browser import answering, wait_for
-from testsupport.network import free_port
+from testsupport.network import free_port, listening
 from testsupport.course import ROOT
 from testsupport.tiny_course import ASSIGNMENT, NOTEBOOK, correct, make_course, released
 
@@ -113,6 +113,13 @@ def hub_with_page():
     try:
         wait_for("the hub and its page answer",
                  lambda: answering(url + "/hub/health") and hub.poll() is None, 120)
+        # the hub starts its services after it answers: the page and the staff's page
+        # listening, and the home reader's socket made the page account's
+        page_uid = accounts[PAGE_ACCOUNT].pw_uid
+        wait_for("the pages listen and the home reader's socket is the page's account's",
+                 lambda: listening(page_port) and listening(staff_port)
+                 and os.path.exists(socket) and os.stat(socket).st_uid == page_uid
+                 and hub.poll() is None, 120)
         yield {"url": url, "course": course, "accounts": accounts, "log": log.name,
                "page_port": page_port, "socket": socket}
     finally:
