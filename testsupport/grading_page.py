@@ -11,3 +11,12 @@ def served(course, tokens):
     from grader.grading_page.staff import StaffSplit
 
     return serving(lambda: make_app(course, StaffSplit(course), tokens), "the grading page")
+
+
+def groups_in_chromium(tab, page, assignment, view="all"):
+    """Each group of `assignment`'s question on the page at `page`, as the Chromium `tab`
+    opens it in turn: yields the list of its answers' articles (Playwright locators)."""
+    tab.goto(f"{page}/q/{assignment}?view={view}")
+    for href in [a.get_attribute("href") for a in tab.locator("nav a").all()]:
+        tab.goto(f"{page}/q/{href}")
+        yield tab.locator("article[data-student]").all()

@@ -11,7 +11,7 @@ from testsupport.accessibility import (CHROMIUM, CHROMIUM_FLAGS, DESKTOP, WAIT_M
                                       axe_violations, violations_report)
 from testsupport.explain_class import COPIED_FROM, synthetic_class
 from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, explain_course, own_values
-from testsupport.grading_page import served
+from testsupport.grading_page import groups_in_chromium, served
 
 TOKENS = {"ta1": "token-of-ta1-" + "c" * 20, "ta2": "token-of-ta2-" + "d" * 20}
 
@@ -73,11 +73,8 @@ def test_the_groups_put_one_reasoning_together_across_variants(graders, page, cl
     """Every answer of the class is in one group; purity >= 0.9; blanks a group of their own."""
     _, reasoning, _ = classroom
     tab = graders["ta1"]
-    members = []
-    for href in group_links(tab, page, "all"):
-        tab.goto(f"{page}/q/{href}")
-        members.append([a.get_attribute("data-student")
-                        for a in tab.locator("article[data-student]").all()])
+    members = [[a.get_attribute("data-student") for a in articles]
+               for articles in groups_in_chromium(tab, page, ASSIGNMENT)]
     assert sorted(s for group in members for s in group) == sorted(reasoning)
     kept = sum(max(sum(reasoning[s] == r for s in group) for r in set(reasoning.values()))
                for group in members)
@@ -90,9 +87,8 @@ def test_the_copied_answer_is_flagged_with_its_owner_and_no_other(graders, page,
     course, _, copier = classroom
     tab = graders["ta1"]
     flagged = []
-    for href in group_links(tab, page, "all"):
-        tab.goto(f"{page}/q/{href}")
-        for article in tab.locator("article[data-student]").all():
+    for articles in groups_in_chromium(tab, page, ASSIGNMENT):
+        for article in articles:
             if article.locator(".flag").count():
                 flagged.append((article.get_attribute("data-student"),
                                 article.locator(".flag").first.inner_text()))

@@ -19,7 +19,7 @@ from testsupport.course import nbgrader_env
 from testsupport.course_page import served_course_page
 from testsupport.explain_course import ASSIGNMENT, CELL, NOTEBOOK, class_of_two
 from testsupport.fake_canvas import canvas_push
-from testsupport.grading_page import served
+from testsupport.grading_page import groups_in_chromium, served
 
 TOKEN = "token-of-the-ta-" + "a" * 20
 MESSAGE = "My answer <b>names</b> the head's matrix: please look again."
@@ -68,12 +68,9 @@ def manual_score(course, student):
 
 def open_answer(tab, staff, student):
     """The grading page at `student`'s answer, found through the groups of the question."""
-    tab.goto(f"{staff}/q/{ASSIGNMENT}?view=all")
-    for href in [a.get_attribute("href") for a in tab.locator("nav a").all()]:
-        tab.goto(f"{staff}/q/{href}")
-        article = tab.locator(f"article[data-student='{student}']")
-        if article.count():
-            return article
+    for articles in groups_in_chromium(tab, staff, ASSIGNMENT):
+        if any(a.get_attribute("data-student") == student for a in articles):
+            return tab.locator(f"article[data-student='{student}']")
     raise AssertionError(f"{student}'s answer is in no group")
 
 
