@@ -78,7 +78,9 @@ help:
 	@echo "  make fetch-feedback      fetch the released feedback"
 
 # Python environment: rebuilt when the lock, requirements.txt or a pyproject.toml change.
-# requirements.lock pins every package with its hashes (pip refuses any other file);
+# requirements.lock pins every package with its hashes (pip refuses any other file), so it
+# is installed whole and without pip's own resolution (--no-deps: it holds every dependency
+# but those left out on purpose, LEFT_OUT below, which an older .venv loses);
 # requirements.txt is the list it is made from: after editing it, run `make lock`.
 # Two distributions of this repository, both editable: the course package (pyproject.toml,
 # the students' wheel) and the grader (src/grader/pyproject.toml, course-grader).
@@ -86,7 +88,9 @@ GRADER_PROJECT := src/grader/pyproject.toml
 $(STAMP): requirements.lock requirements.txt pyproject.toml $(wildcard $(GRADER_PROJECT))
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
-	  -r requirements.lock
+	  --no-deps -r requirements.lock
+	$(BIN)/python -m pip uninstall --quiet --disable-pip-version-check --yes $(LEFT_OUT) \
+	  2>/dev/null || true
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps \
 	  -e . -e $(dir $(GRADER_PROJECT))
 	touch $@
@@ -95,16 +99,26 @@ $(STAMP): requirements.lock requirements.txt pyproject.toml $(wildcard $(GRADER_
 # files (the grader's extras included), by pip-tools in a venv of its own (.lock-tools/);
 # pip, not uv: torch's CPU build is found where pip looks (find-links), and its hash is
 # that file's.
+#
+# LEFT_OUT are left out of the lock, and so of .venv (which installs the lock whole, with
+# --no-deps): jsonschema's optional check of the "iri" format, pulled in by jupyter-events,
+# builds 38 Earley grammars with lark each time jsonschema is imported, about 2 s of
+# processor time in every process that reads a notebook (nbformat) or starts a Jupyter
+# server. Nothing here validates an "iri"; without the package jsonschema skips that format.
 PIP_TOOLS := pip-tools==7.6.2
+LEFT_OUT := rfc3987-syntax lark
 .PHONY: lock
 lock:
 	test -x .lock-tools/bin/pip-compile || { $(PYTHON) -m venv .lock-tools && \
 	  .lock-tools/bin/pip install --quiet --disable-pip-version-check $(PIP_TOOLS); }
 	grep -v '^-e' requirements.txt > .lock-tools/requirements.in
+	cp requirements.lock .lock-tools/requirements.lock  # pip-compile keeps its versions
 	.lock-tools/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	  --no-emit-index-url --no-emit-find-links --all-extras \
-	  --output-file requirements.lock pyproject.toml $(GRADER_PROJECT) \
+	  --output-file .lock-tools/requirements.lock pyproject.toml $(GRADER_PROJECT) \
 	  .lock-tools/requirements.in
+	awk -v left_out="^($$(echo $(LEFT_OUT) | tr ' ' '|'))==" \
+	  '/^[^ ]/ { skip = ($$0 ~ left_out) } !skip' .lock-tools/requirements.lock > requirements.lock
 
 # Debian packages, installed only where a command is missing (apt-get update first).
 # Grading needs only the sandbox, bubblewrap; the tests also use the browser that

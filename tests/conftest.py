@@ -32,11 +32,19 @@ import functools
 import itertools
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
 
 from grader.numerics import fork_safe_numerics
+
+# Where Python is told not to write bytecode (PYTHONDONTWRITEBYTECODE, as on some CI
+# machines), pytest would rewrite and compile the assertions of every test module in each
+# worker at each run, seconds of a quick run. The test modules' rewritten bytecode is kept
+# (tests/**/__pycache__, git-ignored) and read by the next run; the processes the tests
+# start are told what the environment tells them.
+sys.dont_write_bytecode = False
 
 # The tests' processes, and what they start, run their numeric libraries as the grader does
 # (grader/numerics.py), set before anything loads torch: some fork grading workers

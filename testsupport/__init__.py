@@ -25,7 +25,7 @@
     dask_cluster    a Dask scheduler and workers on 127.0.0.1
     hub             a real JupyterHub from deploy/, with real accounts
     postgres        a throw-away PostgreSQL server on 127.0.0.1
-    machine_load    busy processes and a forking one, started and stopped by a test
+    machine_load    a share of one core and a forking process for what a test starts
     term_state      a file of every kind a term leaves in a course folder (make new-term,
                     archive-term)
 

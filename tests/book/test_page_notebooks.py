@@ -3,8 +3,10 @@
 Each page is converted to ``.ipynb`` with jupytext, as the site's download and launch
 buttons offer it, and executed top to bottom with nbclient in a fresh kernel in which
 ``import myst_nb`` fails, as it does in plain Jupyter: myst-nb builds the site and is
-no dependency of ``gptcourse``. The pages run in ``book/`` of this checkout, where the
-homework page finds the student notebooks it describes (the page says so).
+no dependency of ``gptcourse``. Each page runs once here: a chapter in an empty folder
+of a fresh environment that holds the students' wheel and no myst-nb; the homework and
+instructors pages, which read the course's own files, in ``book/`` of this checkout,
+where ``import myst_nb`` is made to fail (the pages say so).
 """
 
 import importlib.util
@@ -70,19 +72,11 @@ def test_the_paired_notebook_is_the_page(page):
         f"{notebook.name} is older than {page}.md: run `make book` and commit it")
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_the_downloaded_page_runs_without_myst_nb(page):
-    """Every cell of the page's notebook runs in a kernel that cannot import myst_nb."""
-    notebook = jupytext.read(ROOT / f"{page}.md")
-    notebook.cells.insert(0, nbformat.v4.new_code_cell(WITHOUT_MYST_NB))
-    notebook.cells.append(nbformat.v4.new_code_cell(MYST_NB_WAS_MISSING))
-    client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "book")}})
-    # raises CellExecutionError, with the cell and its traceback, on a failure
-    client.execute(env=KERNEL_ENV)
+def assert_every_cell_ran(notebook):
+    """Every code cell of an executed notebook ran without an error, but those tagged
+    skip-execution, which no build and no test runs: they need a network (GPT-2's own
+    weights) and say so in their first line."""
     code_cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    # a cell tagged skip-execution is run by no build and no test: it needs a network
-    # (GPT-2's own weights), and says so in its first line
     online = [cell for cell in code_cells if "skip-execution" in cell.metadata.get("tags", [])]
     assert all(cell.source.startswith("# Needs a network") for cell in online)
     code_cells = [cell for cell in code_cells if cell not in online]
@@ -96,12 +90,30 @@ def test_the_downloaded_page_runs_without_myst_nb(page):
 
 # The homework and instructors pages read the course's own files (exercises/, the grader's
 # settings), and say so on the page; every chapter runs anywhere.
-NEEDS_A_COPY_OF_THE_COURSE = {"book/homework", "book/instructors"}
+NEEDS_A_COPY_OF_THE_COURSE = ["book/homework", "book/instructors"]
 CHAPTERS = [page for page in PAGES if page not in NEEDS_A_COPY_OF_THE_COURSE]
+
+
+@pytest.mark.parametrize("page", NEEDS_A_COPY_OF_THE_COURSE)
+def test_the_downloaded_page_runs_in_the_course_without_myst_nb(page):
+    """Every cell of the page's notebook runs, in book/ of the course, in a kernel that
+    cannot import myst_nb."""
+    notebook = jupytext.read(ROOT / f"{page}.md")
+    notebook.cells.insert(0, nbformat.v4.new_code_cell(WITHOUT_MYST_NB))
+    notebook.cells.append(nbformat.v4.new_code_cell(MYST_NB_WAS_MISSING))
+    client = NotebookClient(notebook, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+                            resources={"metadata": {"path": str(ROOT / "book")}})
+    # raises CellExecutionError, with the cell and its traceback, on a failure
+    client.execute(env=KERNEL_ENV)
+    assert_every_cell_ran(notebook)
+
+
 # A plain Jupyter's: the course package from its wheel, matplotlib for the figures, and
 # what runs a notebook (nbclient, ipykernel); nothing of the site's build, no myst_nb.
 JUPYTER = ("torch", "numpy", "tiktoken", "matplotlib", "ipykernel", "nbclient")
 
+# Runs the notebook argv[1] of the current folder, then the check that it ran alone and
+# MYST_NB_WAS_MISSING (argv[3]), and writes the executed notebook to argv[2], outside it.
 RUN_ANYWHERE = '''
 import sys
 import nbformat
@@ -113,8 +125,10 @@ notebook.cells.append(nbformat.v4.new_code_cell(
     "assert gptcourse.__file__.startswith(os.environ['STUDENT_ENV']), gptcourse.__file__\\n"
     "assert os.listdir('.') == [os.path.basename(sys.argv[1])], os.listdir('.')"
     .replace("sys.argv[1]", repr(sys.argv[1]))))
+notebook.cells.append(nbformat.v4.new_code_cell(sys.argv[3]))
 NotebookClient(notebook, timeout=900, kernel_name="python3",
                resources={"metadata": {"path": "."}}).execute()
+nbformat.write(notebook, sys.argv[2])
 print("--- every cell ran")
 '''
 
@@ -141,7 +155,7 @@ def test_the_pages_notebook_runs_alone_in_an_empty_folder_with_only_the_wheel(
     """book/<page>.ipynb, the notebook Binder, Colab and the published bundle hold, copied
     alone into an empty folder outside the course, runs top to bottom where only the
     students' wheel, matplotlib and Jupyter are installed: every file a page reads is
-    the package's own."""
+    the package's own, and myst_nb, which is not there, is not needed."""
     import shutil
     import subprocess
 
@@ -151,7 +165,10 @@ def test_the_pages_notebook_runs_alone_in_an_empty_folder_with_only_the_wheel(
     notebook = shutil.copy(ROOT / f"{page}.ipynb", folder)
     env = {key: value for key, value in KERNEL_ENV.items() if not key.startswith("PYTHON")}
     env["STUDENT_ENV"] = env_folder
-    done = subprocess.run([python, "-c", RUN_ANYWHERE, os.path.basename(notebook)], cwd=folder,
+    executed = tmp_path / "executed.ipynb"
+    done = subprocess.run([python, "-c", RUN_ANYWHERE, os.path.basename(notebook),
+                           str(executed), MYST_NB_WAS_MISSING], cwd=folder,
                           env=env, capture_output=True, text=True, timeout=3600)
     assert done.returncode == 0, (done.stdout + done.stderr)[-6000:]
     assert done.stdout.splitlines()[-1] == "--- every cell ran"
+    assert_every_cell_ran(nbformat.read(executed, as_version=4))

@@ -18,7 +18,7 @@ from testsupport.course import assignments, nbgrader_env, read_notebook, release
 from testsupport.hand_in import hand_in
 from testsupport.editors import colab_saved, vscode_saved
 from testsupport.honest_students import CASES, code, colab_student, position, solved
-from testsupport.machine_load import machine_load
+from testsupport.machine_load import scarce_cpu
 
 # Answers that hand in the course package's own function in disguise, each earning nothing
 # for the function it wraps, and answers that change the model they are given, each losing
@@ -58,9 +58,10 @@ def wrapper_notebook(assignment, source_id, source):
     return {ASSIGNMENTS[assignment].file_name: json.dumps(nb).encode()}
 
 
-def grade_the_corpus(course_dir):
+def grade_the_corpus(course_dir, preexec_fn=None):
     """Every honest style and wrapper handed in to a released course at `course_dir` and
-    graded, one run per assignment: {"course", "runs", "records"}."""
+    graded, one run per assignment (each started with `preexec_fn`):
+    {"course", "runs", "records"}."""
     course = released_course(course_dir)
     env = nbgrader_env()
     for name, style in CASES.items():
@@ -75,7 +76,8 @@ def grade_the_corpus(course_dir):
         hand_in(course, name, assignment, {assignments()[assignment] + ".ipynb": saved()},
                 TIMESTAMP)
     runs = {a: subprocess.run([sys.executable, "-m", "grader", "autograde", a, "--jobs", "2"],
-                              cwd=course, env=env, capture_output=True, text=True)
+                              cwd=course, env=env, capture_output=True, text=True,
+                              preexec_fn=preexec_fn)
             for a in assignments()}
     records = {}
     for assignment in assignments():
@@ -89,11 +91,33 @@ def grade_the_corpus(course_dir):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The corpus graded once, on a busy machine: two processes spin and one forks without
-    pause beside the grader, as other grading would. Every score asserted below is one
-    graded under that load, so none depends on a quiet machine."""
-    with machine_load(busy=2):
-        return grade_the_corpus(str(tmp_path_factory.mktemp("honest") / "course"))
+    """The corpus graded once, on a busy machine: the grader's two workers and a process
+    forking without pause beside them, as other grading would, share one core, a third of
+    it each at most. Every score asserted below is one graded under that load, so none
+    depends on a quiet machine."""
+    with scarce_cpu(share=1.0) as join:
+        return grade_the_corpus(str(tmp_path_factory.mktemp("honest") / "course"), join)
+
+
+def test_the_busy_machine_gives_what_the_test_starts_its_share_of_a_core_and_no_more():
+    """scarce_cpu's bound holds whatever else the machine runs: a process spinning in it
+    for 2 s of wall time gets at most 0.75 core of it (less when the machine is busier);
+    it and the process forking beside it are in the group, and the group ends with it."""
+    import time
+
+    from testsupport.machine_load import members
+
+    spin = "import time\nend = time.time() + 2\nwhile time.time() < end:\n    pass\n"
+    with scarce_cpu(share=0.75) as join:
+        started = time.monotonic()
+        spinner = subprocess.Popen([sys.executable, "-c", spin], preexec_fn=join)
+        inside = members(join.group)
+        _, status, usage = os.wait4(spinner.pid, 0)
+        wall = time.monotonic() - started
+    assert spinner.pid in inside and len(inside) >= 2  # the forker, and its child of the moment
+    assert status == 0
+    assert usage.ru_utime + usage.ru_stime <= 0.75 * wall + 0.2
+    assert not os.path.exists(join.group)
 
 
 def max_points(assignment):
@@ -213,7 +237,8 @@ def expected_scores(name):
 
 
 def test_on_a_busy_machine_every_honest_notebook_earns_exactly_its_points(graded):
-    """CPU and fork load beside the grader (as other grading would be) changes no score:
+    """CPU and fork load beside the grader (as other grading would be: scarce_cpu) changes
+    no score:
     no check is lost to a fork the busy machine refused, and none reports the grader failed."""
     for assignment, run in graded["runs"].items():
         assert run.returncode == 0, f"{assignment}:\n{run.stderr[-3000:]}"
