@@ -203,9 +203,12 @@ def readable_environment(folder):
     # the editable course package (gptcourse, grader): a copy of this tree's src/, found
     # through its own .pth, also when .venv was installed from another copy of the
     # repository (its .pth then names that copy's src/, which the servers must not run)
+    # With its bytecode (`make setup` compiles src/; copied with their times, the files
+    # stay valid): the accounts cannot write here, and each of their processes would
+    # compile the grader's modules again.
     source = os.path.join(ROOT, "src")
     shutil.copytree(source, os.path.join(folder, "src"),
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+                    ignore=shutil.ignore_patterns("*.egg-info"))
     for name in os.listdir(site_packages):
         path = os.path.join(site_packages, name)
         if name.startswith("__editable__") and name.endswith(".pth"):
