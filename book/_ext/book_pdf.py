@@ -5,9 +5,10 @@ Usage: ``python book/_ext/book_pdf.py SITE_DIR`` (``make book`` runs it after th
 Each page is served from SITE_DIR on 127.0.0.1 and printed by Chromium (headless,
 through Playwright) with the site's print stylesheet, after the page's own
 ``beforeprint`` handler has opened every answer and hidden output
-(``book/_static/print.js``). The pages are merged with pypdf behind a cover that lists
-them with the page each starts on, one bookmark per chapter. Nothing is fetched from
-another host: a request that is not to the local server stops the run. When the PDF is
+(``book/_static/print.js``) and every fade-in has finished. The pages are merged with
+pypdf behind a cover that lists them with the page each starts on, one bookmark per
+chapter. Nothing is fetched from another host: a request that is not to the local server
+stops the run. When the PDF is
 newer than every page it prints, the course's own styles and scripts and this script,
 nothing is done.
 """
@@ -90,6 +91,7 @@ PREPARE = """async () => {
   document.documentElement.dataset.theme = "light";
   if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
   window.printReveal();
+  document.getAnimations().forEach((animation) => animation.finish());  // fades included
   await document.fonts.ready;
   const closed = document.querySelectorAll("details:not([open]), .print-reveal[hidden]");
   const heading = document.querySelector("article h1");

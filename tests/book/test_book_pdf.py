@@ -122,6 +122,30 @@ def test_the_pdf_prints_answers_outputs_and_widgets(book_text, text):
     assert text in flat, f"not printed; where {start!r} is: {near}"
 
 
+# A hidden code cell output as the site holds it: the first line of its text
+HIDDEN_OUTPUT = re.compile(r'<details class="[^"]*\bhide below-input">.*?'
+                           r'<div class="cell_output[^"]*">.*?<pre><span></span>(.*?)</pre>',
+                           re.S)
+
+
+def test_every_hidden_output_of_every_page_is_printed(site, book_text):
+    """Each page's hidden code cell outputs, opened just before the page is printed, are
+    on paper whole: none printed while its fade-in had it still transparent (the first
+    30 characters of its text, which no line wrap splits)."""
+    flat = re.sub(r"\s+", " ", book_text)
+    missing, found = [], 0
+    for page in PAGES:
+        markup = (site / f"{page}.html").read_text(encoding="utf-8")
+        for output in HIDDEN_OUTPUT.findall(markup):
+            text = html.unescape(re.sub(r"<[^>]+>", "", output)).strip().splitlines()[0]
+            start = re.sub(r"\s+", " ", text)[:30].strip()
+            if start in flat:
+                found += 1
+            else:
+                missing.append((page, start))
+    assert missing == [] and found >= 20, (found, missing)
+
+
 def test_the_pdf_prints_no_prompt_to_click(book_text):
     """No "Show code cell output" or "Hide code cell source" prompt is left on paper."""
     for prompt in ("Show code cell", "Hide code cell"):
