@@ -139,36 +139,19 @@ def pytest_configure(config):
                                 os.environ.pop(SHARED_RELEASES, None)))
 
 
-# The longest units of work of the last full run (docs/testing.md), handed out first and
-# longest first, so that the two workers end together: a long unit taken last keeps one
-# worker busy alone at the end. The publishing unit comes after the site's, whose build it
-# waits for.
-LONGEST_FIRST = ("site", "hub", "publish", "submissions/test_honest_students.py",
-                 "instructor/test_assignments.py", "serial_sqlite_run")
-
-
-def longest_first(nodeids):
-    """The order in which the tests run: those of LONGEST_FIRST's units first, in its
-    order, then the others, each in the order of collection."""
-    rank = {unit: place for place, unit in enumerate(LONGEST_FIRST)}
-    return sorted(nodeids, key=lambda nodeid: rank.get(unit_of(nodeid), len(rank)))
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         folder = os.path.relpath(str(item.path), TESTS).split(os.sep)[0]
         if folder not in QUICK_FOLDERS:
             item.add_marker(pytest.mark.slow)
-    order = {nodeid: place for place, nodeid in enumerate(longest_first(
-        [item.nodeid for item in items]))}
-    items.sort(key=lambda item: order[item.nodeid])
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Side by side (`pytest -n 2`), each unit of `share_of` goes whole to one worker, so that
     its module-scoped fixtures are made once and the shared folders are used by one worker
-    at a time. The units keep the order of the items (LONGEST_FIRST's units first)."""
+    at a time. The units keep the order of collection: the site's and the hub's, the
+    longest, are among the first two each worker takes."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByShare(LoadScopeScheduling):

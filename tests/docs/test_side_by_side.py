@@ -86,25 +86,6 @@ def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
     assert made and made[0].option.loadscopereorder is False  # units keep collection order
 
 
-def test_the_longest_units_are_handed_out_first_the_publishing_after_the_site():
-    module = conftest()
-    nodeids = ["tests/book/test_print.py::test_a", "tests/docs/test_x.py::test_b",
-               "tests/hub/test_lti_login.py::test_c", "tests/instructor/test_regrade.py::test_d",
-               "tests/instructor/test_assignments.py::test_e",
-               "tests/publish/test_bundle.py::test_f", "tests/book/test_book.py::test_g",
-               "tests/submissions/test_honest_students.py::test_h",
-               "tests/units/test_house.py::test_i"]
-    assert module.longest_first(nodeids) == [
-        "tests/book/test_print.py::test_a", "tests/book/test_book.py::test_g",
-        "tests/hub/test_lti_login.py::test_c", "tests/publish/test_bundle.py::test_f",
-        "tests/submissions/test_honest_students.py::test_h",
-        "tests/instructor/test_assignments.py::test_e",
-        "tests/docs/test_x.py::test_b", "tests/instructor/test_regrade.py::test_d",
-        "tests/units/test_house.py::test_i"]
-    units = {module.unit_of(nodeid) for nodeid in nodeids}
-    assert set(module.LONGEST_FIRST) - {"serial_sqlite_run"} <= units | {"serial_sqlite_run"}
-
-
 def _build_counted(folder):
     """A course stand-in: one file, and a line in builds.txt beside the copies per build."""
     time.sleep(0.3)  # long enough for the other process to ask while this one builds
