@@ -87,70 +87,107 @@ a student's files that two of the LMS's people match (the others are collected);
 instructor's own errors (bad configuration, unknown assignment, unreadable course files, no
 sandbox), with a message saying what to fix.
 
-Each wing adds its own commands (`REGISTRATIONS`: the function that adds their parsers
-and the table of their runs); this module only puts them together.
+Each wing adds its own commands (`WINGS`: its module, the function that adds their parsers,
+the table of their runs, and their names); this module only puts them together. A command
+imports its own wing and no other: every wing's imports (nbgrader, JupyterHub, the LTI
+libraries) cost each command a second, and check-config alone runs before every make
+target. `--help`, or a command no wing adds, builds them all.
 """
 
 import argparse
+import importlib
 import sys
+from typing import NamedTuple
 
-from .autograde import AUTOGRADE_COMMANDS, add_autograde_command
-from .dask_tls import DASK_COMMANDS, add_dask_commands
-from .explain.commands import EXPLAIN_COMMANDS, add_explain_commands
-from .grading_page import GRADING_PAGE_CONFIG_CHECKS
-from .grading_page.commands import GRADING_PAGE_COMMANDS, add_grading_page_commands
-from .handback.commands import HANDBACK_COMMANDS, add_handback_commands
-from .lti.commands import LTI_COMMANDS, LTI_CONFIG_CHECKS, add_lti_commands
-from .publish.commands import PUBLISH_COMMANDS, add_publish_commands
-from .push.commands import PUSH_COMMANDS, add_push_commands
-from .recording.commands import RECORDING_COMMANDS, add_recording_commands
-from .regrade.commands import REGRADE_COMMANDS, add_regrade_commands
-from .rehearsal import RehearsalError
-from .rehearsal.commands import REHEARSAL_COMMANDS, add_rehearsal_commands
-from .reports.commands import REPORT_COMMANDS, add_report_commands
-from .service import StoreError
-from .service.commands import SERVICE_COMMANDS, add_service_commands
-from .settings import CourseError
-from .similarity.commands import SIMILARITY_COMMANDS, add_similarity_commands
-from .terms.commands import TERM_COMMANDS, add_term_commands
-
-# each wing's commands: what adds their parsers, and their runs by name
-REGISTRATIONS = ((add_autograde_command, AUTOGRADE_COMMANDS),
-                 (add_report_commands, REPORT_COMMANDS),
-                 (add_recording_commands, RECORDING_COMMANDS),
-                 (add_handback_commands, HANDBACK_COMMANDS),
-                 (add_rehearsal_commands, REHEARSAL_COMMANDS),
-                 (add_similarity_commands, SIMILARITY_COMMANDS),
-                 (add_push_commands, PUSH_COMMANDS),
-                 (add_regrade_commands, REGRADE_COMMANDS),
-                 (add_dask_commands, DASK_COMMANDS),
-                 (add_service_commands, SERVICE_COMMANDS),
-                 (add_lti_commands, LTI_COMMANDS),
-                 (add_publish_commands, PUBLISH_COMMANDS),
-                 (add_term_commands, TERM_COMMANDS),
-                 (add_explain_commands, EXPLAIN_COMMANDS),
-                 (add_grading_page_commands, GRADING_PAGE_COMMANDS))
-# what check-config asks each add-on of its settings
-CONFIG_CHECKS = LTI_CONFIG_CHECKS + GRADING_PAGE_CONFIG_CHECKS
+from .lms import GRADE_PUSH_COMMAND
 
 
-def build_parser() -> argparse.ArgumentParser:
+class Wing(NamedTuple):
+    module: str  # the wing's module of commands
+    add_commands: str  # its function that adds the commands' parsers
+    runs: str  # its table of the commands' runs by name
+    commands: tuple[str, ...]  # what it adds, in the order of --help
+
+
+WINGS = (
+    Wing("grader.autograde", "add_autograde_command", "AUTOGRADE_COMMANDS", ("autograde",)),
+    Wing("grader.reports.commands", "add_report_commands", "REPORT_COMMANDS",
+         ("summary", "roster", "grades", "item-analysis")),
+    Wing("grader.recording.commands", "add_recording_commands", "RECORDING_COMMANDS",
+         ("check-config", "due", "release-lines", "apply-late-policy")),
+    Wing("grader.handback.commands", "add_handback_commands", "HANDBACK_COMMANDS",
+         ("release-feedback", "feedback-zip")),
+    Wing("grader.rehearsal.commands", "add_rehearsal_commands", "REHEARSAL_COMMANDS",
+         ("rehearse", "rehearse-lms")),
+    Wing("grader.similarity.commands", "add_similarity_commands", "SIMILARITY_COMMANDS",
+         ("similarity",)),
+    Wing("grader.push.commands", "add_push_commands", "PUSH_COMMANDS",
+         (GRADE_PUSH_COMMAND, "push-grades")),
+    Wing("grader.regrade.commands", "add_regrade_commands", "REGRADE_COMMANDS", ("regrade",)),
+    Wing("grader.dask_tls", "add_dask_commands", "DASK_COMMANDS", ("dask-certs",)),
+    Wing("grader.service.commands", "add_service_commands", "SERVICE_COMMANDS",
+         ("serve", "queue", "page", "extensions", "check", "student-view", "home-reader",
+          "collect-zip")),
+    Wing("grader.lti.commands", "add_lti_commands", "LTI_COMMANDS",
+         ("lti-keys", "lti-roster", "lti-push", "rehearse-lti")),
+    Wing("grader.publish.commands", "add_publish_commands", "PUBLISH_COMMANDS",
+         ("publish", "leak-scan", "publish-repo", "release-solutions")),
+    Wing("grader.terms.commands", "add_term_commands", "TERM_COMMANDS",
+         ("new-term", "archive-term", "restore-term")),
+    Wing("grader.explain.commands", "add_explain_commands", "EXPLAIN_COMMANDS",
+         ("grade-explain", "defense-questions")),
+    Wing("grader.grading_page.commands", "add_grading_page_commands", "GRADING_PAGE_COMMANDS",
+         ("grading-page",)),
+)
+# the errors that are the instructor's to fix (exit 2 with the message), where they live
+INSTRUCTORS_ERRORS = (("grader.settings.errors", "CourseError"),
+                      ("grader.rehearsal.common", "RehearsalError"),
+                      ("grader.service.queue.queue_database", "StoreError"))
+
+
+def add_on_config_lines(settings) -> list[str]:
+    """What each add-on's own check says of its settings (check-config asks it)."""
+    from .grading_page.config_lines import GRADING_PAGE_CONFIG_CHECKS  # by check-config only
+    from .lti.commands import LTI_CONFIG_CHECKS  # (see WINGS)
+
+    return [line for check in LTI_CONFIG_CHECKS + GRADING_PAGE_CONFIG_CHECKS
+            for line in check(settings)]
+
+
+def wings_for(argv: list[str]) -> tuple[Wing, ...]:
+    """The wing of the command `argv` names, or every wing (--help, no command, a typo)."""
+    named = next((word for word in argv if not word.startswith("-")), None)
+    return tuple(wing for wing in WINGS if named in wing.commands) or WINGS
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line: every wing's commands, or with `argv` only the wing it names."""
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    for add_commands, runs in REGISTRATIONS:
-        add_commands(commands)
-        for name, run in runs.items():
+    for wing in wings_for(argv) if argv is not None else WINGS:
+        module = importlib.import_module(wing.module)
+        getattr(module, wing.add_commands)(commands)
+        for name, run in getattr(module, wing.runs).items():
             commands.choices[name].set_defaults(run=run)
     for command in commands.choices.values():
         command.add_argument("--course", default=".", help="course folder with nbgrader_config.py")
-    parser.set_defaults(config_checks=CONFIG_CHECKS)
+    parser.set_defaults(config_checks=(add_on_config_lines,))
     return parser
 
 
+def instructors_errors() -> tuple[type[Exception], ...]:
+    """The classes of INSTRUCTORS_ERRORS this process imported: no other can have been raised."""
+    return tuple(getattr(sys.modules[module], name) for module, name in INSTRUCTORS_ERRORS
+                 if module in sys.modules)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         return args.run(args)
-    except (CourseError, RehearsalError, StoreError) as error:
+    except Exception as error:
+        if not isinstance(error, instructors_errors()):
+            raise
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -8,7 +8,6 @@
 import argparse
 
 from ..settings import load
-from .app import serve_grading_page
 
 
 def add_grading_page_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -24,6 +23,8 @@ def add_grading_page_commands(commands: "argparse._SubParsersAction[argparse.Arg
 
 
 def run_grading_page(args: argparse.Namespace) -> int:
+    from .app import serve_grading_page  # JupyterHub's service auth: for this command only
+
     serve_grading_page(load(args.course), args.port, lambda line: print(line, flush=True),
                        args.hub)
     return 0

@@ -24,11 +24,11 @@ from .moodle import Moodle
 from .names import LmsFileName, comparable_name, released_notebook, shown_time
 from .push_records import (LmsAssignment, LmsCourseApi, LmsRefused, LmsRequestFailed,
                            LmsSubmission, LmsUnavailable)
-from .registry import (DEFAULT_PLATFORM, GRADE_PUSH_PLATFORM, PLATFORMS, UnknownPlatform,
-                       gradebooks, known_platforms, platform)
+from .registry import (DEFAULT_PLATFORM, GRADE_PUSH_COMMAND, GRADE_PUSH_PLATFORM, PLATFORMS,
+                       UnknownPlatform, gradebooks, known_platforms, platform)
 
-__all__ = ["Canvas", "CanvasConnection", "CanvasPush", "DEFAULT_PLATFORM", "GRADE_PUSH_DOCS",
-           "GRADE_PUSH_PLATFORM", "GradebookCsv", "LmsAssignment", "LmsCourseApi",
+__all__ = ["Canvas", "CanvasConnection", "CanvasPush", "DEFAULT_PLATFORM", "GRADE_PUSH_COMMAND",
+           "GRADE_PUSH_DOCS", "GRADE_PUSH_PLATFORM", "GradebookCsv", "LmsAssignment", "LmsCourseApi",
            "LmsFileName", "LmsRefused", "LmsRequestFailed", "LmsSetupError", "LmsSubmission",
            "LmsUnavailable", "Moodle", "PLATFORMS", "Platform", "RosterPerson",
            "UnknownPlatform", "comparable_name", "connection_from", "exported_assignment_id",

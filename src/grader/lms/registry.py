@@ -12,6 +12,7 @@ from .moodle import Moodle
 PLATFORMS: dict[str, Platform] = {p.name: p for p in (Canvas(), Moodle())}
 DEFAULT_PLATFORM = Canvas.name  # the LMS a download is read as when none is named
 GRADE_PUSH_PLATFORM = PLATFORMS[Canvas.name]  # the LMS grades are pushed to (canvas_api.py)
+GRADE_PUSH_COMMAND = f"{GRADE_PUSH_PLATFORM.name}-push"  # its command (push/commands.py)
 
 
 class UnknownPlatform(LookupError):

@@ -10,17 +10,16 @@
 import argparse
 from collections.abc import Callable
 
-from ..lms import GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, CanvasPush
+from ..lms import GRADE_PUSH_COMMAND, GRADE_PUSH_DOCS, GRADE_PUSH_PLATFORM, CanvasPush
 from ..settings import Settings, loaded_with_warnings, settings_help
 from .canvas import CanvasGradePush
 from .plugin import GradePush, configured_push, push_with
 
-CANVAS_PUSH = f"{GRADE_PUSH_PLATFORM.name}-push"
 DRY_RUN_HELP = "print each student's grade now and the grade to send; write nothing"
 
 
 def add_push_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    push = commands.add_parser(CANVAS_PUSH,
+    push = commands.add_parser(GRADE_PUSH_COMMAND,
                                help=f"grades and feedback summaries into "
                                f"{GRADE_PUSH_PLATFORM.title}'s gradebook ({GRADE_PUSH_DOCS})",
                                epilog=settings_help((CanvasPush,), "(or the environment)"),
@@ -56,4 +55,4 @@ def run_push_grades(args: argparse.Namespace) -> int:
     return pushing(configured_push, args)
 
 
-PUSH_COMMANDS = {CANVAS_PUSH: run_push, "push-grades": run_push_grades}
+PUSH_COMMANDS = {GRADE_PUSH_COMMAND: run_push, "push-grades": run_push_grades}

@@ -74,3 +74,53 @@ def test_the_usage_at_the_top_of_cli_names_every_command_and_no_other():
     usage = re.findall(r"^    python -m grader ([a-z-]+)", cli.__doc__, flags=re.M)
     assert sorted(usage) == sorted(listed.split(","))
     assert "release-lines" in usage
+
+
+def test_each_wing_adds_the_commands_the_command_line_names_for_it():
+    import argparse
+    import importlib
+
+    from grader import cli
+
+    for wing in cli.WINGS:
+        module = importlib.import_module(wing.module)
+        commands = argparse.ArgumentParser().add_subparsers()
+        getattr(module, wing.add_commands)(commands)
+        assert tuple(commands.choices) == wing.commands, wing.module
+        assert sorted(getattr(module, wing.runs)) == sorted(wing.commands), wing.module
+
+
+def test_a_command_line_naming_no_wings_command_builds_every_wing():
+    from grader import cli
+
+    assert cli.wings_for(["--help"]) == cli.wings_for(["chek-config"]) == cli.WINGS
+    assert [wing.module for wing in cli.wings_for(["due", "--course", "x", "parameters"])] == [
+        "grader.recording.commands"]
+
+
+def test_a_command_imports_its_own_wing_and_no_other():
+    """In a fresh interpreter: `due --help` loads the recording wing's commands, not the
+    service's, the publishing's or JupyterHub's (each costs every command up to a second)."""
+    import json
+    import subprocess
+    import sys
+
+    probe = ("import contextlib, io, json, sys\nfrom grader.cli import main\n"
+             "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+             "    main(['due', '--help'])\n"
+             "print(json.dumps(sorted(sys.modules)))")
+    loaded = set(json.loads(subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                           text=True, check=True).stdout))
+    assert "grader.recording.commands" in loaded
+    assert not loaded & {"grader.service", "grader.publish", "grader.lti", "grader.terms",
+                         "grader.grading_page", "grader.explain", "jupyterhub"}
+
+
+def test_an_instructors_error_exits_two_with_its_message_and_another_error_is_raised(
+        tmp_path, capsys):
+    from grader.cli import main
+
+    assert main(["due", "tiny", "none", "--course", str(tmp_path)]) == 2
+    assert "no nbgrader_config.py" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["due"])  # argparse's own: a missing argument
