@@ -9,6 +9,7 @@ what the platform is given (pasted, or served at the tool's JWKS URL) to check
 those signatures. The key id (``kid``) is the SHA-256 of the public key.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -41,6 +42,19 @@ class ToolKeys:
             self.public_pem.encode())))
         key.update(kid=self.kid, alg="RS256", use="sig")
         return {"keys": [key]}
+
+    def signing_key(self) -> rsa.RSAPrivateKey:
+        """The private key, loaded once in a process (loading checks the RSA key, most of a
+        tenth of a second that each signed token request would pay again)."""
+        return _loaded_private_key(self.private_pem)
+
+
+@functools.lru_cache(maxsize=4)
+def _loaded_private_key(private_pem: str) -> rsa.RSAPrivateKey:
+    key = serialization.load_pem_private_key(private_pem.encode(), password=None)
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise LtiSetupError("the tool's private key is not an RSA key: make lti-keys again")
+    return key
 
 
 def key_id(public_pem: str) -> str:

@@ -45,7 +45,7 @@ class PlatformServices:
         audience = self.registration.auth_audience or self.registration.auth_token_url
         claims = {"iss": self.registration.client_id, "sub": self.registration.client_id,
                   "aud": audience, "iat": now, "exp": now + 300, "jti": uuid.uuid4().hex}
-        return jwt.encode(claims, self.keys.private_pem, algorithm="RS256",
+        return jwt.encode(claims, self.keys.signing_key(), algorithm="RS256",
                           headers={"kid": self.keys.kid})
 
     def access_token(self, scopes: tuple[str, ...]) -> str:

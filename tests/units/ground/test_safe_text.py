@@ -93,8 +93,13 @@ def test_no_character_a_terminal_or_browser_acts_on_passes_shown():
     acting = [chr(code) for code in range(sys.maxunicode + 1)
               if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Cn")]
     assert len(acting) > 800_000
-    assert all(shown(c).startswith("\\") for c in acting)
-    assert all(shown(c, keep_layout=True).startswith("\\") for c in acting if c not in "\n\t")
+    for keep_layout, kept in ((False, ""), (True, "\n\t")):
+        escaped = [c for c in acting if c not in kept]
+        out = shown("".join(escaped), keep_layout=keep_layout)  # one text: one pass
+        # each character became one escape, a backslash and ASCII letters and digits
+        assert out.count("\\") == len(escaped) and out.isascii() and out.isprintable()
+        assert shown("".join(escaped[::9973]), keep_layout=keep_layout) == "".join(
+            shown(c, keep_layout=keep_layout) for c in escaped[::9973])  # as one by one
 
 
 def test_a_quoted_text_keeps_each_line_in_its_margin_and_is_cut_saying_where():
