@@ -35,9 +35,19 @@ def test_the_lock_pins_nothing_the_makefile_leaves_out():
 
 
 def test_the_lock_is_installed_whole_without_pips_resolution():
-    """Without --no-deps pip would ask for the packages left out, which have no hash."""
-    install = re.search(r"pip install [^\n]*\\\n[^\n]*-r requirements.lock", makefile())
-    assert install and "--require-hashes" in install.group(0) and "--no-deps" in install.group(0)
+    """Without --no-deps pip (or uv) would ask for the packages left out, which have no hash;
+    uv installs the lock, pip where uv cannot, and uv itself is installed from the lock."""
+    commands = [command.strip() for line in makefile().replace("\\\n", " ").splitlines()
+                for command in re.split(r"\|\||;", line)]
+    installs = [command for command in commands if re.search(r"(uv pip|-m pip) install", command)]
+    of_the_lock = [command for command in installs if "-r requirements.lock" in command]
+    assert [re.search(r"(uv pip|-m pip) install", c).group(1) for c in of_the_lock] == [
+        "uv pip", "-m pip"]
+    assert all("--require-hashes" in c and "--no-deps" in c for c in of_the_lock)
+    [pinned_uv] = [command for command in installs if "uv-pin.txt" in command]
+    assert "--require-hashes" in pinned_uv
+    with open(os.path.join(ROOT, "requirements.lock"), encoding="utf-8") as handle:
+        assert re.search(r"^uv==[\d.]+ \\$", handle.read(), re.MULTILINE)
 
 
 def test_reading_a_notebook_builds_no_grammar():
