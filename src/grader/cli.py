@@ -97,9 +97,12 @@ target. `--help`, or a command no wing adds, builds them all.
 import argparse
 import importlib
 import sys
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .lms import GRADE_PUSH_COMMAND
+
+if TYPE_CHECKING:  # for the annotation only: the settings load with the command's wing
+    from .settings import Settings
 
 
 class Wing(NamedTuple):
@@ -145,7 +148,7 @@ INSTRUCTORS_ERRORS = (("grader.settings.errors", "CourseError"),
                       ("grader.service.queue.queue_database", "StoreError"))
 
 
-def add_on_config_lines(settings) -> list[str]:
+def add_on_config_lines(settings: "Settings") -> list[str]:
     """What each add-on's own check says of its settings (check-config asks it)."""
     from .grading_page.config_lines import GRADING_PAGE_CONFIG_CHECKS  # by check-config only
     from .lti.commands import LTI_CONFIG_CHECKS  # (see WINGS)
