@@ -85,7 +85,7 @@ help:
 # Two distributions of this repository, both editable: the course package (pyproject.toml,
 # the students' wheel) and the grader (src/grader/pyproject.toml, course-grader).
 GRADER_PROJECT := src/grader/pyproject.toml
-#
+
 # The lock is installed by uv, pinned in the lock itself (pip installs it first, by its hash):
 # it installs and compiles side by side, 37 s where pip took 155 s. It looks where pip is
 # told to look (pip's find-links: torch's CPU build may lie there); where uv cannot install

@@ -28,8 +28,8 @@ from .registry import (DEFAULT_PLATFORM, GRADE_PUSH_COMMAND, GRADE_PUSH_PLATFORM
                        UnknownPlatform, gradebooks, known_platforms, platform)
 
 __all__ = ["Canvas", "CanvasConnection", "CanvasPush", "DEFAULT_PLATFORM", "GRADE_PUSH_COMMAND",
-           "GRADE_PUSH_DOCS", "GRADE_PUSH_PLATFORM", "GradebookCsv", "LmsAssignment", "LmsCourseApi",
-           "LmsFileName", "LmsRefused", "LmsRequestFailed", "LmsSetupError", "LmsSubmission",
-           "LmsUnavailable", "Moodle", "PLATFORMS", "Platform", "RosterPerson",
+           "GRADE_PUSH_DOCS", "GRADE_PUSH_PLATFORM", "GradebookCsv", "LmsAssignment",
+           "LmsCourseApi", "LmsFileName", "LmsRefused", "LmsRequestFailed", "LmsSetupError",
+           "LmsSubmission", "LmsUnavailable", "Moodle", "PLATFORMS", "Platform", "RosterPerson",
            "UnknownPlatform", "comparable_name", "connection_from", "exported_assignment_id",
            "gradebooks", "known_platforms", "platform", "released_notebook", "shown_time"]

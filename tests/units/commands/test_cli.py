@@ -117,10 +117,18 @@ def test_a_command_imports_its_own_wing_and_no_other():
 
 
 def test_an_instructors_error_exits_two_with_its_message_and_another_error_is_raised(
-        tmp_path, capsys):
+        tmp_path, capsys, monkeypatch):
     from grader.cli import main
+    from grader.recording import commands
 
     assert main(["due", "tiny", "none", "--course", str(tmp_path)]) == 2
     assert "no nbgrader_config.py" in capsys.readouterr().err
+
+    def fails(args):
+        raise ValueError("the grader's own fault")
+
+    monkeypatch.setitem(commands.RECORDING_COMMANDS, "due", fails)
+    with pytest.raises(ValueError, match="the grader's own fault"):
+        main(["due", "tiny", "none", "--course", str(tmp_path)])
     with pytest.raises(SystemExit):
         main(["due"])  # argparse's own: a missing argument
