@@ -5,7 +5,7 @@
   their name: zip (a wheel), tar, gzip, bzip2, xz;
 - ``zlib_streams``: zlib data inside a binary file, as a PDF's FlateDecode streams hold its
   pages' text, its fonts and its attached files (a stream of an image is left: pixels);
-- ``pdf_texts``: a PDF's pages' text as a reader extracts it (pypdf), for a page a browser
+- ``pdf_texts``: a PDF's pages' text as a reader extracts it (PDFium), for a page a browser
   printed glyph by glyph;
 - ``base64_runs``: base64 in text, a ``data:`` URI's or any run of at least MIN_BASE64
   characters (a notebook's output, an inline source map, a JSON value);
@@ -25,7 +25,6 @@ import binascii
 import bz2
 import gzip
 import io
-import logging
 import lzma
 import re
 import tarfile
@@ -38,6 +37,7 @@ MAX_LAYERS = 6  # decodings inside one another (an archive, a stream, base64) in
 MAX_EXPANDED = 64 * 2 ** 20  # bytes unpacked from one published file, all layers together
 MIN_BASE64 = 32  # characters: the base64 of 24 bytes, MIN_CHARS of fragments.py
 MIN_INFLATED = 16  # bytes a zlib stream must give to be searched (shorter: a chance header)
+PDFIUM_PASSWORD_ERROR = 4  # FPDF_ERR_PASSWORD: PDFium could not open the file without one
 ZLIB_HEADER = re.compile(rb"\x78[\x01\x5e\x9c\xda]")
 PDF_OBJECT = re.compile(rb"(\d+)\s+\d+\s+obj\b")
 BASE64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{%d,}=*"
@@ -184,35 +184,35 @@ def zlib_streams(data: bytes, budget: Budget) -> list[Layer]:
 
 
 def pdf_texts(data: bytes, budget: Budget) -> list[Layer]:
-    """The text of each page of a PDF as a reader extracts it (pypdf), and again with its
-    ligatures made letters: a page printed by a browser draws its text glyph by glyph, which
-    no stream holds as it reads. [] when `data` is no PDF or pypdf cannot read it (its streams are still
-    inflated); Unsearchable when it is encrypted with a password."""
+    """The text of each page of a PDF as a reader extracts it (PDFium, the PDF engine of
+    Chromium, through pypdfium2), and again with its ligatures made letters: a page printed
+    by a browser draws its text glyph by glyph, which no stream holds as it reads. [] when
+    `data` is no PDF or PDFium cannot read it (its streams are still inflated); Unsearchable
+    when it is encrypted with a password."""
     if b"%PDF-" not in data[:1024]:
         return []
-    # imported here: only a PDF needs it, and importing it takes a fifth of a second
-    from pypdf import PdfReader
-    quiet = logging.getLogger("pypdf")
-    level, quiet.level = quiet.level, logging.ERROR  # a damaged PDF's warnings: read anyway
+    # imported here: only a PDF needs it
+    import pypdfium2
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
+        document = pypdfium2.PdfDocument(data)
+    except pypdfium2.PdfiumError as error:
+        if error.err_code == PDFIUM_PASSWORD_ERROR:
             raise Unsearchable("a PDF encrypted with a password: it cannot be searched, so "
-                               "it is not published")
+                               "it is not published") from None
+        return []
+    try:
         layers = []
-        for number, page in enumerate(reader.pages, 1):
-            text = page.extract_text()
+        for number, page in enumerate(document, 1):
+            text = page.get_textpage().get_text_range()
             letters = unicodedata.normalize("NFKC", text)  # the fi of "configuration"
             layers.append(Layer(f"page {number}'s text", budget.take(
                 (text if letters == text else f"{text}\n{letters}").encode(),
                 f"page {number}'s text")))
         return layers
-    except Unsearchable:
-        raise
-    except Exception:  # noqa: BLE001 (pypdf raises many kinds on a damaged file)
+    except pypdfium2.PdfiumError:  # a damaged page: its streams are still inflated
         return []
     finally:
-        quiet.level = level
+        document.close()
 
 
 def base64_runs(text: str, budget: Budget, seen: set[str]) -> list[Layer]:

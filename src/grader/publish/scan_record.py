@@ -37,7 +37,7 @@ def scan_key(fragments: list[Fragment]) -> str:
     """The digest of what a scan searches for and how: every fragment's text, the scanner's
     modules as they are on disk and the version of the PDF reader it reads pages with (a
     change to any of them makes every file searched again)."""
-    key = hashlib.sha256(f"pypdf {importlib.metadata.version('pypdf')}".encode())
+    key = hashlib.sha256(f"pypdfium2 {importlib.metadata.version('pypdfium2')}".encode())
     for module in SCANNER:
         with open(os.path.join(os.path.dirname(__file__), module), "rb") as handle:
             key.update(hashlib.sha256(handle.read()).digest())

@@ -131,6 +131,17 @@ def printed_pdf(text):
     return data.getvalue()
 
 
+def encrypted_pdf(text, user_password):
+    """printed_pdf(text) encrypted (AES-256): opened with `user_password`, which may be
+    empty, as a reader opens a PDF that only restricts printing or copying."""
+    writer = PdfWriter(clone_from=io.BytesIO(printed_pdf(text)))
+    writer.encrypt(user_password=user_password, owner_password="the owner's",
+                   algorithm="AES-256")
+    data = io.BytesIO()
+    writer.write(data)
+    return data.getvalue()
+
+
 BASE64 = base64.b64encode(HIDDEN.encode()).decode()
 SCRIPT = f'const notes = "{BASE64}";'
 OUTPUT = nbformat.v4.new_output("display_data", data={
@@ -145,6 +156,8 @@ ENCODED = [
      "handout.pdf > stream of object 4 (zlib)"),
     ("a PDF page's text, its parentheses escaped", "book.pdf", printed_pdf(HIDDEN),
      "book.pdf > page 1's text"),
+    ("a PDF encrypted with an empty password, which any reader opens", "book.pdf",
+     encrypted_pdf(HIDDEN, ""), "book.pdf > page 1's text"),
     ("a data: URI of a link", "book/counting.html",
      f'<p><a href="data:text/x-python;base64,{BASE64}">notes</a></p>'.encode(),
      "book/counting.html > a data: URI (base64)"),
@@ -250,7 +263,10 @@ def damaged_zip(content):
      "other layers: it cannot be searched"),
     ("a zip whose member's checksum is wrong", lambda: damaged_zip(HIDDEN.encode()),
      "notes.gz: the archive's member a.py cannot be read (Bad CRC-32 for file 'a.py')"),
-], ids=["gzip", "pdf stream", "nested", "damaged"])
+    ("a PDF encrypted with a password", lambda: encrypted_pdf(HIDDEN, "a secret"),
+     "notes.gz: a PDF encrypted with a password: it cannot be searched, so it is not "
+     "published"),
+], ids=["gzip", "pdf stream", "nested", "damaged", "encrypted pdf"])
 def test_a_file_that_cannot_be_searched_is_refused(what, made, said):
     [leak] = scan_bytes("notes.gz", made(), INDEX)
     assert leak.fragment is None and leak.line().startswith(said)
