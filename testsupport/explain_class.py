@@ -13,6 +13,7 @@ A class of 60 is 55 such answers, 4 blank ones and one copied from a classmate, 
 all (COPIER copies COPIED_FROM).
 """
 
+import functools
 import os
 import random
 
@@ -28,12 +29,18 @@ PUBLIC = (163_009_536, 124_412_160, 50_257, 768)
 NUMERIC = ("untied", "tied", "head", "vocab_size", "emb_dim")
 
 
+@functools.cache
+def _values_code():
+    """rubrics/parameters.yaml's ``values``, read and compiled once per process."""
+    rubric = load_rubric(os.path.join(ROOT, "rubrics", "parameters.yaml"))
+    return compile(rubric.values, rubric.path, "exec")
+
+
 def student_values(student: str) -> dict:
     """The placeholders of rubrics/parameters.yaml for `student` under SALT, as the grader's
     explain wing computes them (only the numbers: the code binds its imports too)."""
-    rubric = load_rubric(os.path.join(ROOT, "rubrics", "parameters.yaml"))
     names = {"student": student, "salt": SALT}
-    exec(compile(rubric.values, rubric.path, "exec"), names)  # noqa: S102  (the course's code)
+    exec(_values_code(), names)  # noqa: S102  (the course's code)
     return {name: names[name] for name in NUMERIC}
 
 

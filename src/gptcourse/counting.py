@@ -86,7 +86,7 @@ class _ShapesOnly(TorchFunctionMode):
     imports; skipping them keeps the first count of a process fast too.
     """
 
-    SKIPPED = {"normal_", "uniform_", "triu"}
+    SKIPPED = {"normal_", "uniform_", "kaiming_uniform_", "triu"}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}

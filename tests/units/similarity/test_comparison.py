@@ -333,15 +333,16 @@ def test_a_notebook_past_the_budget_costs_the_report_a_bounded_share_and_says_wh
     answers = read_class(load(course), "parameters")
     compared = sum(len(cell.source) for cell in answers.students["big"])
     assert MAX_STUDENT_CHARS - 1_100 < compared <= MAX_STUDENT_CHARS
-    sources = [cell.source for cell in answers.students["big"]]
-    grams, spans = kgrams(sources, names_of(sources))
-    assert len(grams) <= sum(len(s) for s in spans) <= MAX_STUDENT_CHARS
+    comparison = compare_class(answers, 0.6, 0.2)
+    fingerprinted = comparison.fingerprints["big"]
+    assert len(fingerprinted.grams) <= sum(len(s) for s in fingerprinted.token_spans)
+    assert sum(len(s) for s in fingerprinted.token_spans) <= MAX_STUDENT_CHARS
     cut_cells = 300 - len(answers.students["big"])
     assert answers.compared_in_part == {"big": (
         f"{written - compared:,} characters left out ({cut_cells} cells not compared at all): "
         "a student's first 300 cells are compared, the first 100,000 characters of each and "
         "200,000 in all")}
-    page = render_similarity(compare_class(answers, 0.6, 0.2))
+    page = render_similarity(comparison)
     assert "<h2>Compared in part (1)</h2>" in page
     assert f"({cut_cells} cells not compared at all)" in page
 
