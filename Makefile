@@ -218,15 +218,23 @@ BOOK_OUT ?= .
 BOOK_BUILD = $(BOOK_OUT)/_build
 BOOK_INPUTS_KEY = $$(find src/gptcourse exercises nbgrader_config.py book/_data -type f \
 	-not -path '*/__pycache__/*' 2>/dev/null | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+# Of MathJax's files the site serves the component its pages load (MATHJAX_COMPONENT, as
+# _config.yml's mathjax_path names it) and the folders of what that loads on demand (TeX
+# extensions, fonts, the menu, accessibility and speech, the other renderer); not the
+# dozen other combined components (15 MB that no page loads, copied, scanned for leaks and
+# published).
 MATHJAX_VERSION := 3.2.2
-MATHJAX := .book-deps/static/mathjax/tex-chtml.js
+MATHJAX_COMPONENT := tex-chtml.js
+MATHJAX := .book-deps/static/mathjax/.copied-$(MATHJAX_VERSION)
 
 $(MATHJAX):
 	@command -v npm >/dev/null 2>&1 || $(MAKE) system
 	npm install --prefix .book-deps --no-audit --no-fund --silent mathjax@$(MATHJAX_VERSION)
 	rm -rf .book-deps/static/mathjax
-	mkdir -p .book-deps/static
-	cp -r .book-deps/node_modules/mathjax/es5 .book-deps/static/mathjax
+	mkdir -p .book-deps/static/mathjax
+	cp .book-deps/node_modules/mathjax/es5/$(MATHJAX_COMPONENT) .book-deps/static/mathjax/
+	find .book-deps/node_modules/mathjax/es5 -mindepth 1 -maxdepth 1 -type d \
+	  -exec cp -r {} .book-deps/static/mathjax/ \;
 	touch $@
 
 # Each page's paired notebook, book/<page>.ipynb, is rewritten first when its page changed

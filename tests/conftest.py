@@ -51,17 +51,8 @@ sys.dont_write_bytecode = False
 # themselves, and two test workers share the machine's cores.
 fork_safe_numerics()
 
-import nbgrader.api  # noqa: E402
-
-# A new gradebook asks `alembic heads` for the version it records, a fresh interpreter
-# of a second or more each time; the answer is the installed nbgrader's, the same for
-# every gradebook, so each test process asks once (what the grader's own commands run,
-# in their processes, still asks for itself).
-nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
-
 from testsupport.course import SHARED_RELEASES  # noqa: E402
 from testsupport.postgres import PostgresError, TemporaryPostgres  # noqa: E402
-from testsupport.tiny_course import make_course  # noqa: E402
 
 QUICK_FOLDERS = {"package", "docs", "units"}
 # Folders whose tests must run on one worker when the tests run side by side
@@ -127,10 +118,28 @@ def _setup_units():
     return {path: root(setups[0]) for path, setups in taken.items()}
 
 
+def runs_tests(config):
+    """Whether this process runs tests: a worker of `pytest -n 2`, or a run without workers.
+    The controller of the workers only hands the tests out, so it imports nothing that only
+    the tests use (nbgrader: 1.5 s before the workers start)."""
+    return hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+
+
 def pytest_configure(config):
-    """The run's folder of released courses (testsupport.course.released_once), made
-    before the workers start so that they inherit it: a course is released once per run,
-    not once per worker."""
+    """In a process that runs tests, nbgrader asks alembic once; in the first process, the
+    run's folder of released courses (testsupport.course.released_once), made before the
+    workers start so that they inherit it: a course is released once per run, not once per
+    worker."""
+    if runs_tests(config):
+        import nbgrader.api
+
+        # A new gradebook asks `alembic heads` for the version it records, a fresh
+        # interpreter of a second or more each time; the answer is the installed
+        # nbgrader's, the same for every gradebook, so each test process asks once (what
+        # the grader's own commands run, in their processes, still asks for itself).
+        if not hasattr(nbgrader.api.get_alembic_version, "cache_info"):
+            nbgrader.api.get_alembic_version = functools.cache(
+                nbgrader.api.get_alembic_version)
     if hasattr(config, "workerinput") or os.environ.get(SHARED_RELEASES):
         return
     folder = tempfile.mkdtemp(prefix="released-courses-")
@@ -202,6 +211,8 @@ def pytest_terminal_summary(terminalreporter):
 @pytest.fixture(scope="module")
 def tiny_course(tmp_path_factory):
     """The tiny course released (testsupport.tiny_course), one copy per test module."""
+    from testsupport.tiny_course import make_course
+
     return make_course(str(tmp_path_factory.mktemp("cli") / "course"))
 
 

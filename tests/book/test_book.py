@@ -669,16 +669,27 @@ def test_page_loads_offline_without_errors(browser, server, name):
 
 
 def test_math_is_typeset_by_the_local_mathjax(browser, server):
-    """Formulas are typeset, by the MathJax copy the site serves itself."""
+    """Formulas are typeset, by the MathJax copy the site serves itself, which holds the one
+    combined component the pages load and what it loads on demand: the other renderer of
+    its menu, a TeX extension, the speech of its accessibility menu."""
     page, recorder = _open(browser, f"{server}/book/tying.html")
     try:
         page.wait_for_selector("mjx-container", timeout=WAIT_MS)
         count = page.eval_on_selector_all("mjx-container", "els => els.length")
+        on_demand = page.evaluate(
+            "() => MathJax.loader.load('output/svg', '[tex]/physics', 'a11y/sre')"
+            ".then(() => 'loaded', error => String(error))")
     finally:
         page.close()
     assert count >= 5
+    assert on_demand == "loaded"
     mathjax = [u for u in recorder.requests if "mathjax" in u]
     assert mathjax and all(urlparse(u).hostname == "127.0.0.1" for u in mathjax)
+    for component in ("output/svg.js", "input/tex/extensions/physics.js", "a11y/sre.js"):
+        assert any(u.endswith(f"/_static/mathjax/{component}") for u in mathjax), component
+    assert recorder.failed == [] and recorder.bad == []
+    served = SITE / "_static" / "mathjax"
+    assert sorted(p.name for p in served.glob("*.js")) == ["tex-chtml.js"]
 
 
 def test_search_finds_the_weight_tying_chapter(browser, server):

@@ -179,6 +179,31 @@ def test_the_site_is_built_by_one_worker_at_a_time(tmp_path):
     assert lines[1] == lines[3] and lines[5] == lines[7] and lines[1] != lines[5]
 
 
+def test_the_first_process_of_a_run_on_workers_imports_no_nbgrader():
+    """The controller of `pytest -n 2` only hands the tests out: loading the tests' conftest
+    imports no nbgrader, and only a process that runs tests (a worker, or a run without
+    workers) makes nbgrader ask alembic once."""
+    import subprocess
+    import sys
+    import types
+
+    loads = ("import importlib.util, sys\n"
+             f"spec = importlib.util.spec_from_file_location('c', {os.path.join(TESTS, 'conftest.py')!r})\n"
+             "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbgrader', 'torch')))\n")
+    done = subprocess.run([sys.executable, "-c", loads], cwd=os.path.dirname(TESTS),
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "[]"
+
+    runs_tests = conftest().runs_tests
+    option = types.SimpleNamespace
+    assert runs_tests(types.SimpleNamespace(workerinput={}, option=option(numprocesses=2)))
+    assert not runs_tests(types.SimpleNamespace(option=option(numprocesses=2)))
+    assert runs_tests(types.SimpleNamespace(option=option(numprocesses=0)))
+    assert runs_tests(types.SimpleNamespace(option=option()))
+
+
 def test_new_gradebooks_of_one_test_process_ask_alembic_for_its_version_once(tmp_path,
                                                                              monkeypatch):
     import subprocess
