@@ -180,28 +180,38 @@ def test_the_site_is_built_by_one_worker_at_a_time(tmp_path):
 
 
 def test_the_first_process_of_a_run_on_workers_imports_no_nbgrader():
-    """The controller of `pytest -n 2` only hands the tests out: loading the tests' conftest
-    imports no nbgrader, and only a process that runs tests (a worker, or a run without
-    workers) makes nbgrader ask alembic once."""
+    """The controller of `pytest -n 2` only hands the tests out: neither loading the tests'
+    conftest nor configuring it imports nbgrader there; a process that runs tests (a
+    worker, or a run without workers) makes nbgrader ask alembic once."""
     import subprocess
     import sys
     import types
 
-    loads = ("import importlib.util, sys\n"
-             f"spec = importlib.util.spec_from_file_location('c', {os.path.join(TESTS, 'conftest.py')!r})\n"
-             "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbgrader', 'torch')))\n")
-    done = subprocess.run([sys.executable, "-c", loads], cwd=os.path.dirname(TESTS),
-                          capture_output=True, text=True, timeout=120)
+    configures = (
+        "import importlib.util, sys, types\n"
+        f"spec = importlib.util.spec_from_file_location('c', {os.path.join(TESTS, 'conftest.py')!r})\n"
+        "conftest = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(conftest)\n"
+        "conftest.pytest_configure(types.SimpleNamespace(\n"
+        "    option=types.SimpleNamespace(numprocesses=2)))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('nbgrader', 'torch')))\n"
+        "conftest.pytest_configure(types.SimpleNamespace(\n"
+        "    workerinput={}, option=types.SimpleNamespace(numprocesses=2)))\n"
+        "import nbgrader.api\n"
+        "print(nbgrader.api.get_alembic_version.cache_info().maxsize)\n")
+    # the run's folder of released courses exists already, as the workers inherit it
+    env = {**os.environ, conftest().SHARED_RELEASES: os.path.dirname(TESTS)}
+    done = subprocess.run([sys.executable, "-c", configures], cwd=os.path.dirname(TESTS),
+                          env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.split() == ["[]", "None"]  # nothing imported; then cached, unbounded
 
     runs_tests = conftest().runs_tests
-    option = types.SimpleNamespace
-    assert runs_tests(types.SimpleNamespace(workerinput={}, option=option(numprocesses=2)))
-    assert not runs_tests(types.SimpleNamespace(option=option(numprocesses=2)))
-    assert runs_tests(types.SimpleNamespace(option=option(numprocesses=0)))
-    assert runs_tests(types.SimpleNamespace(option=option()))
+    namespace = types.SimpleNamespace
+    assert runs_tests(namespace(workerinput={}, option=namespace(numprocesses=2)))
+    assert not runs_tests(namespace(option=namespace(numprocesses=2)))
+    assert runs_tests(namespace(option=namespace(numprocesses=0)))
+    assert runs_tests(namespace(option=namespace()))
 
 
 def test_new_gradebooks_of_one_test_process_ask_alembic_for_its_version_once(tmp_path,
