@@ -66,6 +66,13 @@ ONE_WORKER = {"book": "site", "publish": "publish", "hub": "hub"}
 # files whose tests or fixtures take one run on one worker, so it is made once, not once
 # on each worker.
 SHARED_SETUPS = ("rehearsal", "serial_sqlite_run", "model_124m")
+# The longest units of work (each about five to fifteen minutes of one worker in a whole
+# run, docs/testing.md), handed out first and in this order; the others follow in the order
+# of collection. A long unit taken last keeps one worker busy while the other, out of work,
+# waits for it; taken first, the short files that end the run fill both workers. The
+# publishing unit comes after the site's, whose build it reads.
+LONGEST_FIRST = ("site", "hub", "submissions/test_honest_students.py",
+                 "instructor/test_assignments.py", "publish", "serial_sqlite_run")
 TESTS = os.path.dirname(os.path.abspath(__file__))
 _database_numbers = itertools.count(1)
 
@@ -149,18 +156,22 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    """Every test outside the quick folders marked slow; the units of LONGEST_FIRST moved
+    to the front, each unit's tests kept together and in their order."""
     for item in items:
         folder = os.path.relpath(str(item.path), TESTS).split(os.sep)[0]
         if folder not in QUICK_FOLDERS:
             item.add_marker(pytest.mark.slow)
+    place = {unit: rank for rank, unit in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: place.get(unit_of(item.nodeid), len(place)))
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """Side by side (`pytest -n 2`), each unit of `share_of` goes whole to one worker, so that
     its module-scoped fixtures are made once and the shared folders are used by one worker
-    at a time. The units keep the order of collection: the site's and the hub's, the
-    longest, are among the first two each worker takes."""
+    at a time. The units keep the order of collection, which puts the longest first
+    (LONGEST_FIRST): the site's and the hub's are the first two the workers take."""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByShare(LoadScopeScheduling):

@@ -86,6 +86,44 @@ def test_the_scheduler_puts_every_test_of_a_unit_in_the_same_scope():
     assert made and made[0].option.loadscopereorder is False  # units keep collection order
 
 
+def test_every_long_unit_named_first_is_a_unit_of_the_tests():
+    module = conftest()
+    units = set(module.ONE_WORKER.values()) | set(module.SHARED_SETUPS)
+    for directory, _, files in os.walk(TESTS):
+        units |= {module.share_of(os.path.relpath(os.path.join(directory, name), TESTS))
+                  for name in files if name.startswith("test_") and name.endswith(".py")}
+    assert set(module.LONGEST_FIRST) <= units, set(module.LONGEST_FIRST) - units
+    order = module.LONGEST_FIRST
+    assert order.index("publish") > order.index("site")  # it reads the site the first builds
+
+
+def test_the_long_units_are_handed_out_first_each_whole_and_in_its_order():
+    module = conftest()
+
+    class Item:
+        def __init__(self, nodeid):
+            self.nodeid, self.path, self.markers = nodeid, os.path.join(TESTS, nodeid[6:].split(
+                "::")[0]), []
+
+        def add_marker(self, marker):
+            self.markers.append(marker.name)
+
+    collected = ["tests/book/test_print.py::test_a", "tests/docs/test_links.py::test_b",
+                 "tests/hub/test_jupyterhub.py::test_c", "tests/package/test_model.py::test_d",
+                 "tests/publish/test_bundle.py::test_e", "tests/book/test_print.py::test_f",
+                 "tests/submissions/test_honest_students.py::test_g",
+                 "tests/scale/test_dask_grading.py::test_h", "tests/units/test_house.py::test_i",
+                 "tests/instructor/test_assignments.py::test_j",
+                 "tests/hub/test_pod_standin.py::test_k"]
+    items = [Item(nodeid) for nodeid in collected]
+    module.pytest_collection_modifyitems(None, items)
+    assert [item.nodeid.rsplit("_", 1)[1] for item in items] == [
+        "a", "f", "c", "k", "g", "j", "e", "h", "b", "d", "i"]
+    assert [item.nodeid for item in items if item.markers] == [
+        item.nodeid for item in items if not item.nodeid.startswith(
+            ("tests/docs/", "tests/package/", "tests/units/"))]
+
+
 def _build_counted(folder):
     """A course stand-in: one file, and a line in builds.txt beside the copies per build."""
     time.sleep(0.3)  # long enough for the other process to ask while this one builds
