@@ -66,7 +66,7 @@ ONE_WORKER = {"book": "site", "publish": "publish", "hub": "hub"}
 # files whose tests or fixtures take one run on one worker, so it is made once, not once
 # on each worker.
 SHARED_SETUPS = ("rehearsal", "serial_sqlite_run", "model_124m")
-# The longest units of work (each about five to fifteen minutes of one worker in a whole
+# The longest units of work (each four to fifteen minutes of one worker in a whole
 # run, docs/testing.md), handed out first and in this order; the others follow in the order
 # of collection. A long unit taken last keeps one worker busy while the other, out of work,
 # waits for it; taken first, the short files that end the run fill both workers. The
