@@ -52,7 +52,7 @@ def static_server(folder):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.requests = []
     server.url = f"http://127.0.0.1:{server.server_address[1]}/"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield server

@@ -35,7 +35,7 @@ from ..reports import number, read_grades
 from ..settings import load
 from .common import RehearsalError, answered_copy, course_copy, environment, run_step
 from .lms import EXTENSIONS, REHEARSAL_LMS, STUDENTS, canvas_download, canvas_export
-from .lti_platform import INSTRUCTOR, LtiPlatform, auth_form_fields
+from .lti_platform import INSTRUCTOR, STOP_POLL_SECONDS, LtiPlatform, auth_form_fields
 
 LAUNCHING = "alice"  # the one student who opens the tool from the LMS
 
@@ -92,7 +92,8 @@ class ToolSite:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(STOP_POLL_SECONDS,),
+                         daemon=True).start()
 
     def stop(self) -> None:
         self.server.shutdown()

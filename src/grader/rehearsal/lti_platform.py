@@ -40,6 +40,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
 from lti1p3platform.registration import Registration
 
+STOP_POLL_SECONDS = 0.05  # how soon a server's serve_forever notices stop()
+
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
@@ -95,7 +97,8 @@ class LtiPlatform:
         self.requests: list[tuple[str, str, int]] = []  # (method, path, status answered)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler_class())
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever,
+                                       args=(STOP_POLL_SECONDS,), daemon=True)
 
     # what the tool is told when it is registered
     @property

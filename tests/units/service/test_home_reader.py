@@ -16,7 +16,7 @@ NOBODY = 65534  # an account that is not the caller's
 def reader(tmp_path):
     def started(page_uid):
         server = HomeReader(str(tmp_path / "reader.sock"), page_uid, NOTEBOOKS)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
         thread.start()
         running.append(server)
         return server.server_address
